@@ -1,0 +1,65 @@
+/* Error codes and messages: see include/tokentrace/error.h. */
+#include "tokentrace/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *tt_strerror(enum tt_code code)
+{
+	switch (code) {
+	case TT_OK: return "success";
+	case TT_WARN: return "partial success: damaged data skipped";
+	case TT_EOF: return "end of data";
+	case TT_ENOMEM: return "out of memory";
+	case TT_EIO: return "input/output error";
+	case TT_EFORMAT: return "malformed input";
+	case TT_EVERSION: return "unsupported format version";
+	case TT_EARG: return "invalid argument";
+	case TT_ENOTFOUND: return "not found";
+	case TT_ETRUNC: return "input truncated";
+	case TT_ENET: return "network error";
+	case TT_EDRAW: return "drawing failed";
+	case TT_EINTERNAL: return "internal error";
+	}
+	return "unknown error";
+}
+
+enum tt_code tt_error_set(struct tt_error *err, enum tt_code code, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		err->code = code;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+void tt_error_prefix(struct tt_error *err, const char *fmt, ...)
+{
+	char head[512], old[sizeof err->msg];
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(head, sizeof head, fmt, ap);
+	va_end(ap);
+	memcpy(old, err->msg, sizeof old);
+	snprintf(err->msg, sizeof err->msg, "%s: %s", head, old);
+}
+
+void tt_error_clear(struct tt_error *err)
+{
+	if (err) {
+		err->code = TT_OK;
+		err->msg[0] = '\0';
+	}
+}
+
+const char *tt_version(void)
+{
+	return TT_VERSION;
+}
