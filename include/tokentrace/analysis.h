@@ -1,0 +1,136 @@
+/* tokentrace: the figures of a speed-test matrix, computed from raw traces.
+ *
+ * docs/metrics.md defines every figure with its formula; each is computed
+ * in src/lib/figures.c, which names the definition it implements. */
+#ifndef TOKENTRACE_ANALYSIS_H
+#define TOKENTRACE_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tokentrace/error.h"
+#include "tokentrace/run.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TT_MAX_QUANTILES 8
+
+/* Cell status, most severe first in the order a cell is judged. */
+enum tt_status {
+	TT_STATUS_VALID = 0,
+	TT_STATUS_QUEUED = 1,        /* "Requests queued" */
+	TT_STATUS_OVER_CAPACITY = 2, /* "Over capacity": not run */
+	TT_STATUS_ERRORS = 3,        /* "Errors": measured requests failed */
+	TT_STATUS_TOO_FEW = 4,       /* "Too few samples" */
+	TT_STATUS_CUT_SHORT = 5,     /* "Window cut short" */
+	TT_STATUS_DAMAGED = 6,       /* "Damaged trace": parts unreadable */
+	TT_STATUS_NOT_RUN = 7,       /* "Not run": pending, crashed or failed */
+	TT_STATUS_COUNT_ = 8
+};
+const char *tt_status_name(enum tt_status s);   /* "Requests queued" */
+const char *tt_status_key(enum tt_status s);    /* "requests_queued" */
+const char *tt_status_legend(enum tt_status s); /* one sentence for the legend */
+
+/* One check that decided (or could have decided) a status. */
+struct tt_evidence {
+	enum tt_status status; /* the status this check argues for */
+	char signal[48];       /* e.g. "vllm:num_requests_waiting>0 share", "errors" */
+	double value;
+	char op[4];            /* ">", ">=", "<" ... as the check is written */
+	double threshold;
+	int triggered;         /* value op threshold held */
+};
+
+/* Distribution summary; NaN fields (and n = 0) when there were no samples. */
+struct tt_dist {
+	size_t n;
+	double min, max, mean, p50;
+	double q[TT_MAX_QUANTILES]; /* at tt_analysis_opts.quantiles */
+};
+
+struct tt_cell_figures {
+	size_t cell;               /* index into the manifest's cells */
+	enum tt_phase phase;
+	int64_t context;
+	int concurrency;
+	enum tt_status status;
+	char reason[512];          /* human sentence with the deciding evidence */
+	struct tt_evidence evidence[12];
+	size_t n_evidence;
+
+	/* decode: output tok/s in the window; prefill: prompt tok/s */
+	double total_tok_s;
+	struct tt_dist per_request_tok_s;
+	struct tt_dist ttft_ms;
+	struct tt_dist tbt_ms;     /* per token: a k-token chunk spreads its gap over k */
+	double avg_active;         /* mean running requests (server gauge, else client) */
+	const char *avg_active_source; /* "server" or "client" (static string) */
+	double avg_in_flight;      /* client: time-average of requests sent and not ended */
+	long completed;            /* measured requests that finished in the window */
+	long output_tokens;        /* tokens arriving in the window */
+	double measured_s;         /* window length */
+	int64_t prompt_tokens;     /* prefill: scout's prompt tokens as reported; -1 */
+
+	long requests;             /* measured requests overlapping the window */
+	long errors;               /* of which failed */
+	long cut;                  /* of which cut at window end */
+	long chunks;               /* token-bearing chunks in the window */
+	long multi_token_chunks;   /* of which carried more than one token */
+	int has_server_metrics;
+	double waiting_mean, waiting_max, waiting_share; /* waiting gauge over window scrapes */
+	double running_mean;
+	double kv_usage_max;       /* 0..1; NaN unknown */
+	double preemptions;        /* counter increase over the window; NaN unknown */
+	long scrapes;              /* scrapes in the window */
+	char damage[256];          /* what was unreadable, "" if none */
+};
+
+struct tt_analysis_opts {
+	double skip_first_s;       /* shift the window start later by this much */
+	double window_s;           /* 0: to the recorded window end; else at most this long */
+	size_t n_quantiles;        /* 0: default {90, 99} */
+	double quantiles[TT_MAX_QUANTILES]; /* in percent, e.g. 90, 99, 99.9 */
+	/* Status thresholds (docs/metrics.md "Cell status"); 0 = default. */
+	double queued_share;       /* waiting>0 in at least this share of scrapes: 0.05 */
+	long min_tokens;           /* fewer output tokens in the window: too few (100) */
+	double cut_short_ratio;    /* window shorter than ratio x duration: cut short (0.9) */
+};
+void tt_analysis_opts_init(struct tt_analysis_opts *o);
+
+struct tt_report {
+	struct tt_manifest manifest;   /* a copy, owned by the report */
+	struct tt_analysis_opts opts;
+	struct tt_cell_figures *cells; /* one per manifest cell, same order */
+	size_t n_cells;
+	char source[1024];             /* the run's path */
+};
+
+/* Analyse every cell of a run, streaming one cell at a time.  TT_WARN when
+ * some cells were damaged (their figures are marked; err lists them). */
+enum tt_code tt_analyze(struct tt_run *run, const struct tt_analysis_opts *opts,
+			struct tt_report **out, struct tt_error *err);
+void tt_report_free(struct tt_report *r);
+
+/* Lower-level: analyse one cell from its records (used by tt_analyze, synth
+ * calibration and tests).  Feed records, then finish. */
+struct tt_cell_analyzer;
+enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
+				     const struct tt_analysis_opts *opts,
+				     struct tt_cell_analyzer **out, struct tt_error *err);
+void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_request *r);
+void tt_cell_analyzer_scrape(struct tt_cell_analyzer *a, const struct tt_scrape *s);
+/* Compute the figures; damage (may be NULL) describes unreadable parts. */
+void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
+			     struct tt_cell_figures *out);
+void tt_cell_analyzer_free(struct tt_cell_analyzer *a);
+
+/* Percentile with linear interpolation between closest ranks (numpy's
+ * default) over sorted values; p in [0, 100]. */
+double tt_percentile_sorted(const double *sorted, size_t n, double p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

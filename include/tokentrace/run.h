@@ -1,0 +1,169 @@
+/* tokentrace: runs (formats/run-v1.md).
+ *
+ * A run is a directory while it is written: manifest.json plus one trace
+ * file per cell under cells/.  It can be archived as one file (tar, tar.zst,
+ * tar.gz, zip); the reader opens either form, archives in memory. */
+#ifndef TOKENTRACE_RUN_H
+#define TOKENTRACE_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tokentrace/error.h"
+#include "tokentrace/profile.h" /* enum tt_phase */
+#include "tokentrace/trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TT_RUN_FORMAT_MAJOR 1
+#define TT_RUN_FORMAT_MINOR 0
+
+/* What happened to a cell during capture. */
+enum tt_cell_state {
+	TT_CELL_PENDING = 0,       /* not started */
+	TT_CELL_RUNNING = 1,       /* started, not finished (a crash leaves this) */
+	TT_CELL_DONE = 2,          /* measured to the end of its window */
+	TT_CELL_OVER_CAPACITY = 3, /* not run: C x (context + max_tokens) > KV capacity */
+	TT_CELL_INTERRUPTED = 4,   /* stopped by the user before the window ended */
+	TT_CELL_FAILED = 5         /* could not be measured (see reason) */
+};
+const char *tt_cell_state_name(enum tt_cell_state s); /* "done", "over_capacity", ... */
+
+struct tt_cell_info {
+	char *id;                /* unique, e.g. "decode-8192x16", "prefill-128000" */
+	enum tt_phase phase;
+	int64_t context;         /* prompt tokens asked for */
+	int concurrency;         /* 1 for prefill cells */
+	enum tt_cell_state state;
+	char *reason;            /* why the state (arithmetic for over capacity); may be NULL */
+	char *trace;             /* trace path relative to the run, e.g. "cells/decode-8192x16.ttz"; NULL if none */
+	int64_t kv_need_tokens;  /* C x (context + max_tokens); -1 unknown */
+	/* Times in ns from the run origin; -1 when not reached. */
+	int64_t start_ns;        /* cell began (first request scheduled) */
+	int64_t ready_ns;        /* readiness check passed */
+	int64_t window_start_ns; /* measurement window */
+	int64_t window_end_ns;
+	int64_t end_ns;          /* last request ended or was cut */
+	int ready_timed_out;     /* readiness check gave up; the window ran anyway */
+};
+
+struct tt_note {
+	char *key;
+	char *value;
+};
+
+/* Everything known about a run.  All strings are heap-owned by the manifest
+ * (NULL when absent); set them with tt_manifest_set_str. */
+struct tt_manifest {
+	int format_major, format_minor;
+	char *tool_name, *tool_version;
+	char *created;            /* RFC 3339 UTC wall time of the origin */
+	int64_t origin_unix_ns;   /* wall-clock time (Unix ns) of monotonic origin */
+	char *server_url;         /* never with credentials */
+	char *engine;             /* "vllm", "sglang", "llamacpp", "tgi", "unknown", "synthetic" */
+	char *engine_version;
+	char *model;              /* model id as served in /v1/models */
+	char *served_model;       /* name requests were sent with */
+	int64_t max_model_len;    /* -1 unknown */
+	struct tt_note *notes;    /* user notes in order (hardware, launch command...) */
+	size_t n_notes;
+	/* settings */
+	char *endpoint;           /* "completions" or "chat" */
+	int64_t *contexts;        size_t n_contexts;
+	int *concurrency;         size_t n_concurrency;
+	int64_t *prefill_contexts; size_t n_prefill_contexts;
+	double duration_s;        /* measurement window asked for */
+	int64_t max_tokens;
+	char *prompt_kind;        /* "token_ids" or "text" */
+	uint64_t seed;
+	double scrape_interval_s; /* 0: no scrapes */
+	double readiness_s;       /* steady time required before the window */
+	double readiness_timeout_s;
+	int64_t kv_capacity_tokens; /* -1 unknown */
+	char *kv_capacity_source;   /* "vllm:cache_config_info", "server-log", "user", ... */
+	struct tt_cell_info *cells;
+	size_t n_cells;
+};
+
+void tt_manifest_init(struct tt_manifest *m);
+/* Free everything the manifest owns and re-init it.  m may be NULL. */
+void tt_manifest_release(struct tt_manifest *m);
+/* Replace *dst with a copy of src (NULL allowed). */
+enum tt_code tt_manifest_set_str(char **dst, const char *src);
+/* Append or replace a note. */
+enum tt_code tt_manifest_set_note(struct tt_manifest *m, const char *key, const char *value);
+const char *tt_manifest_note(const struct tt_manifest *m, const char *key);
+/* Append a cell (id, phase, context, concurrency; state pending, times -1).
+ * On success *index (may be NULL) is its position. */
+enum tt_code tt_manifest_add_cell(struct tt_manifest *m, enum tt_phase phase, int64_t context,
+				  int concurrency, size_t *index);
+/* Index of the cell with this id, or -1. */
+long tt_manifest_find_cell(const struct tt_manifest *m, const char *id);
+
+/* Serialize to JSON text (caller frees *out with free()). */
+enum tt_code tt_manifest_to_json(const struct tt_manifest *m, char **out, struct tt_error *err);
+/* Parse JSON text; unknown fields are ignored; a newer major version is refused
+ * with TT_EVERSION naming the version found and the versions understood. */
+enum tt_code tt_manifest_from_json(const char *text, size_t len, const char *name,
+				   struct tt_manifest *m, struct tt_error *err);
+
+/* Redact secrets in a launch command line: values of --api-key, --token,
+ * --hf-token, *_KEY=, *_TOKEN=, Bearer ... become <redacted>.  Returns a new
+ * string (free()) or NULL on allocation failure. */
+char *tt_redact_secrets(const char *text);
+
+/* ---- writing a run directory ------------------------------------------ */
+
+struct tt_run_writer;
+
+/* Create dir (must not exist, or be empty) with cells/ and write manifest.json. */
+enum tt_code tt_run_writer_create(const char *dir, const struct tt_manifest *m,
+				  struct tt_run_writer **out, struct tt_error *err);
+/* Open an existing run directory to continue it (--resume). */
+enum tt_code tt_run_writer_resume(const char *dir, struct tt_run_writer **out,
+				  struct tt_error *err);
+/* The writer's manifest: change it, then tt_run_writer_commit. */
+struct tt_manifest *tt_run_writer_manifest(struct tt_run_writer *w);
+/* Atomically replace manifest.json (temp file, fsync, rename, fsync dir). */
+enum tt_code tt_run_writer_commit(struct tt_run_writer *w, struct tt_error *err);
+/* Start cell `cell`'s trace file (cells/<id>.ttz, truncated), set its trace
+ * path in the manifest, and return a trace writer (close it yourself). */
+enum tt_code tt_run_writer_open_cell(struct tt_run_writer *w, size_t cell,
+				     const struct tt_trace_opts *opts,
+				     struct tt_trace_writer **out, struct tt_error *err);
+const char *tt_run_writer_dir(const struct tt_run_writer *w);
+void tt_run_writer_free(struct tt_run_writer *w);
+
+/* ---- reading a run ---------------------------------------------------- */
+
+struct tt_run;
+
+/* Open a run directory, or an archive holding one run (read in memory).
+ * Only the manifest is read now; traces are read per cell. */
+enum tt_code tt_run_open(const char *path, struct tt_run **out, struct tt_error *err);
+const struct tt_manifest *tt_run_manifest(const struct tt_run *run);
+const char *tt_run_path(const struct tt_run *run);
+void tt_run_free(struct tt_run *run);
+
+/* Read one cell's trace.  TT_WARN: damaged parts skipped (err says where);
+ * TT_ENOTFOUND: the cell has no trace. */
+enum tt_code tt_run_read_cell(struct tt_run *run, size_t cell, const struct tt_trace_visitor *v,
+			      struct tt_error *err);
+
+/* Read every cell's trace, one at a time, in storage order (one pass over an
+ * archive).  begin/end bracket each cell; end gets that cell's code and error. */
+struct tt_run_visitor {
+	void *ctx;
+	struct tt_trace_visitor trace; /* its ctx is ignored: ctx above is passed */
+	void (*begin_cell)(void *ctx, size_t cell);
+	void (*end_cell)(void *ctx, size_t cell, enum tt_code code, const struct tt_error *err);
+};
+enum tt_code tt_run_read_all(struct tt_run *run, const struct tt_run_visitor *v,
+			     struct tt_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
