@@ -1,0 +1,52 @@
+/* tokentrace: the offline analyzer.  Subcommands are dispatched from a table
+ * (git's habit); each lives in its own cmd_*.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tokentrace/error.h"
+
+#include "commands.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{"report", cmd_report, "compute every figure of a run and print the report"},
+	{"synth", cmd_synth, "write a synthetic run that reproduces a profile CSV"},
+	{"chart", cmd_chart, "draw one chart of a run (PNG, SVG or PDF)"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: tokentrace <command> [options]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'tokentrace <command> --help' describes a command's options.\n"
+		   "'tokentrace --version' prints the version.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+		printf("tokentrace %s (run format %d.%d)\n", tt_version(), 1, 0);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "tokentrace: error: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

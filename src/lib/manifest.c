@@ -1,0 +1,574 @@
+/* Run manifest: formats/run-v1.md section 2. */
+#include "tokentrace/run.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+void tt_manifest_init(struct tt_manifest *m)
+{
+	memset(m, 0, sizeof *m);
+	m->format_major = TT_RUN_FORMAT_MAJOR;
+	m->format_minor = TT_RUN_FORMAT_MINOR;
+	m->max_model_len = -1;
+	m->duration_s = 30;
+	m->max_tokens = 4096;
+	m->scrape_interval_s = 0.25;
+	m->readiness_s = 3;
+	m->readiness_timeout_s = 60;
+	m->kv_capacity_tokens = -1;
+}
+
+static void cell_release(struct tt_cell_info *c)
+{
+	free(c->id);
+	free(c->reason);
+	free(c->trace);
+}
+
+void tt_manifest_release(struct tt_manifest *m)
+{
+	if (!m)
+		return;
+	free(m->tool_name);
+	free(m->tool_version);
+	free(m->created);
+	free(m->server_url);
+	free(m->engine);
+	free(m->engine_version);
+	free(m->model);
+	free(m->served_model);
+	for (size_t i = 0; i < m->n_notes; i++) {
+		free(m->notes[i].key);
+		free(m->notes[i].value);
+	}
+	free(m->notes);
+	free(m->endpoint);
+	free(m->contexts);
+	free(m->concurrency);
+	free(m->prefill_contexts);
+	free(m->prompt_kind);
+	free(m->kv_capacity_source);
+	for (size_t i = 0; i < m->n_cells; i++)
+		cell_release(&m->cells[i]);
+	free(m->cells);
+	tt_manifest_init(m);
+}
+
+enum tt_code tt_manifest_set_str(char **dst, const char *src)
+{
+	char *copy = NULL;
+
+	if (src && !(copy = strdup(src)))
+		return TT_ENOMEM;
+	free(*dst);
+	*dst = copy;
+	return TT_OK;
+}
+
+enum tt_code tt_manifest_set_note(struct tt_manifest *m, const char *key, const char *value)
+{
+	struct tt_note *n;
+
+	for (size_t i = 0; i < m->n_notes; i++)
+		if (strcmp(m->notes[i].key, key) == 0)
+			return tt_manifest_set_str(&m->notes[i].value, value);
+	n = realloc(m->notes, (m->n_notes + 1) * sizeof *n);
+	if (!n)
+		return TT_ENOMEM;
+	m->notes = n;
+	n[m->n_notes].key = strdup(key);
+	n[m->n_notes].value = strdup(value ? value : "");
+	if (!n[m->n_notes].key || !n[m->n_notes].value) {
+		free(n[m->n_notes].key);
+		free(n[m->n_notes].value);
+		return TT_ENOMEM;
+	}
+	m->n_notes++;
+	return TT_OK;
+}
+
+const char *tt_manifest_note(const struct tt_manifest *m, const char *key)
+{
+	for (size_t i = 0; i < m->n_notes; i++)
+		if (strcmp(m->notes[i].key, key) == 0)
+			return m->notes[i].value;
+	return NULL;
+}
+
+enum tt_code tt_manifest_add_cell(struct tt_manifest *m, enum tt_phase phase, int64_t context,
+				  int concurrency, size_t *index)
+{
+	struct tt_cell_info *cells, *c;
+	char id[64];
+
+	if (phase == TT_PHASE_PREFILL)
+		snprintf(id, sizeof id, "prefill-%lld", (long long)context);
+	else
+		snprintf(id, sizeof id, "decode-%lldx%d", (long long)context, concurrency);
+	cells = realloc(m->cells, (m->n_cells + 1) * sizeof *cells);
+	if (!cells)
+		return TT_ENOMEM;
+	m->cells = cells;
+	c = &cells[m->n_cells];
+	memset(c, 0, sizeof *c);
+	c->id = strdup(id);
+	if (!c->id)
+		return TT_ENOMEM;
+	c->phase = phase;
+	c->context = context;
+	c->concurrency = phase == TT_PHASE_PREFILL ? 1 : concurrency;
+	c->state = TT_CELL_PENDING;
+	c->kv_need_tokens = -1;
+	c->start_ns = c->ready_ns = c->window_start_ns = c->window_end_ns = c->end_ns = -1;
+	if (index)
+		*index = m->n_cells;
+	m->n_cells++;
+	return TT_OK;
+}
+
+long tt_manifest_find_cell(const struct tt_manifest *m, const char *id)
+{
+	for (size_t i = 0; i < m->n_cells; i++)
+		if (strcmp(m->cells[i].id, id) == 0)
+			return (long)i;
+	return -1;
+}
+
+static const char *const state_names[] = {"pending", "running", "done", "over_capacity",
+					  "interrupted", "failed"};
+
+const char *tt_cell_state_name(enum tt_cell_state s)
+{
+	if ((unsigned)s < sizeof state_names / sizeof *state_names)
+		return state_names[s];
+	return "unknown";
+}
+
+/* ---- to JSON ----------------------------------------------------------- */
+
+static cJSON *int_array64(const int64_t *v, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; a && i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
+	return a;
+}
+
+static void add_str(cJSON *o, const char *k, const char *v)
+{
+	if (v)
+		cJSON_AddStringToObject(o, k, v);
+}
+
+static void add_time(cJSON *o, const char *k, int64_t v)
+{
+	if (v >= 0)
+		cJSON_AddNumberToObject(o, k, (double)v);
+}
+
+enum tt_code tt_manifest_to_json(const struct tt_manifest *m, char **out, struct tt_error *err)
+{
+	cJSON *root = cJSON_CreateObject(), *o, *a;
+	char ver[32];
+
+	if (!root)
+		goto nomem;
+	cJSON_AddStringToObject(root, "format", "tokentrace-run");
+	snprintf(ver, sizeof ver, "%d.%d", m->format_major, m->format_minor);
+	cJSON_AddStringToObject(root, "format_version", ver);
+	o = cJSON_AddObjectToObject(root, "tool");
+	add_str(o, "name", m->tool_name);
+	add_str(o, "version", m->tool_version);
+	add_str(root, "created", m->created);
+	cJSON_AddNumberToObject(root, "origin_unix_ns", (double)m->origin_unix_ns);
+	o = cJSON_AddObjectToObject(root, "server");
+	add_str(o, "url", m->server_url);
+	add_str(o, "engine", m->engine);
+	add_str(o, "engine_version", m->engine_version);
+	o = cJSON_AddObjectToObject(root, "model");
+	add_str(o, "id", m->model);
+	add_str(o, "served_name", m->served_model);
+	if (m->max_model_len >= 0)
+		cJSON_AddNumberToObject(o, "max_model_len", (double)m->max_model_len);
+	a = cJSON_AddArrayToObject(root, "notes");
+	for (size_t i = 0; i < m->n_notes; i++) {
+		cJSON *n = cJSON_CreateObject();
+		cJSON_AddStringToObject(n, "key", m->notes[i].key);
+		cJSON_AddStringToObject(n, "value", m->notes[i].value);
+		cJSON_AddItemToArray(a, n);
+	}
+	o = cJSON_AddObjectToObject(root, "settings");
+	add_str(o, "endpoint", m->endpoint ? m->endpoint : "completions");
+	cJSON_AddItemToObject(o, "contexts", int_array64(m->contexts, m->n_contexts));
+	a = cJSON_AddArrayToObject(o, "concurrency");
+	for (size_t i = 0; i < m->n_concurrency; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(m->concurrency[i]));
+	cJSON_AddItemToObject(o, "prefill_contexts",
+			      int_array64(m->prefill_contexts, m->n_prefill_contexts));
+	cJSON_AddNumberToObject(o, "duration_s", m->duration_s);
+	cJSON_AddNumberToObject(o, "max_tokens", (double)m->max_tokens);
+	{
+		cJSON *p = cJSON_AddObjectToObject(o, "prompt");
+		add_str(p, "kind", m->prompt_kind ? m->prompt_kind : "token_ids");
+		cJSON_AddNumberToObject(p, "seed", (double)m->seed);
+	}
+	cJSON_AddNumberToObject(o, "scrape_interval_s", m->scrape_interval_s);
+	cJSON_AddNumberToObject(o, "readiness_s", m->readiness_s);
+	cJSON_AddNumberToObject(o, "readiness_timeout_s", m->readiness_timeout_s);
+	o = cJSON_AddObjectToObject(root, "kv_capacity");
+	cJSON_AddNumberToObject(o, "tokens", (double)m->kv_capacity_tokens);
+	add_str(o, "source", m->kv_capacity_source ? m->kv_capacity_source : "unknown");
+	a = cJSON_AddArrayToObject(root, "cells");
+	for (size_t i = 0; i < m->n_cells; i++) {
+		const struct tt_cell_info *c = &m->cells[i];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "id", c->id);
+		cJSON_AddStringToObject(e, "phase", c->phase == TT_PHASE_PREFILL ? "prefill" : "decode");
+		cJSON_AddNumberToObject(e, "context", (double)c->context);
+		cJSON_AddNumberToObject(e, "concurrency", c->concurrency);
+		cJSON_AddStringToObject(e, "state", tt_cell_state_name(c->state));
+		add_str(e, "reason", c->reason);
+		add_str(e, "trace", c->trace);
+		if (c->kv_need_tokens >= 0)
+			cJSON_AddNumberToObject(e, "kv_need_tokens", (double)c->kv_need_tokens);
+		add_time(e, "start_ns", c->start_ns);
+		add_time(e, "ready_ns", c->ready_ns);
+		add_time(e, "window_start_ns", c->window_start_ns);
+		add_time(e, "window_end_ns", c->window_end_ns);
+		add_time(e, "end_ns", c->end_ns);
+		if (c->ready_timed_out)
+			cJSON_AddBoolToObject(e, "ready_timed_out", 1);
+		cJSON_AddItemToArray(a, e);
+	}
+	*out = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!*out)
+		goto nomem;
+	return TT_OK;
+nomem:
+	cJSON_Delete(root);
+	return tt_error_set(err, TT_ENOMEM, "out of memory writing the manifest");
+}
+
+/* ---- from JSON ----------------------------------------------------------- */
+
+static const char *get_str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int get_num(const cJSON *o, const char *k, double *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+		return 0;
+	*out = v->valuedouble;
+	return 1;
+}
+
+static int64_t get_i64(const cJSON *o, const char *k, int64_t dflt)
+{
+	double d;
+	if (!get_num(o, k, &d) || d < -9.2e18 || d > 9.2e18)
+		return dflt;
+	return (int64_t)d;
+}
+
+static int dup_str(char **dst, const cJSON *o, const char *k)
+{
+	const char *s = get_str(o, k);
+	return s ? tt_manifest_set_str(dst, s) != TT_OK : 0;
+}
+
+/* Integer array member; non-integers and out-of-range values are errors. */
+static int get_i64_array(const cJSON *o, const char *k, int64_t **out, size_t *n)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, k), *e;
+	size_t i = 0, count;
+
+	if (!a)
+		return 0;
+	if (!cJSON_IsArray(a))
+		return -1;
+	count = (size_t)cJSON_GetArraySize(a);
+	*out = calloc(count ? count : 1, sizeof **out);
+	if (!*out)
+		return -1;
+	cJSON_ArrayForEach(e, a)
+	{
+		if (!cJSON_IsNumber(e) || e->valuedouble < 0 || e->valuedouble > 1e15)
+			return -1;
+		(*out)[i++] = (int64_t)e->valuedouble;
+	}
+	*n = i;
+	return 0;
+}
+
+static int parse_phase(const char *s, enum tt_phase *p)
+{
+	if (s && strcmp(s, "prefill") == 0)
+		*p = TT_PHASE_PREFILL;
+	else if (s && strcmp(s, "decode") == 0)
+		*p = TT_PHASE_DECODE;
+	else
+		return -1;
+	return 0;
+}
+
+static int parse_state(const char *s, enum tt_cell_state *st)
+{
+	for (size_t i = 0; i < sizeof state_names / sizeof *state_names; i++)
+		if (s && strcmp(s, state_names[i]) == 0) {
+			*st = (enum tt_cell_state)i;
+			return 0;
+		}
+	return -1;
+}
+
+static enum tt_code parse_cells(const cJSON *a, const char *name, struct tt_manifest *m,
+				struct tt_error *err)
+{
+	const cJSON *e;
+	size_t i = 0;
+
+	if (!cJSON_IsArray(a))
+		return tt_error_set(err, TT_EFORMAT, "%s: 'cells' is not an array", name);
+	cJSON_ArrayForEach(e, a)
+	{
+		const char *id = get_str(e, "id");
+		enum tt_phase phase;
+		enum tt_cell_state st = TT_CELL_PENDING;
+		double ctx, conc;
+		struct tt_cell_info *c;
+		size_t idx;
+		const char *trace = get_str(e, "trace");
+
+		if (!id || parse_phase(get_str(e, "phase"), &phase) || !get_num(e, "context", &ctx) ||
+		    !get_num(e, "concurrency", &conc) || ctx < 0 || conc < 1 || conc > 1e6 ||
+		    parse_state(get_str(e, "state"), &st))
+			return tt_error_set(err, TT_EFORMAT,
+					    "%s: cell %zu ('%s') lacks a valid id, phase, context, "
+					    "concurrency or state",
+					    name, i, id ? id : "?");
+		/* A trace path must stay inside the run. */
+		if (trace && (trace[0] == '/' || strstr(trace, "..")))
+			return tt_error_set(err, TT_EFORMAT, "%s: cell '%s': trace path '%s' leaves the run",
+					    name, id, trace);
+		if (tt_manifest_add_cell(m, phase, (int64_t)ctx, (int)conc, &idx))
+			return tt_error_set(err, TT_ENOMEM, "out of memory");
+		c = &m->cells[idx];
+		if (tt_manifest_set_str(&c->id, id) || dup_str(&c->reason, e, "reason") ||
+		    dup_str(&c->trace, e, "trace"))
+			return tt_error_set(err, TT_ENOMEM, "out of memory");
+		if (tt_manifest_find_cell(m, id) != (long)idx)
+			return tt_error_set(err, TT_EFORMAT, "%s: cell id '%s' appears twice", name, id);
+		c->state = st;
+		c->kv_need_tokens = get_i64(e, "kv_need_tokens", -1);
+		c->start_ns = get_i64(e, "start_ns", -1);
+		c->ready_ns = get_i64(e, "ready_ns", -1);
+		c->window_start_ns = get_i64(e, "window_start_ns", -1);
+		c->window_end_ns = get_i64(e, "window_end_ns", -1);
+		c->end_ns = get_i64(e, "end_ns", -1);
+		c->ready_timed_out = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "ready_timed_out"));
+		i++;
+	}
+	return TT_OK;
+}
+
+enum tt_code tt_manifest_from_json(const char *text, size_t len, const char *name,
+				   struct tt_manifest *m, struct tt_error *err)
+{
+	cJSON *root = cJSON_ParseWithLength(text, len);
+	const cJSON *o;
+	const char *ver;
+	int major = 0, minor = 0;
+	enum tt_code rc = TT_OK;
+	double d;
+
+	tt_manifest_init(m);
+	if (!root) {
+		const char *at = cJSON_GetErrorPtr();
+		size_t off = at && at >= text && at <= text + len ? (size_t)(at - text) : 0;
+		return tt_error_set(err, TT_EFORMAT, "%s: not valid JSON (near byte %zu)", name, off);
+	}
+	if (!cJSON_IsObject(root) || !get_str(root, "format") ||
+	    strcmp(get_str(root, "format"), "tokentrace-run") != 0) {
+		rc = tt_error_set(err, TT_EFORMAT, "%s: not a tokentrace run manifest "
+				  "(no \"format\": \"tokentrace-run\")", name);
+		goto cleanup;
+	}
+	ver = get_str(root, "format_version");
+	if (!ver || sscanf(ver, "%d.%d", &major, &minor) != 2) {
+		rc = tt_error_set(err, TT_EFORMAT, "%s: missing or bad format_version", name);
+		goto cleanup;
+	}
+	if (major != TT_RUN_FORMAT_MAJOR) {
+		rc = tt_error_set(err, TT_EVERSION,
+				  "%s: run format version %d.%d found; this tokentrace %s reads "
+				  "versions %d.x",
+				  name, major, minor, tt_version(), TT_RUN_FORMAT_MAJOR);
+		goto cleanup;
+	}
+	m->format_major = major;
+	m->format_minor = minor;
+	o = cJSON_GetObjectItemCaseSensitive(root, "tool");
+	if (dup_str(&m->tool_name, o, "name") || dup_str(&m->tool_version, o, "version") ||
+	    dup_str(&m->created, root, "created"))
+		goto nomem;
+	m->origin_unix_ns = get_i64(root, "origin_unix_ns", 0);
+	o = cJSON_GetObjectItemCaseSensitive(root, "server");
+	if (dup_str(&m->server_url, o, "url") || dup_str(&m->engine, o, "engine") ||
+	    dup_str(&m->engine_version, o, "engine_version"))
+		goto nomem;
+	o = cJSON_GetObjectItemCaseSensitive(root, "model");
+	if (dup_str(&m->model, o, "id") || dup_str(&m->served_model, o, "served_name"))
+		goto nomem;
+	m->max_model_len = get_i64(o, "max_model_len", -1);
+	o = cJSON_GetObjectItemCaseSensitive(root, "notes");
+	if (cJSON_IsArray(o)) {
+		const cJSON *n;
+		cJSON_ArrayForEach(n, o)
+		{
+			const char *k = get_str(n, "key"), *v = get_str(n, "value");
+			if (k && v && tt_manifest_set_note(m, k, v))
+				goto nomem;
+		}
+	}
+	o = cJSON_GetObjectItemCaseSensitive(root, "settings");
+	if (o) {
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(o, "prompt");
+		int64_t *conc = NULL;
+		size_t nconc = 0;
+
+		if (dup_str(&m->endpoint, o, "endpoint"))
+			goto nomem;
+		if (get_i64_array(o, "contexts", &m->contexts, &m->n_contexts) ||
+		    get_i64_array(o, "prefill_contexts", &m->prefill_contexts,
+				  &m->n_prefill_contexts) ||
+		    get_i64_array(o, "concurrency", &conc, &nconc)) {
+			free(conc);
+			rc = tt_error_set(err, TT_EFORMAT, "%s: settings: contexts, prefill_contexts "
+					  "and concurrency must be arrays of non-negative integers", name);
+			goto cleanup;
+		}
+		if (nconc) {
+			m->concurrency = calloc(nconc, sizeof *m->concurrency);
+			if (!m->concurrency) {
+				free(conc);
+				goto nomem;
+			}
+			for (size_t i = 0; i < nconc; i++)
+				m->concurrency[i] = (int)conc[i];
+			m->n_concurrency = nconc;
+		}
+		free(conc);
+		if (get_num(o, "duration_s", &d))
+			m->duration_s = d;
+		m->max_tokens = get_i64(o, "max_tokens", m->max_tokens);
+		if (p) {
+			if (dup_str(&m->prompt_kind, p, "kind"))
+				goto nomem;
+			m->seed = (uint64_t)get_i64(p, "seed", 0);
+		}
+		if (get_num(o, "scrape_interval_s", &d))
+			m->scrape_interval_s = d;
+		if (get_num(o, "readiness_s", &d))
+			m->readiness_s = d;
+		if (get_num(o, "readiness_timeout_s", &d))
+			m->readiness_timeout_s = d;
+	}
+	o = cJSON_GetObjectItemCaseSensitive(root, "kv_capacity");
+	if (o) {
+		m->kv_capacity_tokens = get_i64(o, "tokens", -1);
+		if (dup_str(&m->kv_capacity_source, o, "source"))
+			goto nomem;
+	}
+	o = cJSON_GetObjectItemCaseSensitive(root, "cells");
+	if (o) {
+		rc = parse_cells(o, name, m, err);
+		if (rc)
+			goto cleanup;
+	}
+	goto cleanup;
+nomem:
+	rc = tt_error_set(err, TT_ENOMEM, "out of memory reading %s", name);
+cleanup:
+	cJSON_Delete(root);
+	if (rc)
+		tt_manifest_release(m);
+	return rc;
+}
+
+/* ---- secrets -------------------------------------------------------------- */
+
+static int ieq_prefix(const char *s, const char *p)
+{
+	for (; *p; s++, p++)
+		if (tolower((unsigned char)*s) != tolower((unsigned char)*p))
+			return 0;
+	return 1;
+}
+
+/* Does the option/variable name ending right before `end` name a secret? */
+static int secret_name(const char *start, const char *end)
+{
+	static const char *const words[] = {"key", "token", "secret", "password", "passwd"};
+	size_t n = (size_t)(end - start);
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+		size_t w = strlen(words[i]);
+		if (n >= w && ieq_prefix(end - w, words[i]))
+			return 1;
+	}
+	return 0;
+}
+
+char *tt_redact_secrets(const char *text)
+{
+	static const char red[] = "<redacted>";
+	size_t len = strlen(text);
+	/* Worst case every byte starts a redacted value. */
+	char *out = malloc(len * (sizeof red) + 1), *o = out;
+	const char *p = text;
+
+	if (!out)
+		return NULL;
+	while (*p) {
+		const char *w = p, *e;
+		int redact_next = 0;
+		while (*p && !isspace((unsigned char)*p))
+			p++;
+		e = p;
+		/* WORD is NAME=VALUE, --name=VALUE, --name VALUE, or "Bearer VALUE". */
+		{
+			const char *eq = memchr(w, '=', (size_t)(e - w));
+			if (eq && secret_name(w, eq)) {
+				memcpy(o, w, (size_t)(eq - w + 1));
+				o += eq - w + 1;
+				memcpy(o, red, sizeof red - 1);
+				o += sizeof red - 1;
+			} else {
+				memcpy(o, w, (size_t)(e - w));
+				o += e - w;
+				if (!eq && ((e - w > 2 && w[0] == '-' && secret_name(w, e)) ||
+					    (e - w == 6 && ieq_prefix(w, "bearer"))))
+					redact_next = 1;
+			}
+		}
+		while (*p && isspace((unsigned char)*p))
+			*o++ = *p++;
+		if (redact_next && *p && *p != '-') {
+			while (*p && !isspace((unsigned char)*p))
+				p++;
+			memcpy(o, red, sizeof red - 1);
+			o += sizeof red - 1;
+		}
+	}
+	*o = '\0';
+	return out;
+}

@@ -1,0 +1,104 @@
+/* Internal: LEB128 varints and zigzag, as formats/run-v1.md section 3.2 defines. */
+#ifndef TT_VARINT_H
+#define TT_VARINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+static inline size_t tt_put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static inline uint64_t tt_zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t tt_unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* Cursor over a record payload; ok turns 0 on overrun and stays 0. */
+struct tt_cursor {
+	const uint8_t *p, *end;
+	int ok;
+};
+
+static inline uint64_t tt_get_varint(struct tt_cursor *c)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (c->p < c->end) {
+		uint8_t b = *c->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+		shift += 7;
+		if (shift >= 70)
+			break;
+	}
+	c->ok = 0;
+	c->p = c->end;
+	return 0;
+}
+
+static inline int64_t tt_get_svarint(struct tt_cursor *c)
+{
+	return tt_unzigzag(tt_get_varint(c));
+}
+
+static inline uint8_t tt_get_u8(struct tt_cursor *c)
+{
+	if (c->p >= c->end) {
+		c->ok = 0;
+		return 0;
+	}
+	return *c->p++;
+}
+
+static inline double tt_get_f64(struct tt_cursor *c)
+{
+	uint64_t u = 0;
+	double d;
+
+	if (c->end - c->p < 8) {
+		c->ok = 0;
+		c->p = c->end;
+		return 0;
+	}
+	for (int i = 7; i >= 0; i--)
+		u = (u << 8) | c->p[i];
+	c->p += 8;
+	memcpy(&d, &u, sizeof d);
+	return d;
+}
+
+/* A str field: returns a pointer into the payload (not NUL-terminated). */
+static inline const uint8_t *tt_get_str(struct tt_cursor *c, size_t *len)
+{
+	uint64_t n = tt_get_varint(c);
+	const uint8_t *s = c->p;
+
+	if (!c->ok || n > (uint64_t)(c->end - c->p)) {
+		c->ok = 0;
+		c->p = c->end;
+		*len = 0;
+		return NULL;
+	}
+	c->p += n;
+	*len = (size_t)n;
+	return s;
+}
+
+#endif
