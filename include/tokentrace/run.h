@@ -102,6 +102,9 @@ enum tt_code tt_manifest_add_cell(struct tt_manifest *m, enum tt_phase phase, in
 /* Index of the cell with this id, or -1. */
 long tt_manifest_find_cell(const struct tt_manifest *m, const char *id);
 
+/* Deep copy of src into dst (dst is initialised first; release it later). */
+enum tt_code tt_manifest_copy(struct tt_manifest *dst, const struct tt_manifest *src,
+			      struct tt_error *err);
 /* Serialize to JSON text (caller frees *out with free()). */
 enum tt_code tt_manifest_to_json(const struct tt_manifest *m, char **out, struct tt_error *err);
 /* Parse JSON text; unknown fields are ignored; a newer major version is refused

@@ -48,7 +48,17 @@ void tt_error_prefix(struct tt_error *err, const char *fmt, ...)
 	vsnprintf(head, sizeof head, fmt, ap);
 	va_end(ap);
 	memcpy(old, err->msg, sizeof old);
-	snprintf(err->msg, sizeof err->msg, "%s: %s", head, old);
+	{
+		size_t h = strlen(head), o = strnlen(old, sizeof old - 1), cap = sizeof err->msg - 1;
+		if (h > cap - 2)
+			h = cap - 2;
+		memcpy(err->msg, head, h);
+		memcpy(err->msg + h, ": ", 2);
+		if (o > cap - h - 2)
+			o = cap - h - 2;
+		memcpy(err->msg + h + 2, old, o);
+		err->msg[h + 2 + o] = '\0';
+	}
 }
 
 void tt_error_clear(struct tt_error *err)

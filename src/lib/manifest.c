@@ -185,7 +185,9 @@ enum tt_code tt_manifest_to_json(const struct tt_manifest *m, char **out, struct
 	add_str(o, "name", m->tool_name);
 	add_str(o, "version", m->tool_version);
 	add_str(root, "created", m->created);
-	cJSON_AddNumberToObject(root, "origin_unix_ns", (double)m->origin_unix_ns);
+	/* A string: Unix ns exceed 2^53, which a JSON number cannot hold exactly. */
+	snprintf(ver, sizeof ver, "%lld", (long long)m->origin_unix_ns);
+	cJSON_AddStringToObject(root, "origin_unix_ns", ver);
 	o = cJSON_AddObjectToObject(root, "server");
 	add_str(o, "url", m->server_url);
 	add_str(o, "engine", m->engine);
@@ -421,7 +423,8 @@ enum tt_code tt_manifest_from_json(const char *text, size_t len, const char *nam
 	if (dup_str(&m->tool_name, o, "name") || dup_str(&m->tool_version, o, "version") ||
 	    dup_str(&m->created, root, "created"))
 		goto nomem;
-	m->origin_unix_ns = get_i64(root, "origin_unix_ns", 0);
+	if (get_str(root, "origin_unix_ns"))
+		m->origin_unix_ns = strtoll(get_str(root, "origin_unix_ns"), NULL, 10);
 	o = cJSON_GetObjectItemCaseSensitive(root, "server");
 	if (dup_str(&m->server_url, o, "url") || dup_str(&m->engine, o, "engine") ||
 	    dup_str(&m->engine_version, o, "engine_version"))
@@ -571,4 +574,20 @@ char *tt_redact_secrets(const char *text)
 	}
 	*o = '\0';
 	return out;
+}
+
+enum tt_code tt_manifest_copy(struct tt_manifest *dst, const struct tt_manifest *src,
+			      struct tt_error *err)
+{
+	/* Through JSON: one code path to keep right, and a manifest is small. */
+	char *json = NULL;
+	enum tt_code rc = tt_manifest_to_json(src, &json, err);
+
+	if (rc) {
+		tt_manifest_init(dst);
+		return rc;
+	}
+	rc = tt_manifest_from_json(json, strlen(json), "manifest", dst, err);
+	free(json);
+	return rc;
 }

@@ -110,18 +110,6 @@ static int dir_is_empty(const char *dir)
 	return empty;
 }
 
-static enum tt_code copy_manifest(struct tt_manifest *dst, const struct tt_manifest *src,
-				  struct tt_error *err)
-{
-	char *json = NULL;
-	enum tt_code rc = tt_manifest_to_json(src, &json, err);
-	if (rc)
-		return rc;
-	rc = tt_manifest_from_json(json, strlen(json), "manifest", dst, err);
-	free(json);
-	return rc;
-}
-
 enum tt_code tt_run_writer_create(const char *dir, const struct tt_manifest *m,
 				  struct tt_run_writer **out, struct tt_error *err)
 {
@@ -146,7 +134,7 @@ enum tt_code tt_run_writer_create(const char *dir, const struct tt_manifest *m,
 		free(w);
 		return tt_error_set(err, TT_ENOMEM, "out of memory");
 	}
-	rc = copy_manifest(&w->m, m, err);
+	rc = tt_manifest_copy(&w->m, m, err);
 	if (!rc)
 		rc = tt_run_writer_commit(w, err);
 	if (rc) {
@@ -176,7 +164,7 @@ enum tt_code tt_run_writer_resume(const char *dir, struct tt_run_writer **out,
 		tt_run_free(run);
 		return tt_error_set(err, TT_ENOMEM, "out of memory");
 	}
-	rc = copy_manifest(&w->m, tt_run_manifest(run), err);
+	rc = tt_manifest_copy(&w->m, tt_run_manifest(run), err);
 	tt_run_free(run);
 	if (rc) {
 		tt_run_writer_free(w);
