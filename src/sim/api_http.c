@@ -1,0 +1,987 @@
+/* The HTTP side: routes, authentication, request parsing and the lifetime of
+ * a request from arrival to its last byte (docs/sim.md, "API"). */
+#include "sim.h"
+
+#include <cjson/cJSON.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_BODY (64u << 20)
+
+/* ---- request bookkeeping ---- */
+
+static int live_add(struct sim_server *srv, struct sim_req *r)
+{
+	if (srv->nlive == srv->live_cap) {
+		size_t cap = srv->live_cap ? srv->live_cap * 2 : 64;
+		struct sim_req **nl = realloc(srv->live, cap * sizeof *nl);
+		if (!nl)
+			return -1;
+		srv->live = nl;
+		srv->live_cap = cap;
+	}
+	r->live_idx = srv->nlive;
+	srv->live[srv->nlive++] = r;
+	return 0;
+}
+
+static void dirty_remove(struct sim_server *srv, struct sim_req *r)
+{
+	if (!r->dirty)
+		return;
+	struct sim_req *last = srv->dirty[--srv->ndirty];
+	srv->dirty[r->dirty_idx] = last;
+	last->dirty_idx = r->dirty_idx;
+	r->dirty = 0;
+}
+
+void api_mark_dirty(struct sim_server *srv, struct sim_req *r)
+{
+	if (r->dirty)
+		return;
+	if (srv->ndirty == srv->dirty_cap) {
+		size_t cap = srv->dirty_cap ? srv->dirty_cap * 2 : 64;
+		struct sim_req **nd = realloc(srv->dirty, cap * sizeof *nd);
+		if (!nd)
+			return; /* the request is flushed when it next gets a token */
+		srv->dirty = nd;
+		srv->dirty_cap = cap;
+	}
+	r->dirty = 1;
+	r->dirty_idx = srv->ndirty;
+	srv->dirty[srv->ndirty++] = r;
+}
+
+void req_pend_push(struct sim_req *r, uint64_t model_ns)
+{
+	if (r->pend_head && r->pend_head == r->pend_len)
+		r->pend_head = r->pend_len = 0;
+	if (r->pend_len == r->pend_cap) {
+		if (r->pend_head) {
+			memmove(r->pend_ns, r->pend_ns + r->pend_head,
+				(r->pend_len - r->pend_head) * sizeof *r->pend_ns);
+			r->pend_len -= r->pend_head;
+			r->pend_head = 0;
+		}
+		if (r->pend_len == r->pend_cap) {
+			size_t cap = r->pend_cap ? r->pend_cap * 2 : 16;
+			uint64_t *np = realloc(r->pend_ns, cap * sizeof *np);
+			if (!np)
+				return; /* the token still counts; only its truth time is lost */
+			r->pend_ns = np;
+			r->pend_cap = cap;
+		}
+	}
+	r->pend_ns[r->pend_len++] = model_ns;
+}
+
+/* Frees the request; its HTTP side must already be finished or detached. */
+void req_free(struct sim_req *r)
+{
+	struct sim_server *srv;
+	if (!r)
+		return;
+	srv = r->srv;
+	dirty_remove(srv, r);
+	if (r->state == REQ_RUNNING || r->state == REQ_WAITING)
+		engine_abort(&srv->eng, r);
+	if (srv->nlive && srv->live[r->live_idx] == r) {
+		struct sim_req *last = srv->live[--srv->nlive];
+		srv->live[r->live_idx] = last;
+		last->live_idx = r->live_idx;
+	}
+	if (r->timer)
+		event_free(r->timer);
+	free(r->block_hash);
+	free(r->pend_ns);
+	free(r);
+}
+
+static void on_close(struct evhttp_connection *evcon, void *arg)
+{
+	struct sim_req *r = arg;
+	struct sim_server *srv = r->srv;
+	(void)evcon;
+	if (srv->shutting_down || !r->http)
+		return;
+	/* A request still being answered is detached from its connection by
+	 * libevent and left to us; one still listed is freed by libevent. */
+	if (!evhttp_request_get_connection(r->http))
+		evhttp_request_free(r->http);
+	r->http = NULL;
+	truth_end(&srv->truth, r, sim_now_ns(), OUT_CLIENT_GONE, 0);
+	srv->m.requests_err++;
+	req_free(r);
+}
+
+/* Ends the HTTP side of r normally (the last byte has been queued). */
+void api_finish_http(struct sim_req *r)
+{
+	struct evhttp_connection *evcon;
+	if (!r->http)
+		return;
+	evcon = evhttp_request_get_connection(r->http);
+	if (evcon)
+		evhttp_connection_set_closecb(evcon, NULL, NULL);
+	r->http = NULL;
+}
+
+/* RST instead of FIN: linger 0, then free the connection. */
+void api_reset_connection(struct sim_req *r)
+{
+	struct evhttp_connection *evcon;
+	if (!r->http)
+		return;
+	evcon = evhttp_request_get_connection(r->http);
+	r->http = NULL;
+	if (!evcon)
+		return;
+	evhttp_connection_set_closecb(evcon, NULL, NULL);
+	struct bufferevent *bev = evhttp_connection_get_bufferevent(evcon);
+	evutil_socket_t fd = bev ? bufferevent_getfd(bev) : -1;
+	if (fd >= 0) {
+		struct linger lg = {1, 0};
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+	}
+	evhttp_connection_free(evcon);
+}
+
+/* ---- small reply helpers ---- */
+
+static void add_common_headers(struct evhttp_request *http, const char *ctype)
+{
+	struct evkeyvalq *h = evhttp_request_get_output_headers(http);
+	evhttp_add_header(h, "Content-Type", ctype);
+	const char *rid = evhttp_find_header(evhttp_request_get_input_headers(http),
+					     "X-Request-Id");
+	if (rid)
+		evhttp_add_header(h, "X-Request-Id", rid);
+}
+
+static void reply_text(struct evhttp_request *http, int status, const char *ctype,
+		       const char *body, size_t len)
+{
+	struct evbuffer *b = evbuffer_new();
+	if (!b) {
+		evhttp_send_error(http, 500, "out of memory");
+		return;
+	}
+	add_common_headers(http, ctype);
+	evbuffer_add(b, body, len);
+	evhttp_send_reply(http, status, status == 200 ? "OK" : "Error", b);
+	evbuffer_free(b);
+}
+
+static void reply_json(struct evhttp_request *http, int status, cJSON *obj)
+{
+	char *s = cJSON_PrintUnformatted(obj);
+	if (!s) {
+		evhttp_send_error(http, 500, "out of memory");
+		return;
+	}
+	reply_text(http, status, "application/json", s, strlen(s));
+	cJSON_free(s);
+}
+
+static const char *status_reason(int status)
+{
+	switch (status) {
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 413: return "Payload Too Large";
+	case 429: return "Too Many Requests";
+	case 503: return "Service Unavailable";
+	default: return "Internal Server Error";
+	}
+}
+
+/* OpenAI-style error object: {"error":{"message","type","param","code"}}. */
+void stream_reject(struct sim_server *srv, struct evhttp_request *http, int status,
+		   const char *type, const char *param, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	cJSON *root = cJSON_CreateObject(), *e = cJSON_CreateObject();
+	(void)srv;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	cJSON_AddStringToObject(e, "message", msg);
+	cJSON_AddStringToObject(e, "type", type);
+	if (param)
+		cJSON_AddStringToObject(e, "param", param);
+	else
+		cJSON_AddNullToObject(e, "param");
+	cJSON_AddNumberToObject(e, "code", status);
+	cJSON_AddItemToObject(root, "error", e);
+	char *s = cJSON_PrintUnformatted(root);
+	struct evbuffer *b = evbuffer_new();
+	add_common_headers(http, "application/json");
+	if (status == 429 || status == 503)
+		evhttp_add_header(evhttp_request_get_output_headers(http), "Retry-After", "1");
+	if (b && s)
+		evbuffer_add(b, s, strlen(s));
+	evhttp_send_reply(http, status, status_reason(status), b);
+	if (b)
+		evbuffer_free(b);
+	cJSON_free(s);
+	cJSON_Delete(root);
+}
+
+static const char *flavor_owner(enum sim_flavor f)
+{
+	return f == FLAVOR_SGLANG ? "sglang" : f == FLAVOR_LLAMACPP ? "llamacpp" : "vllm";
+}
+
+/* ---- simple routes ---- */
+
+static void h_health(struct sim_server *srv, struct evhttp_request *http)
+{
+	if (srv->cfg.flavor == FLAVOR_LLAMACPP)
+		reply_text(http, 200, "application/json", "{\"status\":\"ok\"}", 15);
+	else
+		reply_text(http, 200, "application/json", "", 0);
+}
+
+static void h_version(struct sim_server *srv, struct evhttp_request *http)
+{
+	if (srv->cfg.flavor == FLAVOR_LLAMACPP) {
+		/* llama-server has no /version; it answers 404 like any unknown route */
+		stream_reject(srv, http, 404, "not_found_error", NULL, "File Not Found");
+		return;
+	}
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "version", srv->cfg.server_version);
+	reply_json(http, 200, o);
+	cJSON_Delete(o);
+}
+
+static void h_models(struct sim_server *srv, struct evhttp_request *http)
+{
+	cJSON *o = cJSON_CreateObject(), *data = cJSON_CreateArray(), *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "object", "list");
+	cJSON_AddStringToObject(m, "id", srv->cfg.model);
+	cJSON_AddStringToObject(m, "object", "model");
+	cJSON_AddNumberToObject(m, "created", (double)time(NULL));
+	cJSON_AddStringToObject(m, "owned_by", flavor_owner(srv->cfg.flavor));
+	cJSON_AddStringToObject(m, "root", srv->cfg.model);
+	cJSON_AddNullToObject(m, "parent");
+	cJSON_AddNumberToObject(m, "max_model_len", (double)srv->cfg.max_model_len);
+	if (srv->cfg.flavor == FLAVOR_LLAMACPP) {
+		cJSON *meta = cJSON_CreateObject();
+		cJSON_AddNumberToObject(meta, "n_ctx_train", (double)srv->cfg.max_model_len);
+		cJSON_AddNumberToObject(meta, "n_vocab", 65536);
+		cJSON_AddItemToObject(m, "meta", meta);
+	}
+	cJSON_AddItemToArray(data, m);
+	cJSON_AddItemToObject(o, "data", data);
+	reply_json(http, 200, o);
+	cJSON_Delete(o);
+}
+
+static void h_metrics(struct sim_server *srv, struct evhttp_request *http)
+{
+	struct evbuffer *b = evbuffer_new();
+	if (!b) {
+		evhttp_send_error(http, 500, "out of memory");
+		return;
+	}
+	metrics_render(srv, b);
+	add_common_headers(http, "text/plain; version=0.0.4; charset=utf-8");
+	evhttp_send_reply(http, 200, "OK", b);
+	evbuffer_free(b);
+}
+
+static void h_server_info(struct sim_server *srv, struct evhttp_request *http)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "model_path", srv->cfg.model);
+	cJSON_AddStringToObject(o, "served_model_name", srv->cfg.model);
+	cJSON_AddNumberToObject(o, "max_total_num_tokens",
+				(double)(srv->eng.kv_blocks_total * srv->cfg.block_size));
+	cJSON_AddNumberToObject(o, "context_length", (double)srv->cfg.max_model_len);
+	cJSON_AddNumberToObject(o, "max_running_requests", srv->cfg.max_num_seqs);
+	cJSON_AddNumberToObject(o, "page_size", srv->cfg.block_size);
+	cJSON_AddStringToObject(o, "version", srv->cfg.server_version);
+	reply_json(http, 200, o);
+	cJSON_Delete(o);
+}
+
+static void h_slots(struct sim_server *srv, struct evhttp_request *http)
+{
+	cJSON *a = cJSON_CreateArray();
+	int64_t n_ctx = srv->cfg.kv_capacity / srv->cfg.max_num_seqs;
+	for (int i = 0; i < srv->cfg.max_num_seqs; i++) {
+		cJSON *s = cJSON_CreateObject();
+		const struct sim_req *r = (size_t)i < srv->eng.nrunning ? srv->eng.running[i] : NULL;
+		cJSON_AddNumberToObject(s, "id", i);
+		cJSON_AddNumberToObject(s, "id_task", r ? (double)r->id : -1);
+		cJSON_AddNumberToObject(s, "n_ctx", (double)n_ctx);
+		cJSON_AddBoolToObject(s, "is_processing", r != NULL);
+		cJSON *next = cJSON_CreateObject();
+		cJSON_AddNumberToObject(next, "n_decoded", r ? (double)r->generated : 0);
+		cJSON_AddNumberToObject(next, "n_remain", r ? (double)(r->target_len - r->generated) : -1);
+		cJSON_AddItemToObject(s, "next_token", next);
+		cJSON_AddNumberToObject(s, "n_decoded", r ? (double)r->generated : 0);
+		cJSON_AddItemToArray(a, s);
+	}
+	reply_json(http, 200, a);
+	cJSON_Delete(a);
+}
+
+static void h_props(struct sim_server *srv, struct evhttp_request *http)
+{
+	cJSON *o = cJSON_CreateObject(), *g = cJSON_CreateObject();
+	cJSON_AddNumberToObject(g, "n_ctx", (double)(srv->cfg.kv_capacity / srv->cfg.max_num_seqs));
+	cJSON_AddItemToObject(o, "default_generation_settings", g);
+	cJSON_AddNumberToObject(o, "total_slots", srv->cfg.max_num_seqs);
+	cJSON_AddStringToObject(o, "model_path", srv->cfg.model);
+	cJSON_AddStringToObject(o, "build_info", srv->cfg.server_version);
+	reply_json(http, 200, o);
+	cJSON_Delete(o);
+}
+
+static void h_stats(struct sim_server *srv, struct evhttp_request *http)
+{
+	const struct lateness_hist *l = &srv->eng.late;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "steps", (double)srv->m.steps);
+	cJSON_AddNumberToObject(o, "generation_tokens", (double)srv->m.generation_tokens);
+	cJSON_AddNumberToObject(o, "chunks", (double)srv->m.chunks);
+	cJSON_AddNumberToObject(o, "preemptions", (double)srv->m.preemptions);
+	cJSON_AddNumberToObject(o, "lateness_p50_us", (double)lateness_quantile_ns(l, 0.5) / 1e3);
+	cJSON_AddNumberToObject(o, "lateness_p99_us", (double)lateness_quantile_ns(l, 0.99) / 1e3);
+	cJSON_AddNumberToObject(o, "lateness_max_us", (double)l->max_ns / 1e3);
+	cJSON_AddNumberToObject(o, "lateness_mean_us",
+				l->count ? (double)l->sum_ns / (double)l->count / 1e3 : 0);
+	cJSON_AddNumberToObject(o, "running", (double)srv->eng.nrunning);
+	cJSON_AddNumberToObject(o, "waiting", (double)srv->eng.nwaiting);
+	cJSON_AddNumberToObject(o, "kv_blocks_used", (double)srv->eng.kv_blocks_used);
+	cJSON_AddNumberToObject(o, "kv_blocks_total", (double)srv->eng.kv_blocks_total);
+	reply_json(http, 200, o);
+	cJSON_Delete(o);
+}
+
+/* ---- body parsing ---- */
+
+static cJSON *parse_body(struct sim_server *srv, struct evhttp_request *http)
+{
+	struct evbuffer *in = evhttp_request_get_input_buffer(http);
+	size_t len = evbuffer_get_length(in);
+	const char *body = (const char *)evbuffer_pullup(in, -1);
+	const char *end = NULL;
+	cJSON *root;
+
+	if (!len || !body) {
+		stream_reject(srv, http, 400, "BadRequestError", NULL,
+			      "request body is empty; expected a JSON object");
+		return NULL;
+	}
+	root = cJSON_ParseWithLengthOpts(body, len, &end, 0);
+	if (!root) {
+		size_t at = end && end >= body ? (size_t)(end - body) : 0;
+		stream_reject(srv, http, 400, "BadRequestError", NULL,
+			      "request body is not valid JSON (error at byte %zu of %zu)", at, len);
+		return NULL;
+	}
+	if (!cJSON_IsObject(root)) {
+		stream_reject(srv, http, 400, "BadRequestError", NULL,
+			      "request body must be a JSON object");
+		cJSON_Delete(root);
+		return NULL;
+	}
+	return root;
+}
+
+/* Error text of a parse step, with the HTTP status and the field named. */
+struct perr {
+	int status;
+	const char *type, *param;
+	char msg[512];
+};
+
+static int fail(struct perr *pe, int status, const char *param, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 4, 5)))
+#endif
+	;
+static int fail(struct perr *pe, int status, const char *param, const char *fmt, ...)
+{
+	va_list ap;
+	pe->status = status;
+	pe->type = status == 404 ? "NotFoundError" : "BadRequestError";
+	pe->param = param;
+	va_start(ap, fmt);
+	vsnprintf(pe->msg, sizeof pe->msg, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static const char *json_type(const cJSON *v)
+{
+	if (cJSON_IsString(v)) return "a string";
+	if (cJSON_IsNumber(v)) return "a number";
+	if (cJSON_IsBool(v)) return "a boolean";
+	if (cJSON_IsNull(v)) return "null";
+	if (cJSON_IsArray(v)) return "an array";
+	return "an object";
+}
+
+static int get_bool(const cJSON *root, const char *name, int *out, struct perr *pe)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, name);
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsBool(v))
+		return fail(pe, 400, name, "'%s' must be a boolean, got %s", name, json_type(v));
+	*out = cJSON_IsTrue(v);
+	return 0;
+}
+
+static int get_int(const cJSON *root, const char *name, int64_t lo, int64_t *out, int *present,
+		   struct perr *pe)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, name);
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
+	    fabs(v->valuedouble) > 9e15)
+		return fail(pe, 400, name, "'%s' must be an integer, got %s", name, json_type(v));
+	if (v->valuedouble < (double)lo)
+		return fail(pe, 400, name, "'%s' must be at least %lld, got %.0f", name,
+			    (long long)lo, v->valuedouble);
+	*out = (int64_t)v->valuedouble;
+	if (present)
+		*present = 1;
+	return 0;
+}
+
+struct ids {
+	int64_t *v;
+	size_t n;
+};
+
+static int append_text(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		size_t nc = (*cap ? *cap : 256);
+		while (nc < *len + n + 1)
+			nc *= 2;
+		char *nb = realloc(*buf, nc);
+		if (!nb)
+			return -1;
+		*buf = nb;
+		*cap = nc;
+	}
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+	return 0;
+}
+
+static int ids_from_array(const cJSON *arr, const char *name, struct ids *out, struct perr *pe)
+{
+	size_t n = (size_t)cJSON_GetArraySize(arr), i = 0;
+	const cJSON *it;
+	out->v = malloc((n ? n : 1) * sizeof *out->v);
+	if (!out->v)
+		return fail(pe, 500, name, "out of memory");
+	cJSON_ArrayForEach(it, arr) {
+		if (!cJSON_IsNumber(it) || it->valuedouble != floor(it->valuedouble) ||
+		    it->valuedouble < 0 || it->valuedouble > 2147483647.0)
+			return fail(pe, 400, name, "'%s'[%zu] must be a token id "
+				    "(an integer 0..2147483647), got %s", name, i, json_type(it));
+		out->v[i++] = (int64_t)it->valuedouble;
+	}
+	out->n = i;
+	return 0;
+}
+
+static int tokens_of_string(const char *s, struct ids *out, struct perr *pe, const char *name)
+{
+	out->v = sim_tokenize(s, strlen(s), &out->n);
+	if (!out->v)
+		return fail(pe, 500, name, "out of memory");
+	return 0;
+}
+
+static int prompt_ids(const cJSON *root, struct ids *out, struct perr *pe)
+{
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(root, "prompt");
+	if (!p)
+		return fail(pe, 400, "prompt", "'prompt' is required: a string or a list of token ids");
+	if (cJSON_IsString(p))
+		return tokens_of_string(p->valuestring, out, pe, "prompt");
+	if (cJSON_IsArray(p)) {
+		const cJSON *first = cJSON_GetArrayItem(p, 0);
+		if (!first || cJSON_IsNumber(first))
+			return ids_from_array(p, "prompt", out, pe);
+		if (cJSON_GetArraySize(p) != 1)
+			return fail(pe, 400, "prompt", "'prompt' holds %d prompts; the simulator "
+				    "serves one prompt per request", cJSON_GetArraySize(p));
+		if (cJSON_IsString(first))
+			return tokens_of_string(first->valuestring, out, pe, "prompt");
+		if (cJSON_IsArray(first))
+			return ids_from_array(first, "prompt", out, pe);
+	}
+	return fail(pe, 400, "prompt", "'prompt' must be a string or a list of token ids, got %s",
+		    json_type(p));
+}
+
+/* Chat messages become "<|role|>\n" + content + "\n" each, then
+ * "<|assistant|>\n", tokenized with the text tokenizer. */
+static int chat_ids(const cJSON *root, struct ids *out, struct perr *pe)
+{
+	const cJSON *msgs = cJSON_GetObjectItemCaseSensitive(root, "messages"), *m;
+	char *text = NULL;
+	size_t len = 0, cap = 0, i = 0;
+	int rc = 0;
+
+	if (!msgs || !cJSON_IsArray(msgs) || !cJSON_GetArraySize(msgs))
+		return fail(pe, 400, "messages", "'messages' is required: a non-empty list of "
+			    "{\"role\",\"content\"} objects");
+	cJSON_ArrayForEach(m, msgs) {
+		const cJSON *role = cJSON_GetObjectItemCaseSensitive(m, "role");
+		const cJSON *content = cJSON_GetObjectItemCaseSensitive(m, "content");
+		if (!cJSON_IsObject(m) || !cJSON_IsString(role)) {
+			rc = fail(pe, 400, "messages", "'messages'[%zu] must be an object with a "
+				  "string 'role'", i);
+			goto cleanup;
+		}
+		if (append_text(&text, &len, &cap, "<|", 2) ||
+		    append_text(&text, &len, &cap, role->valuestring, strlen(role->valuestring)) ||
+		    append_text(&text, &len, &cap, "|>\n", 3))
+			goto nomem;
+		if (cJSON_IsString(content)) {
+			if (append_text(&text, &len, &cap, content->valuestring,
+					strlen(content->valuestring)))
+				goto nomem;
+		} else if (cJSON_IsArray(content)) {
+			const cJSON *part;
+			cJSON_ArrayForEach(part, content) {
+				const cJSON *t = cJSON_GetObjectItemCaseSensitive(part, "text");
+				if (!cJSON_IsString(t)) {
+					rc = fail(pe, 400, "messages", "'messages'[%zu].content parts "
+						  "must be {\"type\":\"text\",\"text\":...}", i);
+					goto cleanup;
+				}
+				if (append_text(&text, &len, &cap, t->valuestring,
+						strlen(t->valuestring)))
+					goto nomem;
+			}
+		} else if (content && !cJSON_IsNull(content)) {
+			rc = fail(pe, 400, "messages", "'messages'[%zu].content must be a string or "
+				  "a list of parts, got %s", i, json_type(content));
+			goto cleanup;
+		}
+		if (append_text(&text, &len, &cap, "\n", 1))
+			goto nomem;
+		i++;
+	}
+	if (append_text(&text, &len, &cap, "<|assistant|>\n", 14))
+		goto nomem;
+	out->v = sim_tokenize(text, len, &out->n);
+	if (!out->v)
+		goto nomem;
+	goto cleanup;
+nomem:
+	rc = fail(pe, 500, "messages", "out of memory");
+cleanup:
+	free(text);
+	return rc;
+}
+
+static int parse_generation(struct sim_server *srv, const cJSON *root, struct sim_req *r,
+			    struct ids *ids, struct perr *pe)
+{
+	const struct sim_config *c = &srv->cfg;
+	const cJSON *v;
+	int64_t max_tokens = -1;
+	int has_max = 0, ignore_eos = 0, temp_set = 0;
+	double temperature = 1.0;
+
+	v = cJSON_GetObjectItemCaseSensitive(root, "model");
+	if (v && !cJSON_IsNull(v)) {
+		if (!cJSON_IsString(v))
+			return fail(pe, 400, "model", "'model' must be a string, got %s", json_type(v));
+		if (strcmp(v->valuestring, c->model))
+			return fail(pe, 404, "model", "The model `%s` does not exist.",
+				    v->valuestring);
+	}
+	if (r->api == API_CHAT) {
+		if (chat_ids(root, ids, pe))
+			return -1;
+	} else if (prompt_ids(root, ids, pe)) {
+		return -1;
+	}
+	if (!ids->n)
+		return fail(pe, 400, "prompt", "the prompt is empty (0 tokens)");
+	if (get_int(root, "max_tokens", 1, &max_tokens, &has_max, pe))
+		return -1;
+	if (r->api == API_CHAT && !has_max &&
+	    get_int(root, "max_completion_tokens", 1, &max_tokens, &has_max, pe))
+		return -1;
+	r->min_tokens = 0;
+	if (get_int(root, "min_tokens", 0, &r->min_tokens, NULL, pe))
+		return -1;
+	if (get_bool(root, "ignore_eos", &ignore_eos, pe) || get_bool(root, "stream", &r->stream, pe) ||
+	    get_bool(root, "return_token_ids", &r->return_token_ids, pe) ||
+	    get_bool(root, "timings_per_token", &r->timings_per_token, pe))
+		return -1;
+	v = cJSON_GetObjectItemCaseSensitive(root, "temperature");
+	if (v && !cJSON_IsNull(v)) {
+		if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 100)
+			return fail(pe, 400, "temperature", "'temperature' must be a number >= 0");
+		temperature = v->valuedouble;
+		temp_set = 1;
+	}
+	int64_t n = 1;
+	if (get_int(root, "n", 1, &n, NULL, pe))
+		return -1;
+	if (n != 1)
+		return fail(pe, 400, "n", "'n' = %lld: the simulator generates one choice per "
+			    "request", (long long)n);
+	v = cJSON_GetObjectItemCaseSensitive(root, "stream_options");
+	if (v && !cJSON_IsNull(v)) {
+		if (!cJSON_IsObject(v))
+			return fail(pe, 400, "stream_options", "'stream_options' must be an object");
+		if (!r->stream)
+			return fail(pe, 400, "stream_options",
+				    "Stream options can only be defined when `stream=True`.");
+		if (get_bool(v, "include_usage", &r->include_usage, pe) ||
+		    get_bool(v, "continuous_usage_stats", &r->continuous_usage, pe))
+			return -1;
+	}
+	r->prompt_tokens = (int64_t)ids->n;
+	if (!has_max)
+		max_tokens = c->max_model_len - r->prompt_tokens;
+	if (r->prompt_tokens + max_tokens > c->max_model_len || max_tokens < 1)
+		return fail(pe, 400, has_max ? "max_tokens" : "prompt",
+			    "This model's maximum context length is %lld tokens. However, you "
+			    "requested %lld tokens (%lld in the messages, %lld in the completion). "
+			    "Please reduce the length of the messages or completion.",
+			    (long long)c->max_model_len, (long long)(r->prompt_tokens + max_tokens),
+			    (long long)r->prompt_tokens, (long long)max_tokens);
+	if (r->min_tokens > max_tokens)
+		return fail(pe, 400, "min_tokens", "min_tokens (%lld) must be less than or equal "
+			    "to max_tokens (%lld)", (long long)r->min_tokens, (long long)max_tokens);
+	r->max_tokens = max_tokens;
+	/* Without ignore_eos the toy model "stops" after eos_after tokens. */
+	int64_t target = ignore_eos ? max_tokens : c->eos_after;
+	if (target > max_tokens)
+		target = max_tokens;
+	if (target < r->min_tokens)
+		target = r->min_tokens;
+	if (target < 1)
+		target = 1;
+	r->target_len = target;
+	r->text_seed = sim_hash_tokens(ids->v, ids->n, 0);
+	if (temp_set && temperature > 0)
+		r->text_seed ^= r->id * 0x9E3779B97F4A7C15ULL;
+	if (srv->cfg.flavor == FLAVOR_LLAMACPP) {
+		/* llama-server sends usage only in the final chunk */
+		r->continuous_usage = 0;
+		r->include_usage = r->stream;
+	}
+	/* block hashes for the prefix cache: a chain, so a block matches only
+	 * when everything before it matches too */
+	size_t bs = (size_t)c->block_size;
+	r->nblocks = ids->n / bs;
+	if (r->nblocks) {
+		r->block_hash = malloc(r->nblocks * sizeof *r->block_hash);
+		if (!r->block_hash)
+			return fail(pe, 500, NULL, "out of memory");
+		uint64_t h = 0;
+		for (size_t b = 0; b < r->nblocks; b++) {
+			h = sim_hash_tokens(ids->v + b * bs, bs, h);
+			r->block_hash[b] = h;
+		}
+	}
+	return 0;
+}
+
+/* ---- generation requests ---- */
+
+static void start_request(struct sim_req *r)
+{
+	struct sim_server *srv = r->srv;
+	if (r->stream && r->http) {
+		add_common_headers(r->http, "text/event-stream; charset=utf-8");
+		evhttp_add_header(evhttp_request_get_output_headers(r->http), "Cache-Control",
+				  "no-cache");
+		evhttp_send_reply_start(r->http, 200, "OK");
+		r->headers_sent = 1;
+	}
+	engine_submit(&srv->eng, r);
+}
+
+static void on_slow_headers(evutil_socket_t fd, short what, void *arg)
+{
+	struct sim_req *r = arg;
+	(void)fd;
+	(void)what;
+	start_request(r);
+}
+
+static void h_generate(struct sim_server *srv, struct evhttp_request *http, enum api_kind api)
+{
+	struct perr pe = {0, NULL, NULL, {0}};
+	struct ids ids = {NULL, 0};
+	struct sim_req *r = NULL;
+	cJSON *root = parse_body(srv, http);
+	const char *rid;
+
+	if (!root)
+		return;
+	r = calloc(1, sizeof *r);
+	if (!r) {
+		stream_reject(srv, http, 500, "InternalServerError", NULL, "out of memory");
+		goto cleanup;
+	}
+	r->srv = srv;
+	r->api = api;
+	r->id = ++srv->next_req_id;
+	r->arrival_ns = sim_now_ns();
+	r->created = (int64_t)time(NULL);
+	rid = evhttp_find_header(evhttp_request_get_input_headers(http), "X-Request-Id");
+	if (rid)
+		snprintf(r->client_id, sizeof r->client_id, "%s", rid);
+	if (parse_generation(srv, root, r, &ids, &pe)) {
+		stream_reject(srv, http, pe.status, pe.type, pe.param, "%s", pe.msg);
+		truth_request(&srv->truth, r);
+		truth_end(&srv->truth, r, sim_now_ns(), OUT_REJECTED, pe.status);
+		srv->m.requests_err++;
+		goto cleanup;
+	}
+	r->fault = fault_pick(srv, r->id);
+	truth_request(&srv->truth, r);
+	switch (r->fault.kind) {
+	case FAULT_HTTP500:
+	case FAULT_HTTP429:
+	case FAULT_HTTP503: {
+		int st = r->fault.kind == FAULT_HTTP500 ? 500 : r->fault.kind == FAULT_HTTP429 ? 429 : 503;
+		const char *type = st == 500 ? "InternalServerError" :
+				   st == 429 ? "RateLimitError" : "ServiceUnavailableError";
+		stream_reject(srv, http, st, type, NULL, "simulated fault: HTTP %d on request %llu",
+			      st, (unsigned long long)r->id);
+		truth_end(&srv->truth, r, sim_now_ns(), OUT_REJECTED, st);
+		srv->m.requests_err++;
+		goto cleanup;
+	}
+	default:
+		break;
+	}
+	if (live_add(srv, r)) {
+		stream_reject(srv, http, 500, "InternalServerError", NULL, "out of memory");
+		goto cleanup;
+	}
+	r->http = http;
+	evhttp_connection_set_closecb(evhttp_request_get_connection(http), on_close, r);
+	if (r->fault.kind == FAULT_SLOW_HEADERS) {
+		double s = r->fault.seconds;
+		struct timeval tv = {(time_t)s, (suseconds_t)((s - floor(s)) * 1e6)};
+		r->timer = evtimer_new(srv->base, on_slow_headers, r);
+		if (r->timer && !evtimer_add(r->timer, &tv)) {
+			r = NULL;
+			goto cleanup;
+		}
+	}
+	start_request(r);
+	r = NULL;
+cleanup:
+	if (r)
+		req_free(r);
+	free(ids.v);
+	cJSON_Delete(root);
+}
+
+static void h_tokenize(struct sim_server *srv, struct evhttp_request *http)
+{
+	struct perr pe = {0, NULL, NULL, {0}};
+	struct ids ids = {NULL, 0};
+	cJSON *root = parse_body(srv, http), *o = NULL, *arr;
+	const cJSON *v;
+	int rc;
+
+	if (!root)
+		return;
+	if (cJSON_GetObjectItemCaseSensitive(root, "messages")) {
+		rc = chat_ids(root, &ids, &pe);
+	} else if ((v = cJSON_GetObjectItemCaseSensitive(root, "content")) && cJSON_IsString(v)) {
+		rc = tokens_of_string(v->valuestring, &ids, &pe, "content"); /* llama.cpp */
+	} else {
+		rc = prompt_ids(root, &ids, &pe);
+	}
+	if (rc) {
+		stream_reject(srv, http, pe.status, pe.type, pe.param, "%s", pe.msg);
+		goto cleanup;
+	}
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "count", (double)ids.n);
+	cJSON_AddNumberToObject(o, "max_model_len", (double)srv->cfg.max_model_len);
+	arr = cJSON_AddArrayToObject(o, "tokens");
+	for (size_t i = 0; i < ids.n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)ids.v[i]));
+	cJSON_AddNullToObject(o, "token_strs");
+	reply_json(http, 200, o);
+cleanup:
+	cJSON_Delete(o);
+	cJSON_Delete(root);
+	free(ids.v);
+}
+
+/* ---- routing ---- */
+
+enum route_auth { AUTH_NONE = 0, AUTH_KEY = 1 };
+
+struct route {
+	const char *path;
+	enum evhttp_cmd_type method;
+	enum route_auth auth;
+	int flavors; /* bit per flavor */
+	void (*fn)(struct sim_server *, struct evhttp_request *);
+};
+
+static void h_completions(struct sim_server *srv, struct evhttp_request *http)
+{
+	h_generate(srv, http, API_COMPLETIONS);
+}
+
+static void h_chat(struct sim_server *srv, struct evhttp_request *http)
+{
+	h_generate(srv, http, API_CHAT);
+}
+
+#define ALL 7
+#define VLLM (1 << FLAVOR_VLLM)
+#define SGL (1 << FLAVOR_SGLANG)
+#define LCPP (1 << FLAVOR_LLAMACPP)
+
+static const struct route routes[] = {
+	{"/health", EVHTTP_REQ_GET, AUTH_NONE, ALL, h_health},
+	{"/version", EVHTTP_REQ_GET, AUTH_NONE, ALL, h_version},
+	{"/v1/models", EVHTTP_REQ_GET, AUTH_KEY, ALL, h_models},
+	{"/metrics", EVHTTP_REQ_GET, AUTH_KEY, ALL, h_metrics},
+	{"/tokenize", EVHTTP_REQ_POST, AUTH_KEY, ALL, h_tokenize},
+	{"/v1/completions", EVHTTP_REQ_POST, AUTH_KEY, ALL, h_completions},
+	{"/v1/chat/completions", EVHTTP_REQ_POST, AUTH_KEY, ALL, h_chat},
+	{"/get_server_info", EVHTTP_REQ_GET, AUTH_KEY, SGL, h_server_info},
+	{"/slots", EVHTTP_REQ_GET, AUTH_KEY, LCPP, h_slots},
+	{"/props", EVHTTP_REQ_GET, AUTH_KEY, LCPP, h_props},
+	{"/sim/stats", EVHTTP_REQ_GET, AUTH_NONE, ALL, h_stats},
+};
+
+static int authorized(struct sim_server *srv, struct evhttp_request *http)
+{
+	const char *h = evhttp_find_header(evhttp_request_get_input_headers(http),
+					   "Authorization");
+	if (!srv->cfg.api_key)
+		return 1;
+	return h && !strncmp(h, "Bearer ", 7) && !strcmp(h + 7, srv->cfg.api_key);
+}
+
+static void on_request(struct evhttp_request *http, void *arg)
+{
+	struct sim_server *srv = arg;
+	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(http);
+	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
+	enum evhttp_cmd_type method = evhttp_request_get_command(http);
+	int path_known = 0;
+
+	if (!path)
+		path = "/";
+	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+		const struct route *rt = &routes[i];
+		if (strcmp(rt->path, path) || !(rt->flavors & (1 << srv->cfg.flavor)))
+			continue;
+		path_known = 1;
+		if (rt->method != method)
+			continue;
+		if (rt->auth == AUTH_KEY && !authorized(srv, http)) {
+			stream_reject(srv, http, 401, "AuthenticationError", NULL,
+				      "Unauthorized: send 'Authorization: Bearer <api key>'");
+			return;
+		}
+		rt->fn(srv, http);
+		return;
+	}
+	if (path_known)
+		stream_reject(srv, http, 405, "MethodNotAllowed", NULL, "Method Not Allowed on '%s'",
+			      path);
+	else
+		stream_reject(srv, http, 404, "NotFoundError", NULL, "Not Found: '%s'", path);
+}
+
+static void on_flush(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	api_flush(arg);
+}
+
+/* Sends what the dirty requests have produced.  Gives the loop back after
+ * ~50 us so a due engine step is never held up by a long flush. */
+void api_flush(struct sim_server *srv)
+{
+	uint64_t start = sim_now_ns();
+	unsigned k = 0;
+	while (srv->ndirty) {
+		struct sim_req *r = srv->dirty[srv->ndirty - 1];
+		srv->ndirty--;
+		r->dirty = 0;
+		stream_emit(srv, r);
+		if ((++k & 15) == 0 && sim_now_ns() - start > 50000) {
+			if (srv->ndirty)
+				event_active(srv->flush_ev, EV_WRITE, 0);
+			return;
+		}
+	}
+}
+
+int api_start(struct sim_server *srv, char *err, size_t errlen)
+{
+	struct evhttp_bound_socket *sock;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+
+	srv->http = evhttp_new(srv->base);
+	srv->scratch = evbuffer_new();
+	srv->flush_ev = event_new(srv->base, -1, 0, on_flush, srv);
+	if (!srv->http || !srv->scratch || !srv->flush_ev ||
+	    event_priority_set(srv->flush_ev, 1)) {
+		snprintf(err, errlen, "cannot create the HTTP server");
+		return -1;
+	}
+	evhttp_set_max_body_size(srv->http, MAX_BODY);
+	evhttp_set_allowed_methods(srv->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_PUT |
+				   EVHTTP_REQ_DELETE | EVHTTP_REQ_HEAD | EVHTTP_REQ_OPTIONS);
+	evhttp_set_timeout(srv->http, 3600);
+	evhttp_set_gencb(srv->http, on_request, srv);
+	sock = evhttp_bind_socket_with_handle(srv->http, srv->cfg.host, (ev_uint16_t)srv->cfg.port);
+	if (!sock) {
+		snprintf(err, errlen, "cannot listen on %s:%d (address in use or not local?)",
+			 srv->cfg.host, srv->cfg.port);
+		return -1;
+	}
+	if (getsockname(evhttp_bound_socket_get_fd(sock), (struct sockaddr *)&ss, &sl)) {
+		snprintf(err, errlen, "getsockname failed");
+		return -1;
+	}
+	if (ss.ss_family == AF_INET)
+		srv->port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	else
+		srv->port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return 0;
+}

@@ -1,0 +1,380 @@
+/* Response bodies: SSE chunks as vLLM, SGLang and llama-server write them,
+ * non-streamed JSON, and the mid-stream faults (docs/sim.md, "API"). */
+#include "sim.h"
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ADD_LIT(b, s) evbuffer_add((b), (s), sizeof(s) - 1)
+
+static const char *finish_reason(const struct sim_req *r)
+{
+	return r->target_len >= r->max_tokens ? "length" : "stop";
+}
+
+static void add_head(struct sim_server *srv, struct sim_req *r, struct evbuffer *b)
+{
+	int chat = r->api == API_CHAT;
+	evbuffer_add_printf(b, "{\"id\":\"%s-%llu\",\"object\":\"%s\",\"created\":%lld,"
+			    "\"model\":\"%s\",", chat ? "chatcmpl" : "cmpl",
+			    (unsigned long long)r->id,
+			    chat ? (r->stream ? "chat.completion.chunk" : "chat.completion")
+				 : "text_completion",
+			    (long long)r->created, srv->cfg.model);
+}
+
+static void add_usage(struct sim_req *r, struct evbuffer *b, int64_t completion)
+{
+	evbuffer_add_printf(b, "\"usage\":{\"prompt_tokens\":%lld,\"total_tokens\":%lld,"
+			    "\"completion_tokens\":%lld}", (long long)r->prompt_tokens,
+			    (long long)(r->prompt_tokens + completion), (long long)completion);
+}
+
+static void add_words(struct sim_req *r, struct evbuffer *b, int64_t first, int64_t n)
+{
+	for (int64_t i = first; i < first + n; i++) {
+		const char *w = sim_word(r->text_seed, i, NULL);
+		ADD_LIT(b, " ");
+		evbuffer_add(b, w, strlen(w));
+	}
+}
+
+static void add_ids(struct sim_req *r, struct evbuffer *b, int64_t first, int64_t n)
+{
+	ADD_LIT(b, ",\"token_ids\":[");
+	for (int64_t i = first; i < first + n; i++) {
+		int64_t id;
+		sim_word(r->text_seed, i, &id);
+		evbuffer_add_printf(b, i > first ? ",%lld" : "%lld", (long long)id);
+	}
+	ADD_LIT(b, "]");
+}
+
+static void add_timings(struct sim_req *r, struct evbuffer *b, int64_t predicted, uint64_t now)
+{
+	double ms = (double)(now - r->arrival_ns) / 1e6;
+	evbuffer_add_printf(b, ",\"timings\":{\"prompt_n\":%lld,\"predicted_n\":%lld,"
+			    "\"predicted_ms\":%.3f}", (long long)(r->prompt_tokens - r->cached_tokens),
+			    (long long)predicted, ms);
+}
+
+static void send_chunk(struct sim_req *r, struct evbuffer *b)
+{
+	if (r->http)
+		evhttp_send_reply_chunk(r->http, b);
+	else
+		evbuffer_drain(b, evbuffer_get_length(b));
+}
+
+/* One SSE event with tokens [emitted, emitted + n). */
+static void emit_content(struct sim_server *srv, struct sim_req *r, int64_t n, int last,
+			 uint64_t now)
+{
+	struct evbuffer *b = srv->scratch;
+	int chat = r->api == API_CHAT, lcpp = srv->cfg.flavor == FLAVOR_LLAMACPP;
+	/* llama-server reports finish_reason in a chunk of its own, with usage */
+	const char *fr = last && !lcpp ? finish_reason(r) : NULL;
+
+	if (chat && !r->role_sent) {
+		/* sent right before the first token, as vLLM does */
+		ADD_LIT(b, "data: ");
+		add_head(srv, r, b);
+		evbuffer_add_printf(b, "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
+				    "\"content\":\"\"},\"logprobs\":null,\"finish_reason\":null}]");
+		if (r->continuous_usage) {
+			ADD_LIT(b, ",");
+			add_usage(r, b, 0);
+		}
+		ADD_LIT(b, "}\n\n");
+		r->role_sent = 1;
+	}
+	ADD_LIT(b, "data: ");
+	add_head(srv, r, b);
+	if (chat)
+		ADD_LIT(b, "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"");
+	else
+		ADD_LIT(b, "\"choices\":[{\"index\":0,\"text\":\"");
+	add_words(r, b, r->emitted, n);
+	if (chat)
+		evbuffer_add_printf(b, "\"},\"logprobs\":null,\"finish_reason\":%s%s%s",
+				    fr ? "\"" : "", fr ? fr : "null", fr ? "\"" : "");
+	else
+		evbuffer_add_printf(b, "\",\"logprobs\":null,\"finish_reason\":%s%s%s,"
+				    "\"stop_reason\":null", fr ? "\"" : "", fr ? fr : "null",
+				    fr ? "\"" : "");
+	if (r->return_token_ids)
+		add_ids(r, b, r->emitted, n);
+	ADD_LIT(b, "}]");
+	if (r->continuous_usage) {
+		ADD_LIT(b, ",");
+		add_usage(r, b, r->emitted + n);
+	}
+	if (lcpp && r->timings_per_token)
+		add_timings(r, b, r->emitted + n, now);
+	ADD_LIT(b, "}\n\n");
+	send_chunk(r, b);
+
+	/* ground truth and metrics */
+	const uint64_t *t = r->pend_ns + r->pend_head;
+	size_t have = r->pend_len - r->pend_head;
+	size_t k = (size_t)n < have ? (size_t)n : have;
+	truth_chunk(&srv->truth, r->id, now, r->emitted, t, k);
+	if (!r->emitted) {
+		metrics_observe(&srv->m.ttft, (double)(now - r->arrival_ns) / 1e9);
+		r->first_emit_ns = now;
+	}
+	for (size_t i = 0; i < k; i++) {
+		if (r->last_model_ns)
+			metrics_observe(&srv->m.itl, (double)(t[i] - r->last_model_ns) / 1e9);
+		r->last_model_ns = t[i];
+	}
+	r->pend_head += k;
+	r->emitted += n;
+	srv->m.chunks++;
+}
+
+static void end_reply(struct sim_server *srv, struct sim_req *r, enum sim_outcome out,
+		      int status)
+{
+	struct evhttp_request *http = r->http;
+	uint64_t now = sim_now_ns();
+	api_finish_http(r);
+	if (http)
+		evhttp_send_reply_end(http);
+	metrics_observe(&srv->m.e2e, (double)(now - r->arrival_ns) / 1e9);
+	if (out == OUT_FINISHED)
+		srv->m.requests_ok++;
+	else
+		srv->m.requests_err++;
+	truth_end(&srv->truth, r, now, out, status);
+	req_free(r);
+}
+
+static void finish_stream(struct sim_server *srv, struct sim_req *r)
+{
+	struct evbuffer *b = srv->scratch;
+	int lcpp = srv->cfg.flavor == FLAVOR_LLAMACPP;
+
+	if (r->fault.kind == FAULT_NO_DONE) {
+		end_reply(srv, r, OUT_FAULT_NO_DONE, 200);
+		return;
+	}
+	if (lcpp) {
+		ADD_LIT(b, "data: ");
+		add_head(srv, r, b);
+		if (r->api == API_CHAT)
+			evbuffer_add_printf(b, "\"choices\":[{\"index\":0,\"delta\":{},"
+					    "\"finish_reason\":\"%s\"}],", finish_reason(r));
+		else
+			evbuffer_add_printf(b, "\"choices\":[{\"index\":0,\"text\":\"\","
+					    "\"logprobs\":null,\"finish_reason\":\"%s\"}],",
+					    finish_reason(r));
+		add_usage(r, b, r->emitted);
+		add_timings(r, b, r->emitted, sim_now_ns());
+		ADD_LIT(b, "}\n\n");
+	} else if (r->include_usage) {
+		ADD_LIT(b, "data: ");
+		add_head(srv, r, b);
+		ADD_LIT(b, "\"choices\":[],");
+		add_usage(r, b, r->emitted);
+		ADD_LIT(b, "}\n\n");
+	}
+	ADD_LIT(b, "data: [DONE]\n\n");
+	send_chunk(r, b);
+	end_reply(srv, r, OUT_FINISHED, 200);
+}
+
+static void on_reset(evutil_socket_t fd, short what, void *arg)
+{
+	struct sim_req *r = arg;
+	struct sim_server *srv = r->srv;
+	(void)fd;
+	(void)what;
+	api_reset_connection(r);
+	srv->m.requests_err++;
+	truth_end(&srv->truth, r, sim_now_ns(), OUT_FAULT_RESET, 200);
+	req_free(r);
+}
+
+static void on_stall_end(evutil_socket_t fd, short what, void *arg)
+{
+	struct sim_req *r = arg;
+	(void)fd;
+	(void)what;
+	r->stall_until_ns = 0;
+	api_mark_dirty(r->srv, r);
+	event_active(r->srv->flush_ev, EV_WRITE, 0);
+}
+
+static int arm(struct sim_req *r, double seconds, event_callback_fn cb)
+{
+	struct timeval tv = {(time_t)seconds, (suseconds_t)((seconds - floor(seconds)) * 1e6)};
+	if (r->timer)
+		event_free(r->timer);
+	r->timer = evtimer_new(r->srv->base, cb, r);
+	return r->timer ? evtimer_add(r->timer, &tv) : -1;
+}
+
+/* Returns 1 when r has been freed. */
+static int fire_fault(struct sim_server *srv, struct sim_req *r, uint64_t now)
+{
+	struct evbuffer *b = srv->scratch;
+	r->fault_fired = 1;
+	switch (r->fault.kind) {
+	case FAULT_RESET:
+		/* a moment for the chunks already queued to reach the client */
+		r->reset_pending = 1;
+		engine_abort(&srv->eng, r);
+		if (arm(r, 0.02, on_reset)) {
+			on_reset(-1, 0, r);
+			return 1;
+		}
+		return 0;
+	case FAULT_STALL:
+		r->stall_until_ns = now + (uint64_t)(r->fault.seconds * 1e9);
+		if (arm(r, r->fault.seconds, on_stall_end))
+			r->stall_until_ns = 0;
+		return 0;
+	case FAULT_MALFORMED:
+		evbuffer_add_printf(b, "data: {\"id\":\"%s-%llu\",\"choices\":[{\"index\":0,"
+				    "\"text\":\"trunc\n\n", r->api == API_CHAT ? "chatcmpl" : "cmpl",
+				    (unsigned long long)r->id);
+		send_chunk(r, b);
+		return 0;
+	case FAULT_ERROR_EVENT:
+		engine_abort(&srv->eng, r);
+		evbuffer_add_printf(b, "data: {\"error\":{\"message\":\"simulated engine error on "
+				    "request %llu\",\"type\":\"InternalServerError\",\"param\":null,"
+				    "\"code\":500}}\n\ndata: [DONE]\n\n", (unsigned long long)r->id);
+		send_chunk(r, b);
+		end_reply(srv, r, OUT_FAULT_ERROR, 200);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int is_mid_stream(enum fault_kind k)
+{
+	return k == FAULT_RESET || k == FAULT_STALL || k == FAULT_MALFORMED ||
+	       k == FAULT_ERROR_EVENT;
+}
+
+static void emit_whole(struct sim_server *srv, struct sim_req *r, uint64_t now)
+{
+	struct evbuffer *b = srv->scratch;
+	int64_t n = r->generated;
+	const uint64_t *t = r->pend_ns + r->pend_head;
+	size_t k = r->pend_len - r->pend_head;
+
+	if (is_mid_stream(r->fault.kind) && !r->fault_fired) {
+		if (r->fault.kind == FAULT_STALL) {
+			r->fault_fired = 1;
+			r->stall_until_ns = now + (uint64_t)(r->fault.seconds * 1e9);
+			if (!arm(r, r->fault.seconds, on_stall_end))
+				return;
+		} else if (r->fault.kind == FAULT_RESET) {
+			fire_fault(srv, r, now);
+			return;
+		} else if (r->fault.kind == FAULT_ERROR_EVENT) {
+			stream_reject(srv, r->http, 500, "InternalServerError", NULL,
+				      "simulated engine error on request %llu",
+				      (unsigned long long)r->id);
+			api_finish_http(r);
+			srv->m.requests_err++;
+			truth_end(&srv->truth, r, now, OUT_FAULT_ERROR, 500);
+			req_free(r);
+			return;
+		}
+	}
+	truth_chunk(&srv->truth, r->id, now, 0, t, k);
+	if (k)
+		metrics_observe(&srv->m.ttft, (double)(t[0] - r->arrival_ns) / 1e9);
+	for (size_t i = 1; i < k; i++)
+		metrics_observe(&srv->m.itl, (double)(t[i] - t[i - 1]) / 1e9);
+	r->pend_head = r->pend_len;
+	r->emitted = n;
+
+	add_head(srv, r, b);
+	if (r->api == API_CHAT) {
+		ADD_LIT(b, "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+			   "\"content\":\"");
+		add_words(r, b, 0, n);
+		evbuffer_add_printf(b, "\"},\"logprobs\":null,\"finish_reason\":\"%s\"",
+				    finish_reason(r));
+	} else {
+		ADD_LIT(b, "\"choices\":[{\"index\":0,\"text\":\"");
+		add_words(r, b, 0, n);
+		evbuffer_add_printf(b, "\",\"logprobs\":null,\"finish_reason\":\"%s\","
+				    "\"stop_reason\":null", finish_reason(r));
+	}
+	if (r->return_token_ids)
+		add_ids(r, b, 0, n);
+	ADD_LIT(b, "}],");
+	add_usage(r, b, n);
+	if (r->fault.kind == FAULT_MALFORMED)
+		ADD_LIT(b, ",\"truncated\":"); /* the body stops mid-object */
+	else
+		ADD_LIT(b, "}");
+	struct evhttp_request *http = r->http;
+	if (http) {
+		struct evkeyvalq *h = evhttp_request_get_output_headers(http);
+		evhttp_add_header(h, "Content-Type", "application/json");
+		const char *rid = evhttp_find_header(evhttp_request_get_input_headers(http),
+						     "X-Request-Id");
+		if (rid)
+			evhttp_add_header(h, "X-Request-Id", rid);
+		api_finish_http(r);
+		evhttp_send_reply(http, 200, "OK", b);
+	}
+	evbuffer_drain(b, evbuffer_get_length(b));
+	metrics_observe(&srv->m.e2e, (double)(now - r->arrival_ns) / 1e9);
+	srv->m.requests_ok++;
+	srv->m.chunks++;
+	truth_end(&srv->truth, r, now, OUT_FINISHED, 200);
+	req_free(r);
+}
+
+void stream_emit(struct sim_server *srv, struct sim_req *r)
+{
+	uint64_t now = sim_now_ns();
+	int done = r->state == REQ_FINISHED;
+
+	if (!r->http || r->reset_pending || (r->stall_until_ns && r->stall_until_ns > now))
+		return;
+	if (!r->stream) {
+		if (done)
+			emit_whole(srv, r, now);
+		return;
+	}
+	int64_t pending = r->generated - r->emitted;
+	int64_t n = pending;
+	int mid = is_mid_stream(r->fault.kind) && !r->fault_fired;
+	int cut = 0;
+	if (mid && r->emitted + n >= r->fault.after) {
+		n = r->fault.after - r->emitted;
+		if (n < 0)
+			n = 0;
+		cut = 1;
+	}
+	/* --stream-interval: the first token at once, then every K tokens */
+	if (!cut && !done && r->emitted > 0 && n < srv->cfg.stream_interval)
+		n = 0;
+	if (n > 0)
+		emit_content(srv, r, n, done && n == pending, now);
+	if (cut && fire_fault(srv, r, now))
+		return;
+	if (cut && r->fault.kind != FAULT_MALFORMED)
+		return; /* reset or stall: nothing more now */
+	if (cut && r->generated > r->emitted) {
+		/* malformed event sent; the rest goes out as usual */
+		stream_emit(srv, r);
+		return;
+	}
+	if (done && r->emitted == r->generated)
+		finish_stream(srv, r);
+}

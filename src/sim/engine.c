@@ -1,0 +1,456 @@
+/* The engine model: continuous batching in steps on an absolute timeline,
+ * chunked prefill under a token budget, a paged KV cache with preemption and a
+ * prefix cache.  Formulas in docs/sim.md, "Engine model". */
+#include "sim.h"
+
+#include <event2/event.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t blocks_for(const struct engine *e, int64_t tokens)
+{
+	int64_t bs = e->srv->cfg.block_size;
+	return (tokens + bs - 1) / bs;
+}
+
+/* ---- prefix cache: open addressing over block hashes ---- */
+
+static int pc_init(struct prefix_cache *pc, size_t blocks)
+{
+	size_t cap = 1024;
+	/* twice the KV blocks, at most 4M slots (32 MiB) */
+	while (cap < blocks * 2 && cap < ((size_t)1 << 22))
+		cap *= 2;
+	pc->slots = calloc(cap, sizeof *pc->slots);
+	pc->cap = cap;
+	pc->used = 0;
+	return pc->slots ? 0 : -1;
+}
+
+void prefix_cache_release(struct prefix_cache *pc)
+{
+	free(pc->slots);
+	pc->slots = NULL;
+}
+
+static int pc_has(const struct prefix_cache *pc, uint64_t h)
+{
+	h |= 1; /* 0 marks an empty slot */
+	for (size_t i = h & (pc->cap - 1);; i = (i + 1) & (pc->cap - 1)) {
+		if (pc->slots[i] == h)
+			return 1;
+		if (!pc->slots[i])
+			return 0;
+	}
+}
+
+static void pc_add(struct prefix_cache *pc, uint64_t h)
+{
+	h |= 1;
+	/* Eviction is all at once when three quarters full: a real server
+	 * evicts least recently used blocks, but what the tests need is that
+	 * recent prompts hit and that the table stays bounded. */
+	if (pc->used * 4 >= pc->cap * 3) {
+		memset(pc->slots, 0, pc->cap * sizeof *pc->slots);
+		pc->used = 0;
+	}
+	for (size_t i = h & (pc->cap - 1);; i = (i + 1) & (pc->cap - 1)) {
+		if (pc->slots[i] == h)
+			return;
+		if (!pc->slots[i]) {
+			pc->slots[i] = h;
+			pc->used++;
+			return;
+		}
+	}
+}
+
+/* ---- queues ---- */
+
+static void waiting_unlink(struct engine *e, struct sim_req *r)
+{
+	if (r->wprev)
+		r->wprev->wnext = r->wnext;
+	else
+		e->whead = r->wnext;
+	if (r->wnext)
+		r->wnext->wprev = r->wprev;
+	else
+		e->wtail = r->wprev;
+	r->wnext = r->wprev = NULL;
+	e->nwaiting--;
+}
+
+static void waiting_push_back(struct engine *e, struct sim_req *r)
+{
+	r->wnext = NULL;
+	r->wprev = e->wtail;
+	if (e->wtail)
+		e->wtail->wnext = r;
+	else
+		e->whead = r;
+	e->wtail = r;
+	e->nwaiting++;
+}
+
+static void waiting_push_front(struct engine *e, struct sim_req *r)
+{
+	r->wprev = NULL;
+	r->wnext = e->whead;
+	if (e->whead)
+		e->whead->wprev = r;
+	else
+		e->wtail = r;
+	e->whead = r;
+	e->nwaiting++;
+}
+
+static int running_push(struct engine *e, struct sim_req *r)
+{
+	if (e->nrunning == e->running_cap) {
+		size_t cap = e->running_cap ? e->running_cap * 2 : 64;
+		struct sim_req **nr = realloc(e->running, cap * sizeof *nr);
+		if (!nr)
+			return -1;
+		e->running = nr;
+		e->running_cap = cap;
+	}
+	e->running[e->nrunning++] = r;
+	return 0;
+}
+
+static void running_remove(struct engine *e, struct sim_req *r)
+{
+	for (size_t i = 0; i < e->nrunning; i++)
+		if (e->running[i] == r) {
+			memmove(&e->running[i], &e->running[i + 1],
+				(e->nrunning - i - 1) * sizeof *e->running);
+			e->nrunning--;
+			return;
+		}
+}
+
+static void release_blocks(struct engine *e, struct sim_req *r)
+{
+	e->kv_blocks_used -= r->blocks_held;
+	r->blocks_held = 0;
+}
+
+/* Recompute later, as vLLM V1 does: the KV is dropped and the request goes
+ * back to the head of the queue needing prompt + generated tokens again. */
+static void preempt(struct engine *e, struct sim_req *r)
+{
+	running_remove(e, r);
+	release_blocks(e, r);
+	r->computed = 0;
+	r->prefill_target = r->prompt_tokens + r->generated;
+	r->step_chunk = r->step_decode = 0;
+	r->state = REQ_WAITING;
+	r->preemptions++;
+	e->srv->m.preemptions++;
+	waiting_push_front(e, r);
+}
+
+/* ---- speed model ---- */
+
+struct step_plan {
+	int n_decode;
+	double sum_ctx, sum_prompt, prefill_ms;
+};
+
+static double prefill_rate(const struct sim_server *srv, int64_t context)
+{
+	double r = NAN;
+	if (srv->cfg.profile)
+		r = tt_profile_prefill_tok_s(srv->cfg.profile, context);
+	if (!(r > 0))
+		r = srv->cfg.prefill_tok_s;
+	return r;
+}
+
+static uint64_t step_duration_ns(const struct sim_server *srv, const struct step_plan *p)
+{
+	const struct sim_config *c = &srv->cfg;
+	double ms = p->prefill_ms;
+
+	if (p->n_decode > 0) {
+		double t = NAN;
+		if (c->profile)
+			t = tt_profile_tbt_ms(c->profile,
+					      (int64_t)(p->sum_prompt / p->n_decode + 0.5),
+					      p->n_decode);
+		if (!(t > 0))
+			t = c->step_base_ms + c->per_seq_ms * p->n_decode +
+			    c->per_ctx_token_ns * 1e-6 * p->sum_ctx;
+		ms += t;
+	}
+	double ns = ms * 1e6;
+	return ns < 1000 ? 1000 : (uint64_t)ns;
+}
+
+static void plan_prefill(const struct sim_server *srv, struct sim_req *r, int *budget,
+			 struct step_plan *p)
+{
+	int64_t left = r->prefill_target - r->computed;
+	int chunk = left < *budget ? (int)left : *budget;
+	if (chunk <= 0)
+		return;
+	r->step_chunk = chunk;
+	*budget -= chunk;
+	/* Each chunk costs its share of the whole prompt's measured prefill
+	 * time, so a cold prefill takes exactly target / rate(target). */
+	p->prefill_ms += 1000.0 * chunk / prefill_rate(srv, r->prefill_target);
+}
+
+static int64_t cached_prefix(struct engine *e, struct sim_req *r)
+{
+	const struct sim_config *c = &e->srv->cfg;
+	size_t hit = 0;
+	if (!c->prefix_caching)
+		return 0;
+	while (hit < r->nblocks && pc_has(&e->pc, r->block_hash[hit]))
+		hit++;
+	/* the last block is always recomputed, as in vLLM */
+	int64_t max_cached = ((r->prefill_target - 1) / c->block_size) * c->block_size;
+	int64_t cached = (int64_t)hit * c->block_size;
+	return cached < max_cached ? cached : max_cached;
+}
+
+/* Composes the step starting at time t; returns 0 when there is nothing to do. */
+static int plan_step(struct engine *e, uint64_t t, uint64_t *dur)
+{
+	struct sim_server *srv = e->srv;
+	const struct sim_config *c = &srv->cfg;
+	struct step_plan p = {0, 0, 0, 0};
+	int budget = c->max_batched_tokens, work = 0;
+
+	for (size_t i = 0; i < e->nrunning; i++) {
+		struct sim_req *r = e->running[i];
+		r->step_chunk = r->step_decode = 0;
+		if (r->computed < r->prefill_target) {
+			plan_prefill(srv, r, &budget, &p);
+			work |= r->step_chunk > 0;
+			continue;
+		}
+		int64_t need = blocks_for(e, r->computed + 1);
+		int self = 0;
+		while (need > r->blocks_held && e->kv_blocks_used >= e->kv_blocks_total) {
+			struct sim_req *victim = e->running[e->nrunning - 1];
+			self = victim == r;
+			preempt(e, victim);
+			if (self)
+				break;
+		}
+		if (self) {
+			i--; /* running[i] is now the next request, or the end */
+			continue;
+		}
+		if (need > r->blocks_held) {
+			r->blocks_held++;
+			e->kv_blocks_used++;
+		}
+		if (budget <= 0)
+			continue;
+		budget--;
+		r->step_decode = 1;
+		p.n_decode++;
+		p.sum_ctx += (double)(r->prompt_tokens + r->generated);
+		p.sum_prompt += (double)r->prompt_tokens;
+		work = 1;
+	}
+	while (e->whead && budget > 0 && e->nrunning < (size_t)c->max_num_seqs &&
+	       e->whead->arrival_ns <= t) {
+		struct sim_req *r = e->whead;
+		int64_t cached = cached_prefix(e, r);
+		int64_t need = blocks_for(e, r->prefill_target);
+		if (need > e->kv_blocks_total - e->kv_blocks_used)
+			break; /* first come, first served: the head waits for room */
+		waiting_unlink(e, r);
+		if (running_push(e, r)) {
+			waiting_push_front(e, r);
+			break;
+		}
+		r->blocks_held = need;
+		e->kv_blocks_used += need;
+		r->computed = cached;
+		r->cached_tokens = cached;
+		r->state = REQ_RUNNING;
+		r->step_chunk = r->step_decode = 0;
+		srv->m.prefix_queries += (uint64_t)r->prompt_tokens;
+		srv->m.prefix_hits += (uint64_t)cached;
+		if (!r->preemptions)
+			srv->m.prompt_tokens += (uint64_t)r->prompt_tokens;
+		plan_prefill(srv, r, &budget, &p);
+		work |= r->step_chunk > 0;
+	}
+	if (!work)
+		return 0;
+	e->step_start_ns = t;
+	*dur = step_duration_ns(srv, &p);
+	srv->m.busy_slot_sum += (double)e->nrunning;
+	return 1;
+}
+
+static void finish(struct engine *e, struct sim_req *r)
+{
+	release_blocks(e, r);
+	r->state = REQ_FINISHED;
+}
+
+/* The step that ended at time t: hand out its tokens. */
+static int complete_step(struct engine *e, uint64_t t)
+{
+	struct sim_server *srv = e->srv;
+	size_t j = 0;
+	int finished = 0;
+	uint64_t produced = 0;
+
+	for (size_t i = 0; i < e->nrunning; i++) {
+		struct sim_req *r = e->running[i];
+		int token = 0;
+		if (r->step_chunk) {
+			r->computed += r->step_chunk;
+			if (r->computed >= r->prefill_target) {
+				token = 1;
+				if (srv->cfg.prefix_caching)
+					for (size_t b = 0; b < r->nblocks; b++)
+						pc_add(&e->pc, r->block_hash[b]);
+			}
+		} else if (r->step_decode) {
+			r->computed++;
+			token = 1;
+		}
+		r->step_chunk = r->step_decode = 0;
+		if (token) {
+			r->generated++;
+			produced++;
+			req_pend_push(r, t);
+			api_mark_dirty(srv, r);
+			if (r->generated >= r->target_len) {
+				finish(e, r);
+				finished = 1;
+				continue;
+			}
+		}
+		e->running[j++] = r;
+	}
+	e->nrunning = j;
+	srv->m.generation_tokens += produced;
+	srv->m.steps++;
+	metrics_note_tokens(&srv->m, t, produced);
+	return finished;
+}
+
+static void arm_timer(struct engine *e)
+{
+	uint64_t now = sim_now_ns();
+	uint64_t d = e->step_end_ns > now ? e->step_end_ns - now : 0;
+	struct timeval tv = {(time_t)(d / 1000000000u), (suseconds_t)((d % 1000000000u) / 1000)};
+	evtimer_add(e->step_ev, &tv);
+}
+
+static void maybe_flush(struct engine *e, int force)
+{
+	struct sim_server *srv = e->srv;
+	if (!srv->ndirty)
+		return;
+	e->steps_since_flush++;
+	if (force || srv->cfg.merge_steps <= 1 ||
+	    e->steps_since_flush >= (uint64_t)srv->cfg.merge_steps) {
+		e->steps_since_flush = 0;
+		event_active(srv->flush_ev, EV_WRITE, 0);
+	}
+}
+
+static void start_step_at(struct engine *e, uint64_t t)
+{
+	uint64_t dur;
+	if (plan_step(e, t, &dur)) {
+		e->busy = 1;
+		e->step_end_ns = t + dur;
+	} else {
+		e->busy = 0;
+	}
+}
+
+/* Runs every step whose end time has passed, in order, each at its own
+ * scheduled time: a late loop catches up without shifting the schedule,
+ * and the tokens of the caught-up steps leave as merged chunks. */
+static void on_step(evutil_socket_t fd, short what, void *arg)
+{
+	struct engine *e = arg;
+	uint64_t now = sim_now_ns();
+	int finished = 0;
+	(void)fd;
+	(void)what;
+
+	while (e->busy && e->step_end_ns <= now) {
+		uint64_t t = e->step_end_ns;
+		lateness_note(&e->late, now - t);
+		finished |= complete_step(e, t);
+		start_step_at(e, t);
+		if (!e->busy && e->whead) {
+			/* work arrived after t but before now: start it now */
+			start_step_at(e, now);
+		}
+	}
+	maybe_flush(e, finished);
+	if (e->busy)
+		arm_timer(e);
+}
+
+void engine_submit(struct engine *e, struct sim_req *r)
+{
+	r->state = REQ_WAITING;
+	r->prefill_target = r->prompt_tokens;
+	waiting_push_back(e, r);
+	if (!e->busy) {
+		start_step_at(e, sim_now_ns());
+		if (e->busy)
+			arm_timer(e);
+	}
+}
+
+void engine_abort(struct engine *e, struct sim_req *r)
+{
+	if (r->state == REQ_RUNNING) {
+		running_remove(e, r);
+		release_blocks(e, r);
+	} else if (r->state == REQ_WAITING) {
+		waiting_unlink(e, r);
+	}
+	r->state = REQ_ABORTED;
+}
+
+double engine_kv_usage(const struct engine *e)
+{
+	return e->kv_blocks_total ? (double)e->kv_blocks_used / (double)e->kv_blocks_total : 0;
+}
+
+int engine_init(struct engine *e, struct sim_server *srv, char *err, size_t errlen)
+{
+	memset(e, 0, sizeof *e);
+	e->srv = srv;
+	e->kv_blocks_total = srv->cfg.kv_capacity / srv->cfg.block_size;
+	if (pc_init(&e->pc, (size_t)e->kv_blocks_total)) {
+		snprintf(err, errlen, "out of memory for the prefix cache");
+		return -1;
+	}
+	e->step_ev = evtimer_new(srv->base, on_step, e);
+	if (!e->step_ev || event_priority_set(e->step_ev, 0)) {
+		snprintf(err, errlen, "cannot create the step timer");
+		return -1;
+	}
+	return 0;
+}
+
+void engine_release(struct engine *e)
+{
+	if (e->step_ev)
+		event_free(e->step_ev);
+	e->step_ev = NULL;
+	free(e->running);
+	e->running = NULL;
+	prefix_cache_release(&e->pc);
+}

@@ -1,0 +1,298 @@
+/* Prometheus text for /metrics under each flavor's names (REFERENCE.md 3). */
+#include "sim.h"
+
+#include <event2/buffer.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* vLLM's bucket bounds */
+static const double ttft_bounds[] = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5,
+				     0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0,
+				     640.0, 2560.0};
+static const double itl_bounds[] = {0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5,
+				    0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0};
+static const double e2e_bounds[] = {0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0,
+				    30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0,
+				    7680.0};
+
+static void hist_init(struct histogram *h, const double *b, size_t n)
+{
+	h->bounds = b;
+	h->nb = n;
+	h->counts = calloc(n + 1, sizeof *h->counts);
+	h->sum = 0;
+	h->count = 0;
+}
+
+void metrics_init(struct sim_metrics *m)
+{
+	memset(m, 0, sizeof *m);
+	hist_init(&m->ttft, ttft_bounds, sizeof ttft_bounds / sizeof ttft_bounds[0]);
+	hist_init(&m->itl, itl_bounds, sizeof itl_bounds / sizeof itl_bounds[0]);
+	hist_init(&m->e2e, e2e_bounds, sizeof e2e_bounds / sizeof e2e_bounds[0]);
+}
+
+void metrics_release(struct sim_metrics *m)
+{
+	free(m->ttft.counts);
+	free(m->itl.counts);
+	free(m->e2e.counts);
+}
+
+void metrics_observe(struct histogram *h, double v)
+{
+	size_t i = 0;
+	if (!h->counts)
+		return;
+	while (i < h->nb && v > h->bounds[i])
+		i++;
+	h->counts[i]++;
+	h->sum += v;
+	h->count++;
+}
+
+/* sglang:gen_throughput is the rate over the last logging interval (1 s). */
+void metrics_note_tokens(struct sim_metrics *m, uint64_t now_ns, uint64_t n)
+{
+	if (!m->gen_window_start_ns)
+		m->gen_window_start_ns = now_ns;
+	m->gen_window_tokens += n;
+	if (now_ns - m->gen_window_start_ns >= 1000000000u) {
+		m->gen_throughput = (double)m->gen_window_tokens * 1e9 /
+				    (double)(now_ns - m->gen_window_start_ns);
+		m->gen_window_start_ns = now_ns;
+		m->gen_window_tokens = 0;
+	}
+}
+
+void lateness_note(struct lateness_hist *h, uint64_t late_ns)
+{
+	uint64_t us = late_ns / 1000;
+	h->us[us < 10000 ? us : 10000]++;
+	h->count++;
+	h->sum_ns += late_ns;
+	if (late_ns > h->max_ns)
+		h->max_ns = late_ns;
+}
+
+uint64_t lateness_quantile_ns(const struct lateness_hist *h, double q)
+{
+	uint64_t want = (uint64_t)(q * (double)h->count), seen = 0;
+	if (!h->count)
+		return 0;
+	for (size_t i = 0; i <= 10000; i++) {
+		seen += h->us[i];
+		if (seen > want || seen == h->count)
+			return i == 10000 ? h->max_ns : (uint64_t)i * 1000 + 500;
+	}
+	return h->max_ns;
+}
+
+/* Python's float repr, as prometheus_client writes: 3 -> "3.0". */
+static void num(struct evbuffer *o, double v)
+{
+	char b[64];
+	if (v == (double)(long long)v && v < 1e15 && v > -1e15)
+		snprintf(b, sizeof b, "%lld.0", (long long)v);
+	else
+		snprintf(b, sizeof b, "%.15g", v);
+	evbuffer_add(o, b, strlen(b));
+}
+
+struct names {
+	const char *prefix;  /* "vllm:" */
+	const char *labels;  /* "model_name=\"m\"" or "" */
+};
+
+static void head(struct evbuffer *o, const struct names *n, const char *name, const char *type,
+		 const char *help)
+{
+	evbuffer_add_printf(o, "# HELP %s%s %s\n# TYPE %s%s %s\n", n->prefix, name, help,
+			    n->prefix, name, type);
+}
+
+static void sample(struct evbuffer *o, const struct names *n, const char *name,
+		   const char *extra, double v)
+{
+	evbuffer_add_printf(o, "%s%s", n->prefix, name);
+	if (*n->labels || (extra && *extra))
+		evbuffer_add_printf(o, "{%s%s%s}", extra && *extra ? extra : "",
+				    extra && *extra && *n->labels ? "," : "", n->labels);
+	evbuffer_add(o, " ", 1);
+	num(o, v);
+	evbuffer_add(o, "\n", 1);
+}
+
+static void gauge(struct evbuffer *o, const struct names *n, const char *name, const char *help,
+		  double v)
+{
+	head(o, n, name, "gauge", help);
+	sample(o, n, name, NULL, v);
+}
+
+/* prometheus_client's layout: the _total family typed counter, then its
+ * _created samples as a gauge family of their own. */
+static void counter(struct evbuffer *o, const struct names *n, const char *name,
+		    const char *help, double v, double created)
+{
+	char full[128];
+	snprintf(full, sizeof full, "%s_total", name);
+	head(o, n, full, "counter", help);
+	sample(o, n, full, NULL, v);
+	if (created > 0) {
+		snprintf(full, sizeof full, "%s_created", name);
+		head(o, n, full, "gauge", help);
+		sample(o, n, full, NULL, created);
+	}
+}
+
+static void histogram(struct evbuffer *o, const struct names *n, const char *name,
+		      const char *help, const struct histogram *h)
+{
+	char full[128], le[64];
+	uint64_t cum = 0;
+	head(o, n, name, "histogram", help);
+	snprintf(full, sizeof full, "%s_bucket", name);
+	for (size_t i = 0; i <= h->nb; i++) {
+		cum += h->counts[i];
+		if (i < h->nb)
+			snprintf(le, sizeof le, "le=\"%g%s\"", h->bounds[i],
+				 h->bounds[i] == (double)(long long)h->bounds[i] ? ".0" : "");
+		else
+			snprintf(le, sizeof le, "le=\"+Inf\"");
+		sample(o, n, full, le, (double)cum);
+	}
+	snprintf(full, sizeof full, "%s_count", name);
+	sample(o, n, full, NULL, (double)h->count);
+	snprintf(full, sizeof full, "%s_sum", name);
+	sample(o, n, full, NULL, h->sum);
+}
+
+static void render_vllm(struct sim_server *srv, struct evbuffer *o, const struct names *n)
+{
+	const struct sim_metrics *m = &srv->m;
+	const struct engine *e = &srv->eng;
+	double created = srv->start_unix;
+
+	gauge(o, n, "num_requests_running", "Number of requests in model execution batches.",
+	      (double)e->nrunning);
+	gauge(o, n, "num_requests_waiting", "Number of requests waiting to be processed.",
+	      (double)e->nwaiting);
+	gauge(o, n, "kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.",
+	      engine_kv_usage(e));
+	counter(o, n, "prefix_cache_queries",
+		"Prefix cache queries, in terms of number of queried tokens.",
+		(double)m->prefix_queries, created);
+	counter(o, n, "prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.",
+		(double)m->prefix_hits, created);
+	counter(o, n, "num_preemptions", "Cumulative number of preemption from the engine.",
+		(double)m->preemptions, created);
+	counter(o, n, "prompt_tokens", "Number of prefill tokens processed.",
+		(double)m->prompt_tokens, created);
+	counter(o, n, "generation_tokens", "Number of generation tokens processed.",
+		(double)m->generation_tokens, created);
+	head(o, n, "cache_config_info", "gauge", "Information of the LLMEngine CacheConfig");
+	evbuffer_add_printf(o, "%scache_config_info{block_size=\"%d\",cache_dtype=\"auto\","
+			    "enable_prefix_caching=\"%s\",gpu_memory_utilization=\"0.9\","
+			    "num_cpu_blocks=\"None\",num_gpu_blocks=\"%lld\","
+			    "num_gpu_blocks_override=\"None\",sliding_window=\"None\","
+			    "swap_space_bytes=\"4294967296\"} 1.0\n",
+			    n->prefix, srv->cfg.block_size,
+			    srv->cfg.prefix_caching ? "True" : "False",
+			    (long long)e->kv_blocks_total);
+	histogram(o, n, "time_to_first_token_seconds", "Histogram of time to first token in seconds.",
+		  &m->ttft);
+	histogram(o, n, "inter_token_latency_seconds", "Histogram of inter-token latency in seconds.",
+		  &m->itl);
+	histogram(o, n, "e2e_request_latency_seconds",
+		  "Histogram of e2e request latency in seconds.", &m->e2e);
+}
+
+static void render_sglang(struct sim_server *srv, struct evbuffer *o, const struct names *n)
+{
+	const struct sim_metrics *m = &srv->m;
+	const struct engine *e = &srv->eng;
+
+	gauge(o, n, "num_running_reqs", "The number of running requests.", (double)e->nrunning);
+	gauge(o, n, "num_queue_reqs", "The number of requests in the waiting queue.",
+	      (double)e->nwaiting);
+	gauge(o, n, "token_usage", "The token usage.", engine_kv_usage(e));
+	gauge(o, n, "max_total_num_tokens", "Maximum total number of tokens in the KV cache pool.",
+	      (double)(e->kv_blocks_total * srv->cfg.block_size));
+	gauge(o, n, "gen_throughput", "The generation throughput (token/s).", m->gen_throughput);
+	gauge(o, n, "cache_hit_rate", "The prefix cache hit rate.",
+	      m->prefix_queries ? (double)m->prefix_hits / (double)m->prefix_queries : 0.0);
+	counter(o, n, "prompt_tokens", "Number of prefill tokens processed.",
+		(double)m->prompt_tokens, 0);
+	counter(o, n, "generation_tokens", "Number of generation tokens processed.",
+		(double)m->generation_tokens, 0);
+	counter(o, n, "num_requests", "Number of requests processed.",
+		(double)(m->requests_ok + m->requests_err), 0);
+	histogram(o, n, "time_to_first_token_seconds", "Histogram of time to first token in seconds.",
+		  &m->ttft);
+	histogram(o, n, "inter_token_latency_seconds", "Histogram of inter-token latency in seconds.",
+		  &m->itl);
+	histogram(o, n, "e2e_request_latency_seconds",
+		  "Histogram of End-to-end request latency in seconds", &m->e2e);
+}
+
+static void render_llamacpp(struct sim_server *srv, struct evbuffer *o, const struct names *n)
+{
+	const struct sim_metrics *m = &srv->m;
+	const struct engine *e = &srv->eng;
+
+	/* llama.cpp writes plain integers and no labels */
+	evbuffer_add_printf(o,
+		"# HELP llamacpp:prompt_tokens_total Number of prompt tokens processed.\n"
+		"# TYPE llamacpp:prompt_tokens_total counter\n"
+		"llamacpp:prompt_tokens_total %llu\n"
+		"# HELP llamacpp:prompt_seconds_total Prompt process time\n"
+		"# TYPE llamacpp:prompt_seconds_total counter\n"
+		"llamacpp:prompt_seconds_total %.3f\n"
+		"# HELP llamacpp:tokens_predicted_total Number of generation tokens processed.\n"
+		"# TYPE llamacpp:tokens_predicted_total counter\n"
+		"llamacpp:tokens_predicted_total %llu\n"
+		"# HELP llamacpp:n_decode_total Total number of llama_decode() calls\n"
+		"# TYPE llamacpp:n_decode_total counter\n"
+		"llamacpp:n_decode_total %llu\n"
+		"# HELP llamacpp:n_busy_slots_per_decode Average number of busy slots per llama_decode() call\n"
+		"# TYPE llamacpp:n_busy_slots_per_decode counter\n"
+		"llamacpp:n_busy_slots_per_decode %.3f\n"
+		"# HELP llamacpp:requests_processing Number of requests processing.\n"
+		"# TYPE llamacpp:requests_processing gauge\n"
+		"llamacpp:requests_processing %zu\n"
+		"# HELP llamacpp:requests_deferred Number of requests deferred.\n"
+		"# TYPE llamacpp:requests_deferred gauge\n"
+		"llamacpp:requests_deferred %zu\n",
+		(unsigned long long)m->prompt_tokens, (double)m->prompt_ns / 1e9,
+		(unsigned long long)m->generation_tokens, (unsigned long long)m->steps,
+		m->steps ? m->busy_slot_sum / (double)m->steps : 0.0, e->nrunning, e->nwaiting);
+	(void)n;
+}
+
+void metrics_render(struct sim_server *srv, struct evbuffer *out)
+{
+	char labels[256];
+	struct names n;
+
+	snprintf(labels, sizeof labels, "engine=\"0\",model_name=\"%s\"", srv->cfg.model);
+	switch (srv->cfg.flavor) {
+	case FLAVOR_SGLANG:
+		snprintf(labels, sizeof labels, "model_name=\"%s\"", srv->cfg.model);
+		n.prefix = "sglang:";
+		n.labels = labels;
+		render_sglang(srv, out, &n);
+		break;
+	case FLAVOR_LLAMACPP:
+		n.prefix = "llamacpp:";
+		n.labels = "";
+		render_llamacpp(srv, out, &n);
+		break;
+	case FLAVOR_VLLM:
+	default:
+		n.prefix = "vllm:";
+		n.labels = labels;
+		render_vllm(srv, out, &n);
+		break;
+	}
+}
