@@ -188,6 +188,9 @@ void tt_fmt_exact(double v, char *buf, size_t len)
 	}
 	for (prec = 1; prec < 17; prec++) {
 		snprintf(num, sizeof num, "%.*g", prec, v);
+		/* "9e+01" reads back as 90 but is no way to write 90 */
+		if (strchr(num, 'e') && fabs(v) >= 1e-5 && fabs(v) < 1e15)
+			continue;
 		if (strtod(num, NULL) == v)
 			break;
 	}

@@ -36,9 +36,22 @@ static cJSON *attach(struct jctx *j, cJSON *obj, const char *key, cJSON *item)
 	return item;
 }
 
+/* A number as the shortest text that reads back as the same double.  cJSON's
+ * own printer compares with a relative epsilon and would write 0.3 for
+ * 0.30000000000000004, so numbers go in as raw text. */
+static cJSON *number(double v)
+{
+	char text[40];
+
+	if (!isfinite(v))
+		return cJSON_CreateNull();
+	tt_fmt_exact(v, text, sizeof text);
+	return cJSON_CreateRaw(text);
+}
+
 static void put_num(struct jctx *j, cJSON *obj, const char *key, double v)
 {
-	attach(j, obj, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+	attach(j, obj, key, number(v));
 }
 
 /* Counts and token numbers: negative means unknown. */
@@ -73,7 +86,7 @@ static void put_i64s(struct jctx *j, cJSON *obj, const char *key, const int64_t 
 	size_t i;
 
 	for (i = 0; a && i < n; i++)
-		attach(j, a, NULL, cJSON_CreateNumber((double)v[i]));
+		attach(j, a, NULL, number((double)v[i]));
 }
 
 /* ---- run -------------------------------------------------------------- */
@@ -89,7 +102,7 @@ static void run_settings(struct jctx *j, const struct tt_manifest *m, cJSON *run
 	put_i64s(j, s, "contexts", m->contexts, m->n_contexts);
 	a = put_arr(j, s, "concurrency");
 	for (i = 0; a && i < m->n_concurrency; i++)
-		attach(j, a, NULL, cJSON_CreateNumber(m->concurrency[i]));
+		attach(j, a, NULL, number(m->concurrency[i]));
 	put_i64s(j, s, "prefill_contexts", m->prefill_contexts, m->n_prefill_contexts);
 	put_num(j, s, "duration_s", m->duration_s);
 	put_count(j, s, "max_tokens", (double)m->max_tokens);
@@ -116,7 +129,7 @@ static void run_analysis(struct jctx *j, const struct tt_report *r, cJSON *run)
 	put_num(j, a, "window_s", o->window_s);
 	q = put_arr(j, a, "quantiles");
 	for (i = 0; q && i < nq; i++)
-		attach(j, q, NULL, cJSON_CreateNumber(qs[i]));
+		attach(j, q, NULL, number(qs[i]));
 	put_num(j, a, "queued_share", o->queued_share > 0 ? o->queued_share : DEFAULT_QUEUED_SHARE);
 	put_num(j, a, "min_tokens", o->min_tokens > 0 ? (double)o->min_tokens : DEFAULT_MIN_TOKENS);
 	put_num(j, a, "cut_short_ratio",

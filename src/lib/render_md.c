@@ -15,8 +15,10 @@
 #define TIMES " \xc3\x97 "  /* " × " */
 #define ENDASH "\xe2\x80\x93" /* "–" */
 
-/* Text from the run: escape what markdown would read as markup (CommonMark
- * allows a backslash before any ASCII punctuation), fold line breaks. */
+/* Text from the run: escape what markdown would read as markup inside a
+ * line (CommonMark allows a backslash before any ASCII punctuation; `<`
+ * would open raw HTML), fold line breaks.  Values never start a line, so
+ * `#`, `>` and list markers need nothing. */
 static void md_text(struct tt_buf *out, const char *s)
 {
 	const char *p;
@@ -24,7 +26,7 @@ static void md_text(struct tt_buf *out, const char *s)
 	for (p = s; *p; p++) {
 		if (*p == '\n' || *p == '\r' || *p == '\t')
 			tt_buf_puts(out, " ");
-		else if (strchr("\\`*_[]<>|#", *p))
+		else if (strchr("\\`*_[]<|", *p))
 			tt_buf_printf(out, "\\%c", *p);
 		else
 			tt_buf_append(out, p, 1);
@@ -440,9 +442,8 @@ static void legend(const struct tt_report *r, struct tt_buf *out)
 	for (s = 1; s < TT_STATUS_COUNT_; s++) {
 		if (!seen[s])
 			continue;
+		/* the legend sentence starts with the status name */
 		tt_buf_puts(out, n++ ? " " : "");
-		md_text(out, tt_status_name((enum tt_status)s));
-		tt_buf_puts(out, ": ");
 		md_text(out, tt_status_legend((enum tt_status)s));
 	}
 	if (n)

@@ -149,6 +149,39 @@ static void table_print(struct table *t, size_t avail, int use_color, struct tt_
 	tt_buf_puts(out, "\n");
 }
 
+/* Prose wrapped at spaces to fit avail columns; lines after the first are
+ * indented by `hang` spaces.  The caller has written `used` columns already. */
+static void wrap(struct tt_buf *out, const char *text, size_t used, size_t hang, size_t avail)
+{
+	const char *p = text;
+	size_t col = used;
+	int first = 1;
+
+	while (*p) {
+		const char *end = strchr(p, ' ');
+		size_t len = end ? (size_t)(end - p) : strlen(p), w;
+		char word[512];
+
+		snprintf(word, sizeof word, "%.*s", (int)len, p);
+		w = display_width(word);
+		if (!first && col + 1 + w > avail) {
+			tt_buf_puts(out, "\n");
+			pad(out, hang);
+			col = hang;
+		} else if (!first) {
+			tt_buf_puts(out, " ");
+			col++;
+		}
+		tt_buf_append(out, p, len);
+		col += w;
+		first = 0;
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	tt_buf_puts(out, "\n");
+}
+
 /* ---- statuses ----------------------------------------------------------- */
 
 static const char *status_color(enum tt_status s)
@@ -209,8 +242,12 @@ static void header(const struct tt_report *r, int use_color, struct tt_buf *out)
 	tt_buf_puts(out, np ? "\n\n" : "\n");
 }
 
-static void title(const char *s, int use_color, struct tt_buf *out)
+static void title(const char *s, size_t avail, int use_color, struct tt_buf *out)
 {
+	if (display_width(s) > avail) {
+		wrap(out, s, 0, 2, avail);
+		return;
+	}
 	emit(out, s, "1", use_color);
 	tt_buf_puts(out, "\n");
 }
@@ -247,7 +284,7 @@ static enum tt_code prefill(const struct tt_report *r, const size_t *order, size
 		set(&t, row, 3, tt_status_name(c->status), status_color(c->status));
 		row++;
 	}
-	title("Prefill", use_color, out);
+	title("Prefill", avail, use_color, out);
 	table_print(&t, avail, use_color, out);
 	free(t.cells);
 	return TT_OK;
@@ -377,11 +414,11 @@ static enum tt_code decode(const struct tt_report *r, size_t avail, int use_colo
 	if (!nctx)
 		goto cleanup;
 	title("Sustained decode: total tok/s (rows: context, columns: simultaneous requests)",
-	      use_color, out);
+	      avail, use_color, out);
 	rc = matrix(r, ctxs, nctx, concs, nconc, 0, avail, use_color, out);
 	if (rc)
 		goto cleanup;
-	title("Sustained decode: median TTFT", use_color, out);
+	title("Sustained decode: median TTFT", avail, use_color, out);
 	rc = matrix(r, ctxs, nctx, concs, nconc, 1, avail, use_color, out);
 
 cleanup:
@@ -390,9 +427,10 @@ cleanup:
 	return rc;
 }
 
-static void notes(const struct tt_report *r, const size_t *order, int use_color,
+static void notes(const struct tt_report *r, const size_t *order, size_t avail, int use_color,
 		  struct tt_buf *out)
 {
+	char line[sizeof r->cells[0].reason + 128];
 	int seen[TT_STATUS_COUNT_] = {0};
 	size_t i;
 	int s, any = 0;
@@ -402,14 +440,16 @@ static void notes(const struct tt_report *r, const size_t *order, int use_color,
 			seen[r->cells[i].status] = any = 1;
 	if (!any)
 		return;
-	title("Statuses", use_color, out);
+	title("Statuses", avail, use_color, out);
 	for (s = 1; s < TT_STATUS_COUNT_; s++) {
 		if (!seen[s])
 			continue;
-		tt_buf_printf(out, "  %c  ", status_tag((enum tt_status)s));
-		emit(out, tt_status_name((enum tt_status)s), status_color((enum tt_status)s),
-		     use_color);
-		tt_buf_printf(out, ": %s\n", tt_status_legend((enum tt_status)s));
+		/* the legend sentence starts with the status name */
+		tt_buf_puts(out, "  ");
+		emit(out, (char[2]){status_tag((enum tt_status)s), '\0'},
+		     status_color((enum tt_status)s), use_color);
+		tt_buf_puts(out, "  ");
+		wrap(out, tt_status_legend((enum tt_status)s), 5, 5, avail);
 	}
 	tt_buf_puts(out, "\n");
 	for (i = 0; i < r->n_cells; i++) {
@@ -420,13 +460,15 @@ static void notes(const struct tt_report *r, const size_t *order, int use_color,
 			continue;
 		tt_render_context(c->context, ctx, sizeof ctx);
 		if (c->phase == TT_PHASE_PREFILL)
-			tt_buf_printf(out, "  prefill %s: ", ctx);
+			snprintf(line, sizeof line, "prefill %s: %s%s%.*s", ctx,
+				 tt_status_name(c->status), c->reason[0] ? MIDDOT : "",
+				 (int)sizeof c->reason, c->reason);
 		else
-			tt_buf_printf(out, "  %s x %d: ", ctx, c->concurrency);
-		emit(out, tt_status_name(c->status), status_color(c->status), use_color);
-		if (c->reason[0])
-			tt_buf_printf(out, MIDDOT "%.*s", (int)sizeof c->reason, c->reason);
-		tt_buf_puts(out, "\n");
+			snprintf(line, sizeof line, "%s x %d: %s%s%.*s", ctx, c->concurrency,
+				 tt_status_name(c->status), c->reason[0] ? MIDDOT : "",
+				 (int)sizeof c->reason, c->reason);
+		tt_buf_puts(out, "  ");
+		wrap(out, line, 2, 4, avail);
 	}
 	tt_buf_puts(out, "\n");
 }
@@ -486,7 +528,7 @@ static enum tt_code measurements(const struct tt_report *r, const size_t *order,
 		tt_fmt_int(counts && c->errors >= 0 ? (double)c->errors : NAN, s, sizeof s);
 		set(&t, row, 12, s, counts && c->errors > 0 ? "31" : NULL);
 	}
-	title("All measurements (latencies are medians)", use_color, out);
+	title("All measurements (latencies are medians)", avail, use_color, out);
 	table_print(&t, avail, use_color, out);
 	free(t.cells);
 	return TT_OK;
@@ -513,7 +555,7 @@ enum tt_code tt_render_term_text(const struct tt_report *r, const struct tt_rend
 	if (!rc)
 		rc = decode(r, avail, use_color, out);
 	if (!rc)
-		notes(r, order, use_color, out);
+		notes(r, order, avail, use_color, out);
 	if (!rc)
 		rc = measurements(r, order, avail, use_color, out);
 
