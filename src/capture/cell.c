@@ -1,0 +1,416 @@
+/* One cell of the matrix, with the reference tool's procedure
+ * (REFERENCE.md section 1, docs/capture.md "Procedure"):
+ *
+ *   prefill-<ctx>:     one cold scout, max_tokens 1: the prefill row.
+ *   decode-<ctx>x<C>:  over capacity?  -> recorded, not run;
+ *                      warm every slot's prompt (max_tokens 1);
+ *                      C closed-loop workers;
+ *                      readiness: all C streams producing and nothing
+ *                      queued for readiness_s (or give up after the timeout);
+ *                      the window; at its end in-flight streams are cut.
+ *
+ * The manifest is committed at every state change, so a crash leaves the
+ * cell `running` and its trace holds every request that ended before. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+
+enum phase { PH_WARMUP, PH_RUN, PH_OVER };
+
+struct cellrun {
+	struct cap *c;
+	int n;                 /* slots */
+	enum phase phase;
+	struct body *bodies;
+	struct xfer **cur;
+	uint32_t *seq;
+	int64_t *restart_at;   /* monotonic ns; -1 none pending */
+	int *fails;
+	int *produced;
+	int warm_left;
+	int scout_done;
+	const char *path;
+};
+
+static double since_s(int64_t a, int64_t b)
+{
+	return (double)(b - a) / 1e9;
+}
+
+static void commit(struct cap *c)
+{
+	struct tt_error e;
+	/* A failed commit leaves the previous manifest in place: the run stays
+	 * readable.  It is reported, and the capture goes on measuring. */
+	if (tt_run_writer_commit(c->run, &e) != TT_OK) {
+		progress_clear(c);
+		fprintf(stderr, "warning: %s\n", e.msg);
+	}
+}
+
+static struct tt_cell_info *cell_info(struct cap *c, size_t i)
+{
+	return &tt_run_writer_manifest(c->run)->cells[i];
+}
+
+static void gen_done(struct cap *c, struct xfer *x, CURLcode res);
+
+static int start_req(struct cellrun *cr, int slot, enum tt_role role, int64_t sched)
+{
+	struct cap *c = cr->c;
+	struct xfer *x = xfer_get(c, XFER_GEN);
+	struct tt_error e;
+
+	if (!x)
+		return -1;
+	x->done = gen_done;
+	x->user = cr;
+	x->slot = slot;
+	x->seq = cr->seq[slot]++;
+	x->role = role;
+	x->t_sched = rel_ns(c, sched);
+	if (xfer_start(c, x, cr->path, cr->bodies[slot].data, cr->bodies[slot].len, &e) != TT_OK) {
+		xfer_put(c, x);
+		return -1;
+	}
+	cr->cur[slot] = x;
+	return 0;
+}
+
+static void gen_done(struct cap *c, struct xfer *x, CURLcode res)
+{
+	struct cellrun *cr = x->user;
+	int slot = x->slot;
+	enum tt_role role = x->role;
+	int ok;
+
+	gen_record(c, x, res, TT_FINISH_UNKNOWN, x->t_end);
+	ok = res == CURLE_OK && x->http_status < 300 && !x->error_event && !x->malformed;
+	if (x->st.tokens > 0)
+		cr->produced[slot] = 1;
+	cr->cur[slot] = NULL;
+	xfer_put(c, x);
+	if (role == TT_ROLE_SCOUT) {
+		cr->scout_done = 1;
+		return;
+	}
+	if (role == TT_ROLE_WARMUP) {
+		cr->warm_left--;
+		return;
+	}
+	if (cr->phase != PH_RUN)
+		return;
+	/* Closed loop: the next request goes out now.  After a failure, back
+	 * off (50 ms doubling to 2 s) so a dead server is not hammered. */
+	if (ok) {
+		cr->fails[slot] = 0;
+		cr->restart_at[slot] = now_ns();
+	} else {
+		int k = cr->fails[slot] < 6 ? cr->fails[slot] : 6;
+		cr->fails[slot]++;
+		cr->restart_at[slot] = now_ns() + (int64_t)50000000 * (1 << k);
+	}
+	if (cr->restart_at[slot] <= now_ns()) {
+		int64_t t = cr->restart_at[slot];
+		cr->restart_at[slot] = -1;
+		if (start_req(cr, slot, TT_ROLE_MEASURED, t) != 0)
+			cr->restart_at[slot] = now_ns() + 100000000;
+	}
+}
+
+/* Cut or abort every stream still open. */
+static void cut_all(struct cellrun *cr, enum tt_finish how, int64_t t_end)
+{
+	for (int s = 0; s < cr->n; s++) {
+		struct xfer *x = cr->cur[s];
+		if (!x)
+			continue;
+		xfer_cancel(cr->c, x);
+		gen_record(cr->c, x, CURLE_OK, how, rel_ns(cr->c, t_end));
+		if (x->st.tokens > 0)
+			cr->produced[s] = 1;
+		cr->cur[s] = NULL;
+		xfer_put(cr->c, x);
+	}
+}
+
+static void cellrun_free(struct cellrun *cr)
+{
+	if (cr->bodies)
+		for (int s = 0; s < cr->n; s++)
+			body_free(&cr->bodies[s]);
+	free(cr->bodies);
+	free(cr->cur);
+	free(cr->seq);
+	free(cr->restart_at);
+	free(cr->fails);
+	free(cr->produced);
+}
+
+static enum tt_code cellrun_init(struct cellrun *cr, struct cap *c, int n, struct tt_error *err)
+{
+	memset(cr, 0, sizeof *cr);
+	cr->c = c;
+	cr->n = n;
+	cr->path = strcmp(c->o->endpoint, "chat") == 0 ? "/v1/chat/completions" : "/v1/completions";
+	cr->bodies = calloc((size_t)n, sizeof *cr->bodies);
+	cr->cur = calloc((size_t)n, sizeof *cr->cur);
+	cr->seq = calloc((size_t)n, sizeof *cr->seq);
+	cr->restart_at = calloc((size_t)n, sizeof *cr->restart_at);
+	cr->fails = calloc((size_t)n, sizeof *cr->fails);
+	cr->produced = calloc((size_t)n, sizeof *cr->produced);
+	if (!cr->bodies || !cr->cur || !cr->seq || !cr->restart_at || !cr->fails || !cr->produced)
+		return tt_error_set(err, TT_ENOMEM, "out of memory for %d slots", n);
+	for (int s = 0; s < n; s++)
+		cr->restart_at[s] = -1;
+	return TT_OK;
+}
+
+/* One loop turn with the housekeeping every phase needs. */
+static void turn(struct cap *c, int64_t deadline, int64_t cell_start)
+{
+	int64_t now = now_ns();
+	int64_t wait = (deadline - now) / 1000000;
+
+	if (wait > 20)
+		wait = 20;
+	net_step(c, (int)wait);
+	now = now_ns();
+	scrape_tick(c, now);
+	progress_tick(c, now, since_s(cell_start, now));
+}
+
+/* Close the cell's trace and set its final state. */
+static enum tt_code finish_cell(struct cap *c, size_t i, struct tt_trace_writer *tw,
+				enum tt_cell_state st, const char *reason, struct tt_error *err)
+{
+	struct tt_cell_info *ci = cell_info(c, i);
+	struct tt_error e;
+	enum tt_code rc = sink_set_writer(c->sink, NULL, &e);
+
+	if (tt_trace_writer_close(tw, rc == TT_OK ? &e : NULL) != TT_OK && rc == TT_OK)
+		rc = e.code;
+	if (rc != TT_OK) {
+		tt_error_set(err, rc, "cell '%s': %s", ci->id, e.msg);
+		st = TT_CELL_FAILED;
+		reason = e.msg;
+	}
+	ci->state = st;
+	if (reason)
+		tt_manifest_set_str(&ci->reason, reason);
+	commit(c);
+	return rc;
+}
+
+static enum tt_code run_prefill(struct cap *c, size_t i, struct tt_trace_writer *tw,
+				struct tt_error *err)
+{
+	struct tt_cell_info *ci = cell_info(c, i);
+	struct cellrun cr;
+	int64_t start = now_ns();
+	enum tt_code rc;
+	int stopped = 0;
+
+	rc = cellrun_init(&cr, c, 1, err);
+	if (rc == TT_OK)
+		rc = body_build(c, ci->context, -1, 1, 1, &cr.bodies[0], err);
+	if (rc != TT_OK) {
+		cellrun_free(&cr);
+		finish_cell(c, i, tw, TT_CELL_FAILED, err->msg, NULL);
+		return rc;
+	}
+	cr.phase = PH_OVER;
+	if (start_req(&cr, 0, TT_ROLE_SCOUT, now_ns()) != 0) {
+		cellrun_free(&cr);
+		finish_cell(c, i, tw, TT_CELL_FAILED, "cannot start the scout request", NULL);
+		return TT_OK;
+	}
+	ci->start_ns = rel_ns(c, start);
+	ci->window_start_ns = ci->start_ns;
+	while (!cr.scout_done) {
+		if (*c->stop) {
+			cut_all(&cr, TT_FINISH_ABORTED, now_ns());
+			stopped = 1;
+			break;
+		}
+		turn(c, now_ns() + 20000000, start);
+	}
+	ci->end_ns = ci->window_end_ns = rel_ns(c, now_ns());
+	cellrun_free(&cr);
+	rc = finish_cell(c, i, tw, stopped ? TT_CELL_INTERRUPTED : TT_CELL_DONE,
+			 stopped ? "stopped by the user" : NULL, err);
+	return rc != TT_OK ? rc : stopped ? TT_EOF : TT_OK;
+}
+
+static int all_produced(const struct cellrun *cr)
+{
+	for (int s = 0; s < cr->n; s++)
+		if (!cr->produced[s] || (!cr->cur[s] && cr->restart_at[s] < 0))
+			return 0;
+	return 1;
+}
+
+static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *tw,
+			       struct tt_error *err)
+{
+	struct tt_cell_info *ci = cell_info(c, i);
+	struct cellrun cr;
+	int n = ci->concurrency;
+	int64_t start = now_ns(), workers, steady = -1, ready = -1, wend;
+	int64_t window = (int64_t)(c->o->duration_s * 1e9);
+	enum tt_code rc;
+	const char *stop_reason = NULL;
+
+	rc = cellrun_init(&cr, c, n, err);
+	for (int s = 0; rc == TT_OK && s < n; s++)
+		rc = body_build(c, ci->context, s, 1, 0, &cr.bodies[s], err);
+	if (rc != TT_OK) {
+		cellrun_free(&cr);
+		finish_cell(c, i, tw, TT_CELL_FAILED, err->msg, NULL);
+		return rc;
+	}
+	ci->start_ns = rel_ns(c, start);
+
+	/* Warm every slot's prompt into the prefix cache, all at once. */
+	cr.phase = PH_WARMUP;
+	for (int s = 0; s < n; s++)
+		if (start_req(&cr, s, TT_ROLE_WARMUP, now_ns()) == 0)
+			cr.warm_left++;
+	while (cr.warm_left > 0 && !*c->stop)
+		turn(c, now_ns() + 20000000, start);
+	if (*c->stop)
+		goto stopped;
+
+	/* Closed-loop workers. */
+	cr.phase = PH_RUN;
+	for (int s = 0; s < n; s++) {
+		body_set_max_tokens(&cr.bodies[s], c->o->max_tokens);
+		cr.produced[s] = 0;
+		if (start_req(&cr, s, TT_ROLE_MEASURED, now_ns()) != 0)
+			cr.restart_at[s] = now_ns() + 100000000;
+	}
+	workers = now_ns();
+	for (;;) {
+		int64_t now;
+		int server_ok;
+
+		turn(c, now_ns() + 20000000, start);
+		if (*c->stop)
+			goto stopped;
+		now = now_ns();
+		for (int s = 0; s < n; s++) {
+			if (cr.cur[s] && cr.cur[s]->n_chunks)
+				cr.produced[s] = 1;
+			if (!cr.cur[s] && cr.restart_at[s] >= 0 && cr.restart_at[s] <= now) {
+				int64_t t = cr.restart_at[s];
+				cr.restart_at[s] = -1;
+				if (start_req(&cr, s, TT_ROLE_MEASURED, t) != 0)
+					cr.restart_at[s] = now + 100000000;
+			}
+		}
+		/* Nothing queued: the server's waiting gauge is zero (when it has
+		 * one) in the newest scrape. */
+		server_ok = !c->has_metrics || isnan(c->last_waiting) || c->last_waiting <= 0;
+		if (all_produced(&cr) && server_ok) {
+			if (steady < 0)
+				steady = now;
+			if (since_s(steady, now) >= c->o->readiness_s) {
+				ready = now;
+				break;
+			}
+		} else {
+			steady = -1;
+		}
+		if (since_s(workers, now) >= c->o->readiness_timeout_s) {
+			ready = now;
+			ci->ready_timed_out = 1;
+			break;
+		}
+	}
+	ci->ready_ns = ci->window_start_ns = rel_ns(c, ready);
+	commit(c);
+
+	wend = ready + window;
+	while (now_ns() < wend) {
+		turn(c, wend, start);
+		if (*c->stop)
+			goto stopped;
+		for (int s = 0; s < n; s++) {
+			int64_t now = now_ns();
+			if (!cr.cur[s] && cr.restart_at[s] >= 0 && cr.restart_at[s] <= now) {
+				int64_t t = cr.restart_at[s];
+				cr.restart_at[s] = -1;
+				if (start_req(&cr, s, TT_ROLE_MEASURED, t) != 0)
+					cr.restart_at[s] = now + 100000000;
+			}
+		}
+	}
+	cr.phase = PH_OVER;
+	cut_all(&cr, TT_FINISH_CUT, wend);
+	ci->window_end_ns = rel_ns(c, wend);
+	ci->end_ns = rel_ns(c, now_ns());
+	cellrun_free(&cr);
+	return finish_cell(c, i, tw, TT_CELL_DONE, NULL, err);
+
+stopped:
+	cr.phase = PH_OVER;
+	cut_all(&cr, TT_FINISH_ABORTED, now_ns());
+	ci->end_ns = rel_ns(c, now_ns());
+	if (ci->window_start_ns >= 0)
+		ci->window_end_ns = ci->end_ns;
+	cellrun_free(&cr);
+	stop_reason = "stopped by the user";
+	rc = finish_cell(c, i, tw, TT_CELL_INTERRUPTED, stop_reason, err);
+	return rc != TT_OK ? rc : TT_EOF;
+}
+
+enum tt_code cell_run(struct cap *c, size_t i, struct tt_error *err)
+{
+	struct tt_manifest *m = tt_run_writer_manifest(c->run);
+	struct tt_cell_info *ci = &m->cells[i];
+	struct tt_trace_writer *tw = NULL;
+	enum tt_code rc;
+
+	/* A rerun (resume) starts the cell afresh. */
+	ci->start_ns = ci->ready_ns = ci->window_start_ns = ci->window_end_ns = ci->end_ns = -1;
+	ci->ready_timed_out = 0;
+	tt_manifest_set_str(&ci->reason, NULL);
+	if (ci->phase == TT_PHASE_DECODE) {
+		int64_t need = (int64_t)ci->concurrency * (ci->context + m->max_tokens);
+		ci->kv_need_tokens = need;
+		if (m->kv_capacity_tokens > 0 && need > m->kv_capacity_tokens) {
+			char reason[256];
+			snprintf(reason, sizeof reason, "%d x (%lld + %lld) = %lld > %lld KV tokens",
+				 ci->concurrency, (long long)ci->context, (long long)m->max_tokens,
+				 (long long)need, (long long)m->kv_capacity_tokens);
+			ci->state = TT_CELL_OVER_CAPACITY;
+			tt_manifest_set_str(&ci->reason, reason);
+			commit(c);
+			return TT_OK;
+		}
+	}
+	rc = prompt_calibrate(c, ci->context, err);
+	if (rc != TT_OK) {
+		ci->state = TT_CELL_FAILED;
+		tt_manifest_set_str(&ci->reason, err->msg);
+		commit(c);
+		return TT_OK;
+	}
+	rc = tt_run_writer_open_cell(c->run, i, NULL, &tw, err);
+	if (rc != TT_OK)
+		return rc;
+	ci = &m->cells[i];
+	ci->state = TT_CELL_RUNNING;
+	ci->start_ns = rel_ns(c, now_ns());
+	commit(c);
+	rc = sink_set_writer(c->sink, tw, err);
+	if (rc != TT_OK) {
+		tt_trace_writer_close(tw, NULL);
+		return rc;
+	}
+	if (ci->phase == TT_PHASE_PREFILL)
+		return run_prefill(c, i, tw, err);
+	return run_decode(c, i, tw, err);
+}

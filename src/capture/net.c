@@ -1,0 +1,498 @@
+/* The network loop: libcurl's multi interface, one thread, every transfer.
+ *
+ * curl's own multi-loop shape (poll -> perform -> info_read, per-transfer
+ * state through CURLINFO_PRIVATE).  The write callback takes the arrival
+ * time first, before any parsing, and every event of that piece carries it:
+ * that is the moment the bytes left the kernel for us. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "capture.h"
+
+int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void resp_append(struct xfer *x, const char *p, size_t n)
+{
+	if (x->resp_len + n > x->resp_max)
+		n = x->resp_max > x->resp_len ? x->resp_max - x->resp_len : 0;
+	if (!n)
+		return;
+	if (x->resp_len + n + 1 > x->resp_cap) {
+		size_t ncap = x->resp_cap ? x->resp_cap : 4096;
+		char *nd;
+		while (ncap < x->resp_len + n + 1)
+			ncap *= 2;
+		nd = realloc(x->resp, ncap);
+		if (!nd)
+			return;
+		x->resp = nd;
+		x->resp_cap = ncap;
+	}
+	memcpy(x->resp + x->resp_len, p, n);
+	x->resp_len += n;
+	x->resp[x->resp_len] = '\0';
+}
+
+static int on_event(void *ctx, const char *data, size_t len)
+{
+	struct xfer *x = ctx;
+	struct tt_oai_chunk ch;
+	int64_t n;
+
+	if (tt_oai_parse_chunk(data, len, &ch) != TT_OK) {
+		/* One bad chunk fails the request: counts after it cannot be trusted. */
+		if (!x->malformed)
+			snprintf(x->err, sizeof x->err, "%s", ch.error);
+		x->malformed = 1;
+		return 1;
+	}
+	if (ch.done) {
+		x->got_done = 1;
+		return 0;
+	}
+	if (ch.is_error) {
+		x->error_event = 1;
+		snprintf(x->err, sizeof x->err, "%s", ch.error);
+		return 0;
+	}
+	n = tt_oai_stream_account(&x->st, &ch);
+	if (ch.finish != TT_OAI_FINISH_NONE)
+		x->finish = ch.finish;
+	if (n > 0) {
+		if (x->n_chunks == x->cap_chunks) {
+			size_t ncap = x->cap_chunks ? x->cap_chunks * 2 : 256;
+			struct tt_chunk *nc = realloc(x->chunks, ncap * sizeof *nc);
+			if (!nc)
+				return 1;
+			x->chunks = nc;
+			x->cap_chunks = ncap;
+		}
+		x->chunks[x->n_chunks].t_ns = x->now;
+		x->chunks[x->n_chunks].tokens = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+		x->n_chunks++;
+		x->cap->tokens_total += n;
+	}
+	return 0;
+}
+
+static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+	struct xfer *x = ud;
+	int64_t t = now_ns();
+	size_t n = size * nmemb;
+
+	if (x->kind == XFER_GEN) {
+		if (!x->http_status)
+			curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->http_status);
+		if (x->http_status >= 200 && x->http_status < 300) {
+			enum tt_code rc;
+			x->now = rel_ns(x->cap, t);
+			rc = tt_sse_feed(&x->sse, ptr, n);
+			if (rc == TT_EFORMAT) {
+				snprintf(x->err, sizeof x->err, "stream event longer than %zu bytes",
+					 x->sse.max_event);
+				x->malformed = 1;
+				return CURL_WRITEFUNC_ERROR;
+			}
+			if (rc != TT_OK)
+				return x->malformed ? CURL_WRITEFUNC_ERROR : n;
+			return n;
+		}
+	}
+	resp_append(x, ptr, n);
+	return n;
+}
+
+static size_t header_cb(char *buf, size_t size, size_t nitems, void *ud)
+{
+	struct xfer *x = ud;
+	size_t n = size * nitems;
+
+	if (n > 7 && strncasecmp(buf, "server:", 7) == 0) {
+		size_t k = n - 7;
+		const char *v = buf + 7;
+		while (k && (*v == ' ' || *v == '\t')) {
+			v++;
+			k--;
+		}
+		while (k && (v[k - 1] == '\r' || v[k - 1] == '\n'))
+			k--;
+		if (k >= sizeof x->server_hdr)
+			k = sizeof x->server_hdr - 1;
+		memcpy(x->server_hdr, v, k);
+		x->server_hdr[k] = '\0';
+	}
+	return n;
+}
+
+/* Called by libcurl right before the request goes out on a connection. */
+static int prereq_cb(void *ud, char *conn_primary_ip, char *conn_local_ip,
+		     int conn_primary_port, int conn_local_port)
+{
+	struct xfer *x = ud;
+	(void)conn_primary_ip;
+	(void)conn_local_ip;
+	(void)conn_primary_port;
+	(void)conn_local_port;
+	x->t_send = rel_ns(x->cap, now_ns());
+	return CURL_PREREQFUNC_OK;
+}
+
+enum tt_code net_init(struct cap *c, struct tt_error *err)
+{
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return tt_error_set(err, TT_ENET, "cannot initialise libcurl");
+	c->multi = curl_multi_init();
+	if (!c->multi)
+		return tt_error_set(err, TT_ENOMEM, "cannot create a libcurl multi handle");
+	/* HTTP/1.1, one stream per connection, and keep every worker's connection
+	 * open between requests: default cache limits would close some. */
+	curl_multi_setopt(c->multi, CURLMOPT_PIPELINING, CURLPIPE_NOTHING);
+	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, 4096L);
+	curl_multi_setopt(c->multi, CURLMOPT_MAX_HOST_CONNECTIONS, 0L);
+	return TT_OK;
+}
+
+static void xfer_free(struct xfer *x)
+{
+	if (!x)
+		return;
+	curl_easy_cleanup(x->easy);
+	curl_slist_free_all(x->headers);
+	tt_sse_release(&x->sse);
+	free(x->chunks);
+	free(x->resp);
+	free(x);
+}
+
+void net_cleanup(struct cap *c)
+{
+	if (c->scrape) {
+		xfer_put(c, c->scrape);
+		c->scrape = NULL;
+	}
+	while (c->free_list) {
+		struct xfer *x = c->free_list;
+		c->free_list = x->next_free;
+		xfer_free(x);
+	}
+	if (c->multi)
+		curl_multi_cleanup(c->multi);
+	c->multi = NULL;
+	curl_global_cleanup();
+}
+
+struct xfer *xfer_get(struct cap *c, enum xfer_kind kind)
+{
+	struct xfer *x = c->free_list;
+
+	if (x) {
+		c->free_list = x->next_free;
+	} else {
+		x = calloc(1, sizeof *x);
+		if (!x)
+			return NULL;
+		x->easy = curl_easy_init();
+		if (!x->easy) {
+			free(x);
+			return NULL;
+		}
+		tt_sse_init(&x->sse, on_event, x, 0);
+	}
+	x->kind = kind;
+	x->cap = c;
+	x->next_free = NULL;
+	x->done = NULL;
+	x->user = NULL;
+	x->http_status = 0;
+	x->errbuf[0] = '\0';
+	x->slot = 0;
+	x->seq = 0;
+	x->role = TT_ROLE_MEASURED;
+	x->t_sched = x->t_send = x->t_end = -1;
+	tt_sse_reset(&x->sse);
+	tt_oai_stream_init(&x->st);
+	x->n_chunks = 0;
+	x->got_done = x->error_event = x->malformed = 0;
+	x->finish = TT_OAI_FINISH_NONE;
+	x->err[0] = '\0';
+	x->resp_len = 0;
+	x->resp_max = kind == XFER_GEN ? 16384 : (size_t)64 << 20;
+	x->server_hdr[0] = '\0';
+	return x;
+}
+
+void xfer_put(struct cap *c, struct xfer *x)
+{
+	if (!x)
+		return;
+	if (x->active)
+		xfer_cancel(c, x);
+	curl_slist_free_all(x->headers);
+	x->headers = NULL;
+	/* Keep a small chunk array for reuse; a large one goes back to malloc. */
+	if (x->cap_chunks > 4096) {
+		free(x->chunks);
+		x->chunks = NULL;
+		x->cap_chunks = 0;
+	}
+	x->next_free = c->free_list;
+	c->free_list = x;
+}
+
+enum tt_code xfer_start(struct cap *c, struct xfer *x, const char *path, const char *body,
+			size_t body_len, struct tt_error *err)
+{
+	char url[1400];
+	CURL *e = x->easy;
+	CURLMcode mc;
+
+	snprintf(url, sizeof url, "%s%s", c->url, path);
+	curl_slist_free_all(x->headers);
+	x->headers = NULL;
+	if (c->auth[0])
+		x->headers = curl_slist_append(x->headers, c->auth);
+	if (body) {
+		x->headers = curl_slist_append(x->headers, "Content-Type: application/json");
+		/* A large body would otherwise wait for "100 Continue" up to 1 s. */
+		x->headers = curl_slist_append(x->headers, "Expect:");
+	}
+	if (x->kind == XFER_GEN) {
+		char id[96];
+		snprintf(id, sizeof id, "X-Request-Id: tt-%lld-%d-%u-%d", (long long)c->cell_i,
+			 x->slot, x->seq, (int)x->role);
+		x->headers = curl_slist_append(x->headers, id);
+		x->headers = curl_slist_append(x->headers, "Accept: text/event-stream");
+	}
+	curl_easy_setopt(e, CURLOPT_URL, url);
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->headers);
+	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
+	curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, prereq_cb);
+	curl_easy_setopt(e, CURLOPT_PREREQDATA, x);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
+	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+	curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 256L * 1024);
+	/* A stream that sends nothing for request_timeout seconds has stalled. */
+	curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME,
+			 (long)(c->o->request_timeout_s > 1 ? c->o->request_timeout_s : 1));
+	if (body) {
+		curl_easy_setopt(e, CURLOPT_POST, 1L);
+		curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+	} else {
+		curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+	}
+	if (x->t_sched < 0)
+		x->t_sched = rel_ns(c, now_ns());
+	x->t_send = x->t_sched; /* until libcurl says it actually sent */
+	mc = curl_multi_add_handle(c->multi, e);
+	if (mc != CURLM_OK)
+		return tt_error_set(err, TT_ENET, "cannot start a request to '%s': %s", url,
+				    curl_multi_strerror(mc));
+	x->active = 1;
+	c->n_active++;
+	if (x->kind == XFER_GEN)
+		c->gen_active++;
+	return TT_OK;
+}
+
+void xfer_cancel(struct cap *c, struct xfer *x)
+{
+	if (!x->active)
+		return;
+	curl_multi_remove_handle(c->multi, x->easy);
+	x->active = 0;
+	c->n_active--;
+	if (x->kind == XFER_GEN)
+		c->gen_active--;
+}
+
+void net_step(struct cap *c, int timeout_ms)
+{
+	int running = 0, left = 0;
+	CURLMsg *msg;
+
+	if (timeout_ms < 0)
+		timeout_ms = 0;
+	curl_multi_poll(c->multi, NULL, 0, timeout_ms, NULL);
+	curl_multi_perform(c->multi, &running);
+	while ((msg = curl_multi_info_read(c->multi, &left))) {
+		struct xfer *x = NULL;
+		CURLcode res;
+
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		res = msg->data.result;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+		if (!x)
+			continue;
+		curl_multi_remove_handle(c->multi, x->easy);
+		x->active = 0;
+		c->n_active--;
+		if (x->kind == XFER_GEN)
+			c->gen_active--;
+		if (!x->http_status)
+			curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->http_status);
+		x->t_end = rel_ns(c, now_ns());
+		if (x->done)
+			x->done(c, x, res);
+		else
+			xfer_put(c, x);
+	}
+}
+
+static void fetch_done(struct cap *c, struct xfer *x, CURLcode res)
+{
+	(void)c;
+	*(CURLcode *)x->user = res;
+}
+
+struct xfer *net_fetch(struct cap *c, const char *path, const char *body, double timeout_s,
+		       struct tt_error *err)
+{
+	struct xfer *x = xfer_get(c, XFER_GET);
+	CURLcode res = (CURLcode)-1;
+	int64_t deadline = now_ns() + (int64_t)(timeout_s * 1e9);
+
+	if (!x) {
+		tt_error_set(err, TT_ENOMEM, "out of memory");
+		return NULL;
+	}
+	x->done = fetch_done;
+	x->user = &res;
+	if (xfer_start(c, x, path, body, body ? strlen(body) : 0, err) != TT_OK) {
+		xfer_put(c, x);
+		return NULL;
+	}
+	while (res == (CURLcode)-1 && now_ns() < deadline && !*c->stop)
+		net_step(c, 50);
+	if (res == (CURLcode)-1) {
+		xfer_cancel(c, x);
+		tt_error_set(err, TT_ENET, "no answer from '%s%s' within %.0f s", c->url, path,
+			     timeout_s);
+		xfer_put(c, x);
+		return NULL;
+	}
+	if (res != CURLE_OK) {
+		tt_error_set(err, TT_ENET, "cannot connect to '%s%s': %s", c->url, path,
+			     x->errbuf[0] ? x->errbuf : curl_easy_strerror(res));
+		xfer_put(c, x);
+		return NULL;
+	}
+	return x;
+}
+
+static enum tt_fail fail_of(CURLcode res)
+{
+	switch (res) {
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION:
+		return TT_FAIL_CONNECT;
+	case CURLE_OPERATION_TIMEDOUT:
+		return TT_FAIL_TIMEOUT;
+	case CURLE_RECV_ERROR:
+	case CURLE_SEND_ERROR:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_GOT_NOTHING:
+		return TT_FAIL_RESET;
+	default:
+		return TT_FAIL_OTHER;
+	}
+}
+
+void gen_record(struct cap *c, struct xfer *x, CURLcode res, enum tt_finish forced,
+		int64_t t_end)
+{
+	struct tt_request r;
+	char *error = NULL;
+	const char *why = NULL;
+
+	memset(&r, 0, sizeof r);
+	r.slot = (uint32_t)x->slot;
+	r.seq = x->seq;
+	r.role = x->role;
+	r.t_sched_ns = x->t_sched;
+	r.t_send_ns = x->t_send;
+	r.t_end_ns = t_end;
+	r.http_status = (int)x->http_status;
+	r.finish = TT_FINISH_UNKNOWN;
+	r.fail = TT_FAIL_NONE;
+	if (forced == TT_FINISH_UNKNOWN && res == CURLE_OK && x->http_status < 300 && !x->malformed)
+		tt_sse_end(&x->sse); /* a last event without its blank line */
+	r.prompt_tokens = x->st.prompt_tokens;
+	r.cached_tokens = x->st.cached_tokens;
+
+	if (forced != TT_FINISH_UNKNOWN) {
+		r.finish = forced;
+	} else if (x->malformed) {
+		r.finish = TT_FINISH_ERROR;
+		r.fail = TT_FAIL_MALFORMED;
+		why = x->err;
+	} else if (res == CURLE_OK && x->http_status >= 400) {
+		r.finish = TT_FINISH_ERROR;
+		r.fail = TT_FAIL_HTTP;
+		why = x->resp_len ? x->resp : "no body";
+	} else if (x->error_event) {
+		r.finish = TT_FINISH_ERROR;
+		r.fail = TT_FAIL_ERROR_EVENT;
+		why = x->err;
+	} else if (res != CURLE_OK) {
+		r.finish = TT_FINISH_ERROR;
+		r.fail = fail_of(res);
+		why = x->errbuf[0] ? x->errbuf : curl_easy_strerror(res);
+	} else if (x->finish == TT_OAI_FINISH_LENGTH) {
+		r.finish = TT_FINISH_LENGTH;
+	} else if (x->finish != TT_OAI_FINISH_NONE) {
+		r.finish = TT_FINISH_STOP;
+	} else if (x->got_done) {
+		r.finish = TT_FINISH_UNKNOWN;
+	} else {
+		r.finish = TT_FINISH_ERROR;
+		r.fail = TT_FAIL_NO_DONE;
+		why = "stream ended without [DONE] or a finish reason";
+	}
+	if (r.finish == TT_FINISH_ERROR)
+		c->errors_total++;
+	if (why) {
+		size_t n = strlen(why);
+		if (n > 512)
+			n = 512;
+		error = malloc(n + 1);
+		if (error) {
+			memcpy(error, why, n);
+			error[n] = '\0';
+			/* One line in the trace: error bodies may hold newlines. */
+			for (size_t i = 0; i < n; i++)
+				if (error[i] == '\n' || error[i] == '\r')
+					error[i] = ' ';
+		}
+	}
+	r.n_chunks = x->n_chunks;
+	sink_request(c->sink, &r, x->n_chunks ? x->chunks : NULL, error);
+	if (x->n_chunks) {
+		/* The sink owns the array now. */
+		x->chunks = NULL;
+		x->cap_chunks = 0;
+	} else {
+		/* keep ours; nothing was handed over */
+	}
+	x->n_chunks = 0;
+}

@@ -1,0 +1,230 @@
+/* Server facts before the run, and /metrics scrapes during it. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "tokentrace/prom.h"
+
+static void scrape_done(struct cap *c, struct xfer *x, CURLcode res)
+{
+	struct tt_prom *p = NULL;
+
+	c->scrape = NULL;
+	if (res == CURLE_OK && x->http_status == 200 && x->resp_len &&
+	    tt_prom_parse(x->resp, x->resp_len, &p, NULL) <= TT_WARN) {
+		const char *run = tt_metric_running(c->engine);
+		const char *wait = tt_metric_waiting(c->engine);
+		c->last_running = run ? tt_prom_sum(p->samples, p->n_samples, run) : NAN;
+		c->last_waiting = wait ? tt_prom_sum(p->samples, p->n_samples, wait) : NAN;
+		c->last_scrape_t = x->t_end;
+		/* The scrape is stamped when its response was complete. */
+		sink_scrape(c->sink, x->t_end, p);
+	}
+	xfer_put(c, x);
+}
+
+void scrape_tick(struct cap *c, int64_t now)
+{
+	struct xfer *x;
+
+	if (!c->has_metrics || c->o->scrape_s <= 0 || c->scrape || now < c->next_scrape)
+		return;
+	/* Keep the grid: a late scrape does not shift the ones after it. */
+	c->next_scrape += (int64_t)(c->o->scrape_s * 1e9);
+	if (c->next_scrape < now)
+		c->next_scrape = now + (int64_t)(c->o->scrape_s * 1e9);
+	x = xfer_get(c, XFER_GET);
+	if (!x)
+		return;
+	x->done = scrape_done;
+	if (xfer_start(c, x, "/metrics", NULL, 0, NULL) != TT_OK) {
+		xfer_put(c, x);
+		return;
+	}
+	c->scrape = x;
+}
+
+static char *read_file(const char *path, size_t *len, struct tt_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	if (!f) {
+		tt_error_set(err, TT_EIO, "cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		size_t got;
+		if (n + 65536 + 1 > cap) {
+			char *nb;
+			cap = cap ? cap * 2 : 131072;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				tt_error_set(err, TT_ENOMEM, "out of memory reading '%s'", path);
+				return NULL;
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, 65536, f);
+		n += got;
+		if (got < 65536)
+			break;
+	}
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		tt_error_set(err, TT_EIO, "cannot read '%s'", path);
+		return NULL;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* First model of /v1/models and its max_model_len. */
+static enum tt_code probe_models(struct cap *c, struct tt_manifest *m, struct tt_error *err)
+{
+	struct xfer *x = net_fetch(c, "/v1/models", NULL, 30, err);
+	enum tt_code rc = TT_OK;
+	cJSON *root = NULL, *data, *first, *id, *mml;
+
+	if (!x)
+		return err ? err->code : TT_ENET;
+	if (x->http_status == 401 || x->http_status == 403) {
+		rc = tt_error_set(err, TT_ENET,
+				  "'%s/v1/models' answered HTTP %ld: the server wants an API key "
+				  "(--api-key or TOKENTRACE_API_KEY)", c->url, x->http_status);
+		goto cleanup;
+	}
+	if (x->http_status != 200) {
+		if (!c->o->model)
+			rc = tt_error_set(err, TT_ENET,
+					  "'%s/v1/models' answered HTTP %ld; give the model with --model",
+					  c->url, x->http_status);
+		goto cleanup;
+	}
+	root = cJSON_ParseWithLength(x->resp ? x->resp : "", x->resp_len);
+	data = cJSON_GetObjectItemCaseSensitive(root, "data");
+	first = cJSON_IsArray(data) ? cJSON_GetArrayItem(data, 0) : NULL;
+	id = cJSON_GetObjectItemCaseSensitive(first, "id");
+	mml = cJSON_GetObjectItemCaseSensitive(first, "max_model_len");
+	if (cJSON_IsString(id)) {
+		tt_manifest_set_str(&m->model, id->valuestring);
+		if (cJSON_IsNumber(mml))
+			m->max_model_len = (int64_t)mml->valuedouble;
+	} else if (!c->o->model) {
+		rc = tt_error_set(err, TT_EFORMAT,
+				  "'%s/v1/models' lists no model; give the model with --model", c->url);
+		goto cleanup;
+	}
+	if (c->o->model) {
+		/* The model asked for may be another of the list: take its length. */
+		cJSON *it;
+		cJSON_ArrayForEach(it, data) {
+			cJSON *iid = cJSON_GetObjectItemCaseSensitive(it, "id");
+			cJSON *ml = cJSON_GetObjectItemCaseSensitive(it, "max_model_len");
+			if (cJSON_IsString(iid) && strcmp(iid->valuestring, c->o->model) == 0) {
+				tt_manifest_set_str(&m->model, iid->valuestring);
+				m->max_model_len = cJSON_IsNumber(ml) ? (int64_t)ml->valuedouble : -1;
+			}
+		}
+		tt_manifest_set_str(&m->served_model, c->o->model);
+		if (!m->model)
+			tt_manifest_set_str(&m->model, c->o->model);
+	} else {
+		tt_manifest_set_str(&m->served_model, m->model);
+	}
+cleanup:
+	cJSON_Delete(root);
+	xfer_put(c, x);
+	return rc;
+}
+
+enum tt_code probe_server(struct cap *c, struct tt_manifest *m, struct tt_error *err)
+{
+	struct xfer *x;
+	struct tt_prom *prom = NULL;
+	char *version_body = NULL;
+	char server_hdr[128] = "";
+	char ver[128];
+	enum tt_code rc;
+	const char *src = NULL;
+	int64_t kv = -1;
+
+	rc = probe_models(c, m, err);
+	if (rc != TT_OK)
+		return rc;
+
+	x = net_fetch(c, "/version", NULL, 10, NULL);
+	if (x) {
+		if (x->http_status == 200 && x->resp)
+			version_body = strdup(x->resp);
+		snprintf(server_hdr, sizeof server_hdr, "%s", x->server_hdr);
+		xfer_put(c, x);
+	}
+	x = net_fetch(c, "/metrics", NULL, 10, NULL);
+	if (x) {
+		if (x->http_status == 200 && x->resp_len &&
+		    tt_prom_parse(x->resp, x->resp_len, &prom, NULL) <= TT_WARN &&
+		    prom->n_samples > 0)
+			c->has_metrics = 1;
+		if (!server_hdr[0])
+			snprintf(server_hdr, sizeof server_hdr, "%s", x->server_hdr);
+		xfer_put(c, x);
+	}
+	c->engine = tt_engine_detect(prom ? prom->samples : NULL, prom ? prom->n_samples : 0,
+				     server_hdr, version_body);
+	tt_manifest_set_str(&m->engine, tt_engine_name(c->engine));
+	if (tt_engine_version(version_body, ver, sizeof ver))
+		tt_manifest_set_str(&m->engine_version, ver);
+
+	/* KV capacity: the user's word first, then the log (right for hybrid
+	 * models), then what the server says about itself. */
+	if (c->o->kv_capacity > 0) {
+		kv = c->o->kv_capacity;
+		src = "user";
+	}
+	if (kv < 0 && c->o->server_log) {
+		size_t len = 0;
+		char *log = read_file(c->o->server_log, &len, err);
+		if (!log) {
+			rc = err ? err->code : TT_EIO;
+			goto cleanup;
+		}
+		kv = tt_kv_from_server_log(log, len);
+		free(log);
+		if (kv < 0) {
+			rc = tt_error_set(err, TT_EFORMAT,
+					  "'%s' has no line 'GPU KV cache size: N tokens'",
+					  c->o->server_log);
+			goto cleanup;
+		}
+		src = "server-log";
+	}
+	if (kv < 0 && prom)
+		kv = tt_kv_from_metrics(prom->samples, prom->n_samples, &src);
+	if (kv < 0 && c->engine == TT_ENGINE_SGLANG) {
+		x = net_fetch(c, "/get_server_info", NULL, 10, NULL);
+		if (x) {
+			if (x->http_status == 200 && x->resp_len)
+				kv = tt_kv_from_sglang_info(x->resp, x->resp_len);
+			if (kv > 0)
+				src = "sglang:get_server_info";
+			xfer_put(c, x);
+		}
+	}
+	m->kv_capacity_tokens = kv > 0 ? kv : -1;
+	tt_manifest_set_str(&m->kv_capacity_source, kv > 0 ? src : "unknown");
+	rc = TT_OK;
+cleanup:
+	tt_prom_free(prom);
+	free(version_body);
+	return rc;
+}
