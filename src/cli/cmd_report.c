@@ -1,0 +1,187 @@
+/* tokentrace report RUN [--format F] [-o FILE] [--skip-first D] [--window D]
+ *                       [--quantiles LIST] [--no-color] */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tokentrace/analysis.h"
+#include "tokentrace/chart.h"
+#include "tokentrace/render.h"
+#include "tokentrace/run.h"
+
+#include "commands.h"
+
+static const char usage_text[] =
+	"usage: tokentrace report RUN [options]\n"
+	"\n"
+	"Compute every figure of a run (a run directory or an archive of one) and\n"
+	"print the report.  Figures are defined in docs/metrics.md.\n"
+	"\n"
+	"  -f, --format F      term (default on a terminal), md (default otherwise),\n"
+	"                      csv, json, html, pdf (pdf needs -o)\n"
+	"  -o, --output FILE   write to FILE instead of standard output\n"
+	"  --skip-first D      start each decode window D later (e.g. 5s)\n"
+	"  --window D          measure at most D of each window (e.g. 10s)\n"
+	"  --quantiles LIST    percentiles besides the median (default 90,99)\n"
+	"  --no-color          no colour in term output (NO_COLOR is respected too)\n"
+	"\n"
+	"Exit status: 0 all cells read; 3 some cells damaged (report still printed,\n"
+	"damaged cells marked); 1 the run could not be read; 2 usage error.\n";
+
+static int parse_quantiles(const char *s, struct tt_analysis_opts *o)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	size_t n = 0;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		double q = strtod(tok, &end);
+		if (end == tok || *end || q <= 0 || q >= 100 || n >= TT_MAX_QUANTILES) {
+			free(copy);
+			return -1;
+		}
+		o->quantiles[n++] = q;
+	}
+	free(copy);
+	if (n == 0)
+		return -1;
+	o->n_quantiles = n;
+	return 0;
+}
+
+static int write_out(const char *path, const char *data, size_t len)
+{
+	FILE *f = path ? fopen(path, "wb") : stdout;
+
+	if (!f) {
+		cli_error("cannot create '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (fwrite(data, 1, len, f) != len || (path ? fclose(f) : fflush(f)) != 0) {
+		cli_error("cannot write '%s'", path ? path : "standard output");
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	const char *run_path = NULL, *out = NULL, *fmt = NULL;
+	struct tt_analysis_opts ao;
+	struct tt_render_opts ro;
+	struct tt_run *run = NULL;
+	struct tt_report *rep = NULL;
+	struct tt_error err;
+	struct tt_buf buf;
+	int f, status = 1, no_color = 0;
+	enum tt_code rc, arc;
+
+	tt_analysis_opts_init(&ao);
+	tt_buf_init(&buf, 0);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		if (!strcmp(a, "--no-color")) {
+			no_color = 1;
+			continue;
+		}
+		if (a[0] == '-' && a[1]) {
+			if (!v) {
+				cli_error("option '%s' needs a value", a);
+				return 2;
+			}
+			i++;
+			if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
+				fmt = v;
+			} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+				out = v;
+			} else if (!strcmp(a, "--skip-first")) {
+				if ((ao.skip_first_s = cli_parse_seconds(v)) < 0) {
+					cli_error("--skip-first: '%s' is not a duration (e.g. 5s)", v);
+					return 2;
+				}
+			} else if (!strcmp(a, "--window")) {
+				if ((ao.window_s = cli_parse_seconds(v)) <= 0) {
+					cli_error("--window: '%s' is not a positive duration (e.g. 10s)", v);
+					return 2;
+				}
+			} else if (!strcmp(a, "--quantiles")) {
+				if (parse_quantiles(v, &ao)) {
+					cli_error("--quantiles: '%s' is not a list of up to %d percentiles "
+						  "in (0, 100), e.g. 90,99,99.9", v, TT_MAX_QUANTILES);
+					return 2;
+				}
+			} else {
+				cli_error("report: unknown option '%s' (see 'tokentrace report --help')", a);
+				return 2;
+			}
+			continue;
+		}
+		if (run_path) {
+			cli_error("report takes one run, got '%s' and '%s'", run_path, a);
+			return 2;
+		}
+		run_path = a;
+	}
+	if (!run_path) {
+		cli_error("report needs a run (see 'tokentrace report --help')");
+		return 2;
+	}
+	if (!fmt)
+		fmt = !out && isatty(STDOUT_FILENO) ? "term" : "md";
+	f = tt_format_parse(fmt);
+	if (f < 0) {
+		cli_error("unknown format '%s' (term, md, csv, json, html, pdf)", fmt);
+		return 2;
+	}
+	if (f == TT_FORMAT_PDF && !out) {
+		cli_error("--format pdf needs -o FILE.pdf");
+		return 2;
+	}
+	tt_error_clear(&err);
+	rc = tt_run_open(run_path, &run, &err);
+	if (rc) {
+		cli_error("%s", err.msg);
+		return 1;
+	}
+	arc = tt_analyze(run, &ao, &rep, &err);
+	if (arc != TT_OK && arc != TT_WARN) {
+		cli_error("%s", err.msg);
+		goto cleanup;
+	}
+	if (arc == TT_WARN)
+		fprintf(stderr, "tokentrace: warning: %s\n", err.msg);
+	memset(&ro, 0, sizeof ro);
+	ro.color = f == TT_FORMAT_TERM && !out && !no_color && isatty(STDOUT_FILENO) &&
+		   !getenv("NO_COLOR");
+	ro.width = 0;
+	{
+		struct tt_error rerr;
+		tt_error_clear(&rerr);
+		if (f == TT_FORMAT_PDF)
+			rc = tt_render_pdf(rep, run, out, &rerr);
+		else if (f == TT_FORMAT_HTML)
+			rc = tt_render_html(rep, run, &buf, &rerr);
+		else
+			rc = tt_render(rep, (enum tt_format)f, &ro, &buf, &rerr);
+		if (rc) {
+			cli_error("%s", rerr.msg[0] ? rerr.msg : tt_strerror(rc));
+			goto cleanup;
+		}
+	}
+	if (f != TT_FORMAT_PDF && write_out(out, buf.data ? buf.data : "", buf.len))
+		goto cleanup;
+	status = arc == TT_WARN ? 3 : 0;
+cleanup:
+	tt_buf_release(&buf);
+	tt_report_free(rep);
+	tt_run_free(run);
+	return status;
+}
