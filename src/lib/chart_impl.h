@@ -49,6 +49,13 @@ void canvas_next_page(struct canvas *c);
 /* Finish the surface: PNG is encoded into out, PDF and SVG flushed. */
 enum tt_code canvas_finish(struct canvas *c, struct tt_error *err);
 void canvas_release(struct canvas *c);
+/* PDF dates and title (ignored for PNG and SVG); NULL date keeps the fixed
+ * default so output never depends on the time of now. */
+void canvas_set_date(struct canvas *c, const char *iso8601);
+void canvas_set_title(struct canvas *c, const char *title);
+/* The manifest's created time if it is RFC 3339, else NULL. */
+const char *chart_pdf_date(const struct tt_manifest *m);
+const char *chart_kind_title(enum tt_chart_kind k);
 /* TT_EDRAW with cairo's message when the context is in error. */
 enum tt_code canvas_check(struct canvas *c, const char *what, struct tt_error *err);
 
@@ -177,6 +184,8 @@ size_t chart_decode_contexts(const struct tt_report *r, int64_t *out, size_t cap
 size_t chart_decode_concurrency(const struct tt_report *r, int *out, size_t cap);
 const struct tt_cell_figures *chart_find_cell(const struct tt_report *r, enum tt_phase ph,
 					      int64_t context, int concurrency);
+
+struct rgb chart_viridis(double t); /* 0..1 -> colour */
 
 /* Draw one chart kind into the rectangle (x, y, w, h) of the canvas. */
 enum tt_code chart_draw(struct canvas *c, double x, double y, double w, double h,
