@@ -1,0 +1,544 @@
+/* Protocol tests: framing, usage arithmetic, [DONE], auth, errors, prompts,
+ * chat and completions, each flavor's routes and metric names. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim_client.h"
+
+static struct sim_proc start(const char *const *args)
+{
+	struct sim_proc p;
+	assert_int_equal(sim_spawn(&p, args), 0);
+	return p;
+}
+
+static void stop(struct sim_proc *p)
+{
+	assert_int_equal(sim_terminate(p), 0);
+}
+
+static cJSON *ev_json(const struct sse_event *e)
+{
+	cJSON *j = cJSON_Parse(e->data);
+	if (!j)
+		fail_msg("event is not JSON: %s", e->data);
+	return j;
+}
+
+/* Checks a whole completions/chat stream: every event "data: ...\n\n", the
+ * last one [DONE], usage grows by the tokens each chunk carries. */
+static void check_stream(const struct stream_result *r, int chat, long prompt, long max_tokens,
+			 int usage_chunk)
+{
+	long prev = 0, ids_total = 0;
+	int saw_role = 0, saw_finish = 0;
+
+	assert_int_equal(r->status, 200);
+	assert_int_equal(r->curl_code, 0);
+	assert_true(r->n >= 2);
+	assert_string_equal(r->ev[r->n - 1].data, "[DONE]");
+	/* framing: the raw bytes are exactly the events, each "data: X\n\n" */
+	size_t pos = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		size_t l = strlen(r->ev[i].data);
+		assert_true(pos + 6 + l + 2 <= r->rawlen);
+		assert_memory_equal(r->raw + pos, "data: ", 6);
+		assert_memory_equal(r->raw + pos + 6, r->ev[i].data, l);
+		assert_memory_equal(r->raw + pos + 6 + l, "\n\n", 2);
+		pos += 6 + l + 2;
+	}
+	assert_int_equal(pos, r->rawlen);
+	for (size_t i = 0; i + 1 < r->n; i++) {
+		cJSON *j = ev_json(&r->ev[i]);
+		cJSON *choices = cJSON_GetObjectItem(j, "choices");
+		cJSON *usage = cJSON_GetObjectItem(j, "usage");
+		assert_non_null(usage);
+		long comp = (long)cJSON_GetObjectItem(usage, "completion_tokens")->valuedouble;
+		assert_int_equal((long)cJSON_GetObjectItem(usage, "prompt_tokens")->valuedouble, prompt);
+		assert_int_equal((long)cJSON_GetObjectItem(usage, "total_tokens")->valuedouble,
+				 prompt + comp);
+		const char *id = cJSON_GetObjectItem(j, "id")->valuestring;
+		assert_true(!strncmp(id, chat ? "chatcmpl-" : "cmpl-", chat ? 9 : 5));
+		if (cJSON_GetArraySize(choices) == 0) {
+			/* the final usage chunk */
+			assert_true(usage_chunk);
+			assert_int_equal(i, r->n - 2);
+			assert_int_equal(comp, max_tokens);
+			cJSON_Delete(j);
+			continue;
+		}
+		cJSON *c0 = cJSON_GetArrayItem(choices, 0);
+		cJSON *ids = cJSON_GetObjectItem(c0, "token_ids");
+		const char *text;
+		if (chat) {
+			cJSON *delta = cJSON_GetObjectItem(c0, "delta");
+			if (i == 0) {
+				assert_string_equal(cJSON_GetObjectItem(delta, "role")->valuestring,
+						    "assistant");
+				assert_string_equal(cJSON_GetObjectItem(delta, "content")->valuestring,
+						    "");
+				assert_int_equal(comp, 0);
+				saw_role = 1;
+				cJSON_Delete(j);
+				continue;
+			}
+			text = cJSON_GetObjectItem(delta, "content")->valuestring;
+		} else {
+			text = cJSON_GetObjectItem(c0, "text")->valuestring;
+		}
+		long k = comp - prev;
+		assert_true(k >= 1);
+		assert_non_null(ids);
+		assert_int_equal(cJSON_GetArraySize(ids), k);
+		ids_total += k;
+		/* filler text: one word per token, each with a leading space */
+		long words = 0;
+		for (const char *t = text; *t; t++)
+			words += *t == ' ';
+		assert_int_equal(words, k);
+		cJSON *fr = cJSON_GetObjectItem(c0, "finish_reason");
+		if (cJSON_IsString(fr)) {
+			assert_string_equal(fr->valuestring, "length");
+			assert_int_equal(comp, max_tokens);
+			saw_finish = 1;
+		}
+		prev = comp;
+		cJSON_Delete(j);
+	}
+	assert_int_equal(ids_total, max_tokens);
+	assert_true(saw_finish);
+	if (chat)
+		assert_true(saw_role);
+}
+
+static void test_listen_line(void **state)
+{
+	(void)state;
+	struct sim_proc p = start(NULL);
+	char want[128];
+	snprintf(want, sizeof want, "tokentrace-sim listening on http://127.0.0.1:%d", p.port);
+	assert_string_equal(p.listen_line, want);
+	assert_true(p.port > 0);
+	stop(&p);
+}
+
+static void test_completions_token_ids(void **state)
+{
+	(void)state;
+	const char *args[] = {"--step-base-ms", "0.2", NULL};
+	struct sim_proc p = start(args);
+	char *body = body_token_prompt(300, 1, 37, 1,
+		"\"ignore_eos\":true,\"temperature\":0,\"return_token_ids\":true,"
+		"\"stream_options\":{\"include_usage\":true,\"continuous_usage_stats\":true}");
+	const char *bodies[] = {body};
+	struct stream_result r;
+	stream_many(&p, "/v1/completions", bodies, 1, 1, 20, NULL, NULL, &r);
+	check_stream(&r, 0, 300, 37, 1);
+	stream_result_free(&r);
+	free(body);
+	stop(&p);
+}
+
+static void test_chat_stream_and_text_prompt(void **state)
+{
+	(void)state;
+	struct sim_proc p = start(NULL);
+	const char *msg = "{\"messages\":[{\"role\":\"user\",\"content\":\"Tell me a long story "
+			  "about inference servers.\"}]}";
+	struct http_reply tok;
+	assert_int_equal(http_do(&p, "/tokenize", msg, NULL, &tok), 0);
+	assert_int_equal(tok.status, 200);
+	cJSON *tj = cJSON_Parse(tok.body);
+	long count = (long)cJSON_GetObjectItem(tj, "count")->valuedouble;
+	assert_true(count > 5);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(tj, "tokens")), count);
+	assert_int_equal((long)cJSON_GetObjectItem(tj, "max_model_len")->valuedouble, 128000);
+	cJSON_Delete(tj);
+	http_reply_free(&tok);
+
+	const char *body = "{\"model\":\"sim\",\"messages\":[{\"role\":\"user\",\"content\":\"Tell me "
+			   "a long story about inference servers.\"}],\"max_tokens\":20,"
+			   "\"ignore_eos\":true,\"stream\":true,\"return_token_ids\":true,"
+			   "\"stream_options\":{\"include_usage\":true,\"continuous_usage_stats\":true}}";
+	const char *bodies[] = {body};
+	struct stream_result r;
+	stream_many(&p, "/v1/chat/completions", bodies, 1, 1, 20, NULL, NULL, &r);
+	check_stream(&r, 1, count, 20, 1);
+	stream_result_free(&r);
+	stop(&p);
+}
+
+static void test_no_usage_unless_asked(void **state)
+{
+	(void)state;
+	struct sim_proc p = start(NULL);
+	const char *body = "{\"prompt\":\"hello there\",\"max_tokens\":5,\"ignore_eos\":true,"
+			   "\"stream\":true}";
+	const char *bodies[] = {body};
+	struct stream_result r;
+	stream_many(&p, "/v1/completions", bodies, 1, 1, 20, NULL, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_int_equal(r.n, 6); /* 5 one-token chunks and [DONE] */
+	for (size_t i = 0; i + 1 < r.n; i++)
+		assert_null(strstr(r.ev[i].data, "\"usage\""));
+	assert_string_equal(r.ev[5].data, "[DONE]");
+	stream_result_free(&r);
+	stop(&p);
+}
+
+static void test_non_streaming(void **state)
+{
+	(void)state;
+	struct sim_proc p = start(NULL);
+	struct http_reply r;
+	char *body = body_token_prompt(100, 2, 12, 0, "\"ignore_eos\":true,\"return_token_ids\":true");
+	assert_int_equal(http_do(&p, "/v1/completions", body, NULL, &r), 0);
+	assert_int_equal(r.status, 200);
+	cJSON *j = cJSON_Parse(r.body);
+	assert_non_null(j);
+	cJSON *u = cJSON_GetObjectItem(j, "usage");
+	assert_int_equal((long)cJSON_GetObjectItem(u, "completion_tokens")->valuedouble, 12);
+	assert_int_equal((long)cJSON_GetObjectItem(u, "prompt_tokens")->valuedouble, 100);
+	cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "choices"), 0);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(c0, "token_ids")), 12);
+	assert_string_equal(cJSON_GetObjectItem(c0, "finish_reason")->valuestring, "length");
+	cJSON_Delete(j);
+	http_reply_free(&r);
+	free(body);
+
+	/* chat; without ignore_eos the output stops early ("stop") */
+	const char *chat = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":1000}";
+	assert_int_equal(http_do(&p, "/v1/chat/completions", chat, NULL, &r), 0);
+	assert_int_equal(r.status, 200);
+	j = cJSON_Parse(r.body);
+	assert_string_equal(cJSON_GetObjectItem(j, "object")->valuestring, "chat.completion");
+	c0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "choices"), 0);
+	assert_string_equal(cJSON_GetObjectItem(c0, "finish_reason")->valuestring, "stop");
+	cJSON *msg = cJSON_GetObjectItem(c0, "message");
+	assert_string_equal(cJSON_GetObjectItem(msg, "role")->valuestring, "assistant");
+	u = cJSON_GetObjectItem(j, "usage");
+	assert_int_equal((long)cJSON_GetObjectItem(u, "completion_tokens")->valuedouble, 256);
+	cJSON_Delete(j);
+	http_reply_free(&r);
+	stop(&p);
+}
+
+static void test_auth(void **state)
+{
+	(void)state;
+	const char *args[] = {"--api-key", "sekret", NULL};
+	struct sim_proc p = start(args);
+	const char *good[] = {"Authorization: Bearer sekret", NULL};
+	const char *wrong[] = {"Authorization: Bearer nope", NULL};
+	const char *body = "{\"prompt\":\"x\",\"max_tokens\":2}";
+	struct http_reply r;
+
+	assert_int_equal(http_do(&p, "/v1/completions", body, NULL, &r), 0);
+	assert_int_equal(r.status, 401);
+	assert_non_null(strstr(r.body, "\"error\""));
+	http_reply_free(&r);
+	assert_int_equal(http_do(&p, "/v1/completions", body, wrong, &r), 0);
+	assert_int_equal(r.status, 401);
+	http_reply_free(&r);
+	assert_int_equal(http_do(&p, "/metrics", NULL, NULL, &r), 0);
+	assert_int_equal(r.status, 401);
+	http_reply_free(&r);
+	assert_int_equal(http_do(&p, "/v1/completions", body, good, &r), 0);
+	assert_int_equal(r.status, 200);
+	http_reply_free(&r);
+	assert_int_equal(http_do(&p, "/health", NULL, NULL, &r), 0);
+	assert_int_equal(r.status, 200);
+	http_reply_free(&r);
+	stop(&p);
+}
+
+static void expect_error(const struct sim_proc *p, const char *path, const char *body, long status,
+			 const char *param, const char *needle)
+{
+	struct http_reply r;
+	assert_int_equal(http_do(p, path, body, NULL, &r), 0);
+	if (r.status != status)
+		fail_msg("%s %s: status %ld, want %ld (%s)", path, body ? body : "", r.status, status,
+			 r.body);
+	cJSON *j = cJSON_Parse(r.body);
+	assert_non_null(j);
+	cJSON *e = cJSON_GetObjectItem(j, "error");
+	assert_non_null(e);
+	const char *msg = cJSON_GetObjectItem(e, "message")->valuestring;
+	if (needle && !strstr(msg, needle))
+		fail_msg("message '%s' lacks '%s'", msg, needle);
+	assert_int_equal((long)cJSON_GetObjectItem(e, "code")->valuedouble, status);
+	if (param)
+		assert_string_equal(cJSON_GetObjectItem(e, "param")->valuestring, param);
+	cJSON_Delete(j);
+	http_reply_free(&r);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	const char *args[] = {"--max-model-len", "4K", NULL};
+	struct sim_proc p = start(args);
+	expect_error(&p, "/v1/completions", "{\"prompt\": [1,2", 400, NULL, "not valid JSON");
+	expect_error(&p, "/v1/completions", "[1,2]", 400, NULL, "JSON object");
+	expect_error(&p, "/v1/completions", "{\"max_tokens\":3}", 400, "prompt", "required");
+	expect_error(&p, "/v1/completions", "{\"prompt\":\"x\",\"max_tokens\":\"3\"}", 400,
+		     "max_tokens", "integer");
+	expect_error(&p, "/v1/completions", "{\"prompt\":\"x\",\"max_tokens\":0}", 400,
+		     "max_tokens", "at least 1");
+	expect_error(&p, "/v1/completions", "{\"prompt\":[1,-2]}", 400, "prompt", "token id");
+	expect_error(&p, "/v1/completions", "{\"prompt\":\"x\",\"max_tokens\":5000}", 400,
+		     "max_tokens", "maximum context length is 4096");
+	expect_error(&p, "/v1/completions", "{\"prompt\":\"x\",\"stream_options\":{}}", 400,
+		     "stream_options", "stream=True");
+	expect_error(&p, "/v1/completions", "{\"prompt\":\"x\",\"stream\":\"yes\"}", 400, "stream",
+		     "boolean");
+	expect_error(&p, "/v1/completions", "{\"prompt\":\"x\",\"min_tokens\":9,\"max_tokens\":3}",
+		     400, "min_tokens", "less than or equal");
+	expect_error(&p, "/v1/completions", "{\"prompt\":\"x\",\"model\":\"gpt\"}", 404, "model",
+		     "does not exist");
+	expect_error(&p, "/v1/chat/completions", "{\"messages\":[{\"content\":\"x\"}]}", 400,
+		     "messages", "role");
+	expect_error(&p, "/nope", NULL, 404, NULL, "/nope");
+	expect_error(&p, "/v1/completions", NULL, 405, NULL, "Method");
+	stop(&p);
+}
+
+static void test_bad_flags(void **state)
+{
+	(void)state;
+	char err[2048];
+	const char *a1[] = {"--port", "abc", NULL};
+	assert_int_equal(sim_run_expect_exit(a1, err, sizeof err), 2);
+	assert_non_null(strstr(err, "--port"));
+	assert_non_null(strstr(err, "'abc'"));
+	const char *a2[] = {"--frobnicate", NULL};
+	assert_int_equal(sim_run_expect_exit(a2, err, sizeof err), 2);
+	assert_non_null(strstr(err, "--frobnicate"));
+	const char *a3[] = {"--fault", "explode@req=1", NULL};
+	assert_int_equal(sim_run_expect_exit(a3, err, sizeof err), 2);
+	assert_non_null(strstr(err, "explode"));
+	const char *a4[] = {"--profile", "/nonexistent/x.csv", NULL};
+	assert_int_equal(sim_run_expect_exit(a4, err, sizeof err), 2);
+	assert_non_null(strstr(err, "/nonexistent/x.csv"));
+	const char *a5[] = {"--kv-capacity", "1K", NULL};
+	assert_int_equal(sim_run_expect_exit(a5, err, sizeof err), 2);
+	assert_non_null(strstr(err, "--max-model-len"));
+	const char *a6[] = {"--help", NULL};
+	assert_int_equal(sim_run_expect_exit(a6, err, sizeof err), 0);
+}
+
+static void test_models_version_health(void **state)
+{
+	(void)state;
+	const char *args[] = {"--model", "lfm", "--max-model-len", "32K", NULL};
+	struct sim_proc p = start(args);
+	struct http_reply r;
+	assert_int_equal(http_do(&p, "/v1/models", NULL, NULL, &r), 0);
+	cJSON *j = cJSON_Parse(r.body);
+	cJSON *m0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "data"), 0);
+	assert_string_equal(cJSON_GetObjectItem(m0, "id")->valuestring, "lfm");
+	assert_int_equal((long)cJSON_GetObjectItem(m0, "max_model_len")->valuedouble, 32768);
+	cJSON_Delete(j);
+	http_reply_free(&r);
+	assert_int_equal(http_do(&p, "/version", NULL, NULL, &r), 0);
+	j = cJSON_Parse(r.body);
+	assert_true(cJSON_IsString(cJSON_GetObjectItem(j, "version")));
+	cJSON_Delete(j);
+	http_reply_free(&r);
+	assert_int_equal(http_do(&p, "/health", NULL, NULL, &r), 0);
+	assert_int_equal(r.status, 200);
+	http_reply_free(&r);
+	stop(&p);
+}
+
+static void test_request_id_and_truth(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/tt-sim-truth-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	const char *args[] = {"--truth", path, NULL};
+	struct sim_proc p = start(args);
+	const char *hdr[] = {"X-Request-Id: client-42", NULL};
+	struct http_reply r;
+	assert_int_equal(http_do(&p, "/v1/completions",
+				 "{\"prompt\":\"abc\",\"max_tokens\":4,\"stream\":true,"
+				 "\"ignore_eos\":true}", hdr, &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.headers, "X-Request-Id: client-42"));
+	assert_non_null(strstr(r.body, "\"id\":\"cmpl-1\""));
+	http_reply_free(&r);
+	stop(&p);
+	struct truth t;
+	assert_int_equal(truth_read(path, &t), 0);
+	const struct truth_req *q = truth_find(&t, 1);
+	assert_non_null(q);
+	assert_string_equal(q->client_id, "client-42");
+	assert_true(q->ended);
+	assert_int_equal(q->completion, 4);
+	assert_int_equal(q->outcome, 0);
+	uint32_t tokens = 0;
+	for (size_t i = 0; i < t.nchunks; i++) {
+		assert_int_equal(t.chunks[i].first, tokens);
+		tokens += t.chunks[i].count;
+		for (uint32_t k = 0; k < t.chunks[i].count; k++) {
+			assert_true(t.chunks[i].model_ns[k] >= q->arrival_ns);
+			assert_true(t.chunks[i].emit_ns >= t.chunks[i].model_ns[k]);
+		}
+	}
+	assert_int_equal(tokens, 4);
+	truth_free(&t);
+	unlink(path);
+}
+
+static void test_flavor_vllm_metrics(void **state)
+{
+	(void)state;
+	struct sim_proc p = start(NULL);
+	struct http_reply r;
+	assert_int_equal(http_do(&p, "/v1/completions", "{\"prompt\":\"a b c\",\"max_tokens\":3,"
+				 "\"ignore_eos\":true}", NULL, &r), 0);
+	http_reply_free(&r);
+	assert_int_equal(http_do(&p, "/metrics", NULL, NULL, &r), 0);
+	const char *names[] = {"vllm:num_requests_running", "vllm:num_requests_waiting",
+			       "vllm:kv_cache_usage_perc", "vllm:prefix_cache_queries_total",
+			       "vllm:prefix_cache_hits_total", "vllm:num_preemptions_total",
+			       "vllm:prompt_tokens_total", "vllm:generation_tokens_total",
+			       "vllm:time_to_first_token_seconds_count",
+			       "vllm:inter_token_latency_seconds_sum", "vllm:cache_config_info"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (isnan(prom_value(r.body, names[i])))
+			fail_msg("metric %s missing", names[i]);
+	assert_non_null(strstr(r.body, "# TYPE vllm:num_requests_running gauge"));
+	assert_non_null(strstr(r.body, "# HELP vllm:generation_tokens_total "));
+	assert_non_null(strstr(r.body, "# TYPE vllm:time_to_first_token_seconds histogram"));
+	assert_non_null(strstr(r.body, "vllm:time_to_first_token_seconds_bucket{le=\"+Inf\","
+				       "engine=\"0\",model_name=\"sim\"} 1.0"));
+	assert_non_null(strstr(r.body, "num_gpu_blocks=\"557056\""));
+	assert_non_null(strstr(r.body, "block_size=\"16\""));
+	assert_true(prom_value(r.body, "vllm:generation_tokens_total") == 3.0);
+	assert_true(prom_value(r.body, "vllm:prompt_tokens_total") == 3.0);
+	assert_true(prom_value(r.body, "vllm:inter_token_latency_seconds_count") == 2.0);
+	http_reply_free(&r);
+	stop(&p);
+}
+
+static void test_flavor_sglang(void **state)
+{
+	(void)state;
+	const char *args[] = {"--flavor", "sglang", "--kv-capacity", "200000", NULL};
+	struct sim_proc p = start(args);
+	struct http_reply r;
+	assert_int_equal(http_do(&p, "/metrics", NULL, NULL, &r), 0);
+	const char *names[] = {"sglang:num_running_reqs", "sglang:num_queue_reqs",
+			       "sglang:token_usage", "sglang:max_total_num_tokens",
+			       "sglang:gen_throughput", "sglang:cache_hit_rate"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (isnan(prom_value(r.body, names[i])))
+			fail_msg("metric %s missing", names[i]);
+	assert_null(strstr(r.body, "vllm:"));
+	assert_true(prom_value(r.body, "sglang:max_total_num_tokens") == 200000.0);
+	http_reply_free(&r);
+	assert_int_equal(http_do(&p, "/get_server_info", NULL, NULL, &r), 0);
+	assert_int_equal(r.status, 200);
+	cJSON *j = cJSON_Parse(r.body);
+	assert_int_equal((long)cJSON_GetObjectItem(j, "max_total_num_tokens")->valuedouble, 200000);
+	cJSON_Delete(j);
+	http_reply_free(&r);
+	stop(&p);
+}
+
+static void test_flavor_llamacpp(void **state)
+{
+	(void)state;
+	const char *args[] = {"--flavor", "llamacpp", "--max-num-seqs", "4", NULL};
+	struct sim_proc p = start(args);
+	struct http_reply r;
+	const char *body = "{\"prompt\":\"a b c d\",\"max_tokens\":6,\"ignore_eos\":true,\"stream\":true,"
+			   "\"stream_options\":{\"include_usage\":true,\"continuous_usage_stats\":true}}";
+	const char *bodies[] = {body};
+	struct stream_result s;
+	stream_many(&p, "/v1/completions", bodies, 1, 1, 20, NULL, NULL, &s);
+	assert_int_equal(s.status, 200);
+	/* usage only in the final chunk, which carries finish_reason */
+	assert_int_equal(s.n, 8);
+	for (size_t i = 0; i < 6; i++) {
+		assert_null(strstr(s.ev[i].data, "\"usage\""));
+		assert_non_null(strstr(s.ev[i].data, "\"finish_reason\":null"));
+	}
+	assert_non_null(strstr(s.ev[6].data, "\"finish_reason\":\"length\""));
+	assert_int_equal(s.ev[6].completion_tokens, 6);
+	assert_non_null(strstr(s.ev[6].data, "\"timings\""));
+	assert_string_equal(s.ev[7].data, "[DONE]");
+	stream_result_free(&s);
+
+	assert_int_equal(http_do(&p, "/metrics", NULL, NULL, &r), 0);
+	const char *names[] = {"llamacpp:requests_processing", "llamacpp:requests_deferred",
+			       "llamacpp:tokens_predicted_total", "llamacpp:prompt_tokens_total",
+			       "llamacpp:n_decode_total"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (isnan(prom_value(r.body, names[i])))
+			fail_msg("metric %s missing", names[i]);
+	assert_true(prom_value(r.body, "llamacpp:tokens_predicted_total") == 6.0);
+	assert_null(strstr(r.body, "{"));
+	http_reply_free(&r);
+	assert_int_equal(http_do(&p, "/slots", NULL, NULL, &r), 0);
+	cJSON *j = cJSON_Parse(r.body);
+	assert_int_equal(cJSON_GetArraySize(j), 4);
+	assert_true(cJSON_IsBool(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 0), "is_processing")));
+	cJSON_Delete(j);
+	http_reply_free(&r);
+	assert_int_equal(http_do(&p, "/version", NULL, NULL, &r), 0);
+	assert_int_equal(r.status, 404);
+	http_reply_free(&r);
+	assert_int_equal(http_do(&p, "/health", NULL, NULL, &r), 0);
+	assert_non_null(strstr(r.body, "\"ok\""));
+	http_reply_free(&r);
+	stop(&p);
+}
+
+static void test_sigterm_exit_zero(void **state)
+{
+	(void)state;
+	/* a stream is in flight when the signal arrives */
+	struct sim_proc p = start(NULL);
+	struct http_reply r;
+	assert_int_equal(http_do(&p, "/health", NULL, NULL, &r), 0);
+	http_reply_free(&r);
+	assert_int_equal(sim_terminate(&p), 0);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_listen_line),
+		cmocka_unit_test(test_completions_token_ids),
+		cmocka_unit_test(test_chat_stream_and_text_prompt),
+		cmocka_unit_test(test_no_usage_unless_asked),
+		cmocka_unit_test(test_non_streaming),
+		cmocka_unit_test(test_auth),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_bad_flags),
+		cmocka_unit_test(test_models_version_health),
+		cmocka_unit_test(test_request_id_and_truth),
+		cmocka_unit_test(test_flavor_vllm_metrics),
+		cmocka_unit_test(test_flavor_sglang),
+		cmocka_unit_test(test_flavor_llamacpp),
+		cmocka_unit_test(test_sigterm_exit_zero),
+	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
