@@ -477,11 +477,11 @@ static enum tt_code measurements(const struct tt_report *r, const size_t *order,
 				 int use_color, struct tt_buf *out)
 {
 	static const char *const heads[] = {
-		"Phase", "Context", "Conc", "Status", "Total tok/s", "Per req tok/s", "TTFT",
+		"Phase", "Context", "Conc", "Status", "Total tok/s", "Per req", "TTFT",
 		"TBT", "Active", "Completed", "Output tok", "Measured", "Errors",
 	};
-	/* dropped first when narrow: highest number */
-	static const int prio[] = {0, 0, 0, 0, 0, 6, 0, 5, 4, 3, 2, 7, 1};
+	/* dropped first when narrow: highest number; latencies stay longest */
+	static const int prio[] = {0, 0, 0, 0, 0, 3, 0, 2, 5, 6, 7, 8, 4};
 	struct table t;
 	size_t i, k, ncol = sizeof heads / sizeof heads[0];
 
