@@ -1,0 +1,382 @@
+/* Engine tests: queueing on a full KV cache, preemption, prefix-cache hits,
+ * multi-token chunks (stream interval, merge, a late loop) and the absolute
+ * step schedule. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim_client.h"
+
+#define STREAM_USAGE "\"ignore_eos\":true,\"return_token_ids\":true,\"stream_options\":" \
+		     "{\"include_usage\":true,\"continuous_usage_stats\":true}"
+
+static struct sim_proc start(const char *const *args)
+{
+	struct sim_proc p;
+	assert_int_equal(sim_spawn(&p, args), 0);
+	return p;
+}
+
+static void stop(struct sim_proc *p)
+{
+	assert_int_equal(sim_terminate(p), 0);
+}
+
+/* Final completion_tokens of a stream, -1 if none. */
+static long final_tokens(const struct stream_result *r)
+{
+	long last = -1;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->ev[i].completion_tokens >= 0)
+			last = r->ev[i].completion_tokens;
+	return last;
+}
+
+static int ends_done(const struct stream_result *r)
+{
+	return r->n && r->ev[r->n - 1].data && !strcmp(r->ev[r->n - 1].data, "[DONE]");
+}
+
+/* Tokens per content chunk (usage deltas), checked against token_ids. */
+static size_t chunk_sizes(const struct stream_result *r, long *sizes, size_t max)
+{
+	long prev = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const char *d = r->ev[i].data;
+		if (!d || !strcmp(d, "[DONE]") || strstr(d, "\"choices\":[]"))
+			continue;
+		long c = r->ev[i].completion_tokens;
+		assert_true(c >= prev);
+		cJSON *j = cJSON_Parse(d);
+		assert_non_null(j);
+		cJSON *ids = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "choices"), 0),
+						 "token_ids");
+		assert_int_equal(cJSON_GetArraySize(ids), c - prev);
+		cJSON_Delete(j);
+		if (k < max)
+			sizes[k++] = c - prev;
+		prev = c;
+	}
+	return k;
+}
+
+struct gauges {
+	const struct sim_proc *p;
+	double max_waiting, max_running, max_kv;
+	int stopped;
+	double stop_at;
+};
+
+static void sample_gauges(void *arg, double t)
+{
+	struct gauges *g = arg;
+	(void)t;
+	double w = metric_now(g->p, "vllm:num_requests_waiting");
+	double r = metric_now(g->p, "vllm:num_requests_running");
+	double kv = metric_now(g->p, "vllm:kv_cache_usage_perc");
+	if (w > g->max_waiting)
+		g->max_waiting = w;
+	if (r > g->max_running)
+		g->max_running = r;
+	if (kv > g->max_kv)
+		g->max_kv = kv;
+}
+
+static void test_queue_when_kv_full(void **state)
+{
+	(void)state;
+	/* 2048 tokens of KV: two 800-token prompts fit (100 blocks), a third
+	 * (50 more blocks) does not until one finishes */
+	const char *args[] = {"--kv-capacity", "2048", "--max-model-len", "2048", "--step-base-ms", "4",
+			      "--per-seq-ms", "0", "--per-ctx-token-ns", "0", NULL};
+	struct sim_proc p = start(args);
+	char *b[3];
+	struct stream_result r[3];
+	for (int i = 0; i < 3; i++)
+		b[i] = body_token_prompt(800, 10 + i, 100, 1, STREAM_USAGE);
+	struct gauges g = {&p, 0, 0, 0, 0, 0};
+	stream_many(&p, "/v1/completions", (const char *const *)b, 3, 1, 30, sample_gauges, &g, r);
+	assert_true(g.max_waiting == 1.0);
+	assert_true(g.max_running == 2.0);
+	assert_true(g.max_kv > 0.7 && g.max_kv <= 1.0);
+	uint64_t first_end = r[0].t_end < r[1].t_end ? r[0].t_end : r[1].t_end;
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(r[i].status, 200);
+		assert_int_equal(final_tokens(&r[i]), 100);
+		assert_true(ends_done(&r[i]));
+	}
+	/* the queued one starts only when a running one has finished */
+	struct stream_result *q = NULL;
+	for (int i = 0; i < 3; i++)
+		if (!q || r[i].ev[0].t_ns > q->ev[0].t_ns)
+			q = &r[i];
+	assert_true(q->ev[0].t_ns + 5000000u >= first_end);
+	assert_true(metric_now(&p, "vllm:num_preemptions_total") == 0.0);
+	for (int i = 0; i < 3; i++) {
+		stream_result_free(&r[i]);
+		free(b[i]);
+	}
+	stop(&p);
+}
+
+static void test_preemption(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/tt-sim-pre-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	/* two 800-token prompts fit, but not both grown to 800 + 400 */
+	const char *args[] = {"--kv-capacity", "2048", "--max-model-len", "2048", "--step-base-ms", "1",
+			      "--per-seq-ms", "0", "--per-ctx-token-ns", "0", "--truth", path, NULL};
+	struct sim_proc p = start(args);
+	char *b[2];
+	struct stream_result r[2];
+	for (int i = 0; i < 2; i++)
+		b[i] = body_token_prompt(800, 20 + i, 400, 1, STREAM_USAGE);
+	stream_many(&p, "/v1/completions", (const char *const *)b, 2, 1, 30, NULL, NULL, r);
+	for (int i = 0; i < 2; i++) {
+		long sizes[512];
+		size_t n = chunk_sizes(&r[i], sizes, 512);
+		long sum = 0;
+		for (size_t k = 0; k < n; k++)
+			sum += sizes[k];
+		assert_int_equal(sum, 400);
+		assert_int_equal(final_tokens(&r[i]), 400);
+		assert_true(ends_done(&r[i]));
+	}
+	assert_true(metric_now(&p, "vllm:num_preemptions_total") >= 1.0);
+	stop(&p);
+	struct truth t;
+	assert_int_equal(truth_read(path, &t), 0);
+	uint32_t pre = 0;
+	for (size_t i = 0; i < t.nreqs; i++) {
+		pre += t.reqs[i].preemptions;
+		assert_int_equal(t.reqs[i].completion, 400);
+		/* a preempted request recomputes its prompt from the prefix cache */
+		if (t.reqs[i].preemptions)
+			assert_true(t.reqs[i].cached > 0);
+	}
+	assert_true(pre >= 1);
+	truth_free(&t);
+	unlink(path);
+	for (int i = 0; i < 2; i++) {
+		stream_result_free(&r[i]);
+		free(b[i]);
+	}
+}
+
+static double ttft_of(const struct sim_proc *p, const char *body)
+{
+	const char *bodies[] = {body};
+	struct stream_result r;
+	stream_many(p, "/v1/completions", bodies, 1, 0, 20, NULL, NULL, &r);
+	assert_int_equal(r.status, 200);
+	assert_true(r.n >= 1);
+	double t = (double)(r.ev[0].t_ns - r.t_start) / 1e9;
+	stream_result_free(&r);
+	return t;
+}
+
+static void test_prefix_cache(void **state)
+{
+	(void)state;
+	const char *args[] = {"--prefill-tok-s", "20000", NULL};
+	struct sim_proc p = start(args);
+	char *a = body_token_prompt(1000, 5, 2, 1, "\"ignore_eos\":true");
+	char *other = body_token_prompt(1000, 6, 2, 1, "\"ignore_eos\":true");
+
+	double cold = ttft_of(&p, a);
+	double h0 = metric_now(&p, "vllm:prefix_cache_hits_total");
+	double q0 = metric_now(&p, "vllm:prefix_cache_queries_total");
+	double warm = ttft_of(&p, a);
+	double h1 = metric_now(&p, "vllm:prefix_cache_hits_total");
+	double q1 = metric_now(&p, "vllm:prefix_cache_queries_total");
+	/* all but the last block: floor(999 / 16) * 16 */
+	assert_true(h1 - h0 == 992.0);
+	assert_true(q1 - q0 == 1000.0);
+	assert_true(cold > 0.045); /* 1000 tokens at 20000 tok/s */
+	assert_true(warm < cold / 4);
+	ttft_of(&p, other);
+	assert_true(metric_now(&p, "vllm:prefix_cache_hits_total") == h1);
+
+	/* the same text hits too */
+	const char *text = "{\"prompt\":\"The quick brown fox jumps over the lazy dog, again and "
+			   "again, until the prefix cache has a full block or two of it.\","
+			   "\"max_tokens\":1,\"stream\":true}";
+	ttft_of(&p, text);
+	double h2 = metric_now(&p, "vllm:prefix_cache_hits_total");
+	ttft_of(&p, text);
+	assert_true(metric_now(&p, "vllm:prefix_cache_hits_total") > h2);
+	free(a);
+	free(other);
+	stop(&p);
+
+	const char *off[] = {"--no-prefix-caching", NULL};
+	p = start(off);
+	a = body_token_prompt(1000, 5, 2, 1, "\"ignore_eos\":true");
+	ttft_of(&p, a);
+	ttft_of(&p, a);
+	assert_true(metric_now(&p, "vllm:prefix_cache_hits_total") == 0.0);
+	free(a);
+	stop(&p);
+}
+
+static void test_stream_interval(void **state)
+{
+	(void)state;
+	const char *args[] = {"--stream-interval", "4", "--step-base-ms", "2", NULL};
+	struct sim_proc p = start(args);
+	char *b = body_token_prompt(64, 1, 10, 1, STREAM_USAGE);
+	const char *bodies[] = {b};
+	struct stream_result r;
+	long sizes[64];
+	stream_many(&p, "/v1/completions", bodies, 1, 1, 20, NULL, NULL, &r);
+	size_t n = chunk_sizes(&r, sizes, 64);
+	/* first token at once, then every 4, the rest at the end */
+	assert_int_equal(n, 4);
+	assert_int_equal(sizes[0], 1);
+	assert_int_equal(sizes[1], 4);
+	assert_int_equal(sizes[2], 4);
+	assert_int_equal(sizes[3], 1);
+	stream_result_free(&r);
+	free(b);
+	stop(&p);
+}
+
+static void test_merge(void **state)
+{
+	(void)state;
+	const char *args[] = {"--merge", "5", "--step-base-ms", "1", NULL};
+	struct sim_proc p = start(args);
+	char *b = body_token_prompt(64, 1, 40, 1, STREAM_USAGE);
+	const char *bodies[] = {b};
+	struct stream_result r;
+	long sizes[64], sum = 0, multi = 0;
+	stream_many(&p, "/v1/completions", bodies, 1, 1, 20, NULL, NULL, &r);
+	size_t n = chunk_sizes(&r, sizes, 64);
+	for (size_t i = 0; i < n; i++) {
+		sum += sizes[i];
+		multi += sizes[i] >= 4;
+	}
+	assert_int_equal(sum, 40);
+	assert_true(n <= 10);
+	assert_true(multi >= 6);
+	assert_true(ends_done(&r));
+	stream_result_free(&r);
+	free(b);
+	stop(&p);
+}
+
+struct pauser {
+	pid_t pid;
+	int done;
+};
+
+static void pause_once(void *arg, double t)
+{
+	struct pauser *ps = arg;
+	if (ps->done || t < 0.2)
+		return;
+	ps->done = 1;
+	kill(ps->pid, SIGSTOP);
+	usleep(150000);
+	kill(ps->pid, SIGCONT);
+}
+
+/* A loop that falls behind (here: the process is stopped for 150 ms) sends
+ * the steps it missed as one merged chunk, and the schedule does not move. */
+static void test_late_loop_merges_without_drift(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/tt-sim-late-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	const char *args[] = {"--step-base-ms", "2", "--per-seq-ms", "0", "--per-ctx-token-ns", "0",
+			      "--truth", path, NULL};
+	struct sim_proc p = start(args);
+	char *b = body_token_prompt(32, 1, 300, 1, STREAM_USAGE);
+	const char *bodies[] = {b};
+	struct stream_result r;
+	long sizes[512], biggest = 0;
+	struct pauser ps = {p.pid, 0};
+	stream_many(&p, "/v1/completions", bodies, 1, 1, 20, pause_once, &ps, &r);
+	size_t n = chunk_sizes(&r, sizes, 512);
+	for (size_t i = 0; i < n; i++)
+		if (sizes[i] > biggest)
+			biggest = sizes[i];
+	assert_true(ps.done);
+	assert_true(biggest >= 50); /* ~75 steps of 2 ms in 150 ms */
+	assert_int_equal(final_tokens(&r), 300);
+	stop(&p);
+
+	struct truth t;
+	assert_int_equal(truth_read(path, &t), 0);
+	uint64_t prev = 0, decode_steps = 0;
+	int big_chunk = 0;
+	for (size_t i = 0; i < t.nchunks; i++) {
+		big_chunk |= t.chunks[i].count >= 50;
+		for (uint32_t k = 0; k < t.chunks[i].count; k++) {
+			uint64_t m = t.chunks[i].model_ns[k];
+			if (prev) {
+				/* every decode step is exactly 2 ms after the last */
+				assert_int_equal(m - prev, 2000000u);
+				decode_steps++;
+			}
+			prev = m;
+		}
+	}
+	assert_true(big_chunk);
+	assert_int_equal(decode_steps, 299);
+	truth_free(&t);
+	unlink(path);
+	stream_result_free(&r);
+	free(b);
+}
+
+static void test_max_num_seqs(void **state)
+{
+	(void)state;
+	const char *args[] = {"--max-num-seqs", "2", "--step-base-ms", "3", NULL};
+	struct sim_proc p = start(args);
+	char *b[4];
+	struct stream_result r[4];
+	for (int i = 0; i < 4; i++)
+		b[i] = body_token_prompt(64, i, 40, 1, STREAM_USAGE);
+	struct gauges g = {&p, 0, 0, 0, 0, 0};
+	stream_many(&p, "/v1/completions", (const char *const *)b, 4, 1, 30, sample_gauges, &g, r);
+	assert_true(g.max_running == 2.0);
+	assert_true(g.max_waiting >= 1.0);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(final_tokens(&r[i]), 40);
+		stream_result_free(&r[i]);
+		free(b[i]);
+	}
+	stop(&p);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_queue_when_kv_full),
+		cmocka_unit_test(test_preemption),
+		cmocka_unit_test(test_prefix_cache),
+		cmocka_unit_test(test_stream_interval),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_late_loop_merges_without_drift),
+		cmocka_unit_test(test_max_num_seqs),
+	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
