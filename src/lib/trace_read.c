@@ -161,13 +161,15 @@ static int decode_scrape(struct decoder *d, struct tt_cursor *c, uint32_t unit, 
 	return 0;
 }
 
-/* Parse the records of one decompressed frame. */
+/* Parse the records of one decompressed frame: 1 if its header was
+ * understood (its records were delivered, up to any damage), 0 if the frame
+ * was skipped whole, -2 out of memory. */
 static int decode_frame(struct decoder *d, const uint8_t *p, size_t len, size_t offset)
 {
 	struct tt_cursor c = {p, p + len, 1};
 	uint32_t unit = 0;
 	int64_t base = 0;
-	int first = 1;
+	int first = 1, accepted = 0;
 
 	while (c.p < c.end && !d->stopped) {
 		uint8_t type = tt_get_u8(&c);
@@ -177,7 +179,7 @@ static int decode_frame(struct decoder *d, const uint8_t *p, size_t len, size_t 
 
 		if (!c.ok || rlen > (uint64_t)(c.end - c.p)) {
 			note_damage(d, offset, "record overruns its frame");
-			return 0;
+			return accepted;
 		}
 		rc.p = c.p;
 		rc.end = c.p + rlen;
@@ -207,6 +209,7 @@ static int decode_frame(struct decoder *d, const uint8_t *p, size_t len, size_t 
 				return 0;
 			}
 			first = 0;
+			accepted = 1;
 			continue;
 		}
 		if (type == 2)
@@ -219,10 +222,10 @@ static int decode_frame(struct decoder *d, const uint8_t *p, size_t len, size_t 
 		if (r == -1) {
 			note_damage(d, offset, type == 2 ? "damaged request record" :
 							   "damaged scrape record");
-			return 0;
+			return accepted;
 		}
 	}
-	return 0;
+	return accepted;
 }
 
 static size_t find_magic(const uint8_t *p, size_t len, size_t from)
@@ -301,11 +304,16 @@ enum tt_code tt_trace_decode(const void *data, size_t len, const char *name,
 			pos += fsize;
 			continue;
 		}
-		if (decode_frame(&d, d.frame, got, pos) == -2) {
+		switch (decode_frame(&d, d.frame, got, pos)) {
+		case -2:
 			rc = tt_error_set(err, TT_ENOMEM, "out of memory reading '%s'", name);
 			goto cleanup;
+		case 1:
+			frames++;
+			break;
+		default:
+			break;
 		}
-		frames++;
 		pos += fsize;
 	}
 	if (d.damaged) {

@@ -1,0 +1,263 @@
+/* Figures on hand-made cells: each definition of docs/metrics.md. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "tokentrace/analysis.h"
+
+#define MS 1000000LL
+#define S 1000000000LL
+
+struct cell {
+	struct tt_manifest m;
+	struct tt_cell_analyzer *a;
+};
+
+static void cell_init(struct cell *c, int C, struct tt_analysis_opts *o)
+{
+	size_t idx;
+	struct tt_error err;
+
+	tt_manifest_init(&c->m);
+	c->m.duration_s = 10;
+	assert_int_equal(tt_manifest_add_cell(&c->m, TT_PHASE_DECODE, 8192, C, &idx), TT_OK);
+	c->m.cells[idx].state = TT_CELL_DONE;
+	tt_manifest_set_str(&c->m.cells[idx].trace, "cells/x.ttz");
+	c->m.cells[idx].window_start_ns = 10 * S;
+	c->m.cells[idx].window_end_ns = 20 * S;
+	assert_int_equal(tt_cell_analyzer_create(&c->m, idx, o, &c->a, &err), TT_OK);
+}
+
+static void cell_done(struct cell *c)
+{
+	tt_cell_analyzer_free(c->a);
+	tt_manifest_release(&c->m);
+}
+
+/* A request sent at `send`, first token after ttft, then n-1 tokens every gap. */
+static void steady(struct cell *c, uint32_t slot, int64_t send, int64_t ttft, int64_t gap, int n,
+		   enum tt_finish fin, int64_t cut_at)
+{
+	static struct tt_chunk ch[20000];
+	struct tt_request r;
+	int k = 0;
+
+	memset(&r, 0, sizeof r);
+	r.slot = slot;
+	r.role = TT_ROLE_MEASURED;
+	r.t_sched_ns = send;
+	r.t_send_ns = send;
+	r.finish = fin;
+	for (int i = 0; i < n; i++) {
+		int64_t t = send + ttft + i * gap;
+		if (cut_at > 0 && t >= cut_at)
+			break;
+		ch[k].t_ns = t;
+		ch[k].tokens = 1;
+		k++;
+	}
+	r.n_chunks = (size_t)k;
+	r.chunks = ch;
+	r.t_end_ns = cut_at > 0 ? cut_at : ch[k - 1].t_ns + MS;
+	tt_cell_analyzer_request(c->a, &r);
+}
+
+static void test_steady_stream(void **state)
+{
+	struct cell c;
+	struct tt_cell_figures f;
+
+	(void)state;
+	cell_init(&c, 1, NULL);
+	/* 1000 tok/s for 30 s, starting before the window: cut at its end. */
+	steady(&c, 0, 5 * S, 100 * MS, MS, 30000, TT_FINISH_CUT, 20 * S);
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_int_equal(f.output_tokens, 10000);
+	assert_true(fabs(f.total_tok_s - 1000) < 1e-9);
+	assert_true(fabs(f.measured_s - 10) < 1e-12);
+	assert_true(fabs(f.tbt_ms.p50 - 1.0) < 0.001);
+	assert_true(fabs(f.ttft_ms.p50 - 100) < 1e-9);
+	assert_true(fabs(f.per_request_tok_s.p50 - 1000) < 0.01);
+	assert_int_equal(f.completed, 0);
+	assert_int_equal(f.cut, 1);
+	/* No scrapes: active requests from the client side, 1 stream all window. */
+	assert_string_equal(f.avg_active_source, "client");
+	assert_true(fabs(f.avg_active - 1) < 1e-9);
+	assert_int_equal(f.status, TT_STATUS_VALID);
+	assert_non_null(strstr(f.reason, "no server metrics"));
+	cell_done(&c);
+}
+
+static void test_multi_token_chunk_spreads_gap(void **state)
+{
+	struct cell c;
+	struct tt_cell_figures f;
+	struct tt_request r;
+	struct tt_chunk ch[4] = {
+		{11 * S, 1}, {11 * S + 2 * MS, 1}, {11 * S + 8 * MS, 3}, {11 * S + 10 * MS, 1}};
+
+	(void)state;
+	cell_init(&c, 1, NULL);
+	memset(&r, 0, sizeof r);
+	r.role = TT_ROLE_MEASURED;
+	r.t_sched_ns = r.t_send_ns = 11 * S - 50 * MS;
+	r.t_end_ns = 11 * S + 11 * MS;
+	r.finish = TT_FINISH_LENGTH;
+	r.n_chunks = 4;
+	r.chunks = ch;
+	tt_cell_analyzer_request(c.a, &r);
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	/* Gaps per token: 2 ms; 6 ms over 3 tokens = 2,2,2; 2 ms: five samples of 2 ms. */
+	assert_int_equal(f.tbt_ms.n, 5);
+	assert_true(fabs(f.tbt_ms.p50 - 2.0) < 0.002);
+	assert_true(fabs(f.tbt_ms.max - 2.0) < 0.002);
+	assert_int_equal(f.output_tokens, 6);
+	assert_int_equal(f.chunks, 4);
+	assert_int_equal(f.multi_token_chunks, 1);
+	assert_int_equal(f.completed, 1);
+	/* per request: 5 tokens after the first chunk over 10 ms */
+	assert_true(fabs(f.per_request_tok_s.p50 - 500) < 1e-6);
+	cell_done(&c);
+}
+
+static void test_skip_first_and_window(void **state)
+{
+	struct cell c;
+	struct tt_cell_figures f;
+	struct tt_analysis_opts o;
+
+	(void)state;
+	tt_analysis_opts_init(&o);
+	o.skip_first_s = 2;
+	o.window_s = 5;
+	cell_init(&c, 1, &o);
+	steady(&c, 0, 5 * S, 100 * MS, MS, 30000, TT_FINISH_CUT, 20 * S);
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_true(fabs(f.measured_s - 5) < 1e-12);
+	assert_int_equal(f.output_tokens, 5000);
+	assert_int_equal(f.status, TT_STATUS_CUT_SHORT); /* 5 s of 10 s planned */
+	cell_done(&c);
+}
+
+static void scrape(struct cell *c, int64_t t, double running, double waiting)
+{
+	struct tt_sample s[3] = {{"vllm:num_requests_running", "model_name=\"a\"", running / 2},
+				 {"vllm:num_requests_running", "model_name=\"b\"", running / 2},
+				 {"vllm:num_requests_waiting", "", waiting}};
+	struct tt_scrape sc = {t, 3, s};
+	tt_cell_analyzer_scrape(c->a, &sc);
+}
+
+static void test_server_gauges_and_queue(void **state)
+{
+	struct cell c;
+	struct tt_cell_figures f;
+
+	(void)state;
+	cell_init(&c, 4, NULL);
+	for (int s = 0; s < 4; s++)
+		steady(&c, (uint32_t)s, 5 * S, 100 * MS, 5 * MS, 4000, TT_FINISH_CUT, 20 * S);
+	/* 40 scrapes in the window: running 4 (summed over label sets), 3 with waiting. */
+	for (int i = 0; i < 40; i++)
+		scrape(&c, 10 * S + i * 250 * MS, i % 10 == 0 ? 3 : 4, i % 10 == 0 ? 1 : 0);
+	scrape(&c, 30 * S, 0, 9); /* outside the window: ignored */
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_string_equal(f.avg_active_source, "server");
+	assert_true(fabs(f.avg_active - 3.9) < 1e-9);
+	assert_true(fabs(f.waiting_share - 0.1) < 1e-9);
+	assert_true(fabs(f.waiting_max - 1) < 1e-9);
+	assert_int_equal(f.status, TT_STATUS_QUEUED);
+	assert_non_null(strstr(f.reason, "10%"));
+	{
+		int found = 0;
+		for (size_t i = 0; i < f.n_evidence; i++)
+			if (f.evidence[i].status == TT_STATUS_QUEUED && f.evidence[i].triggered &&
+			    fabs(f.evidence[i].threshold - 0.05) < 1e-12)
+				found = 1;
+		assert_true(found);
+	}
+	cell_done(&c);
+}
+
+static void test_errors_status(void **state)
+{
+	struct cell c;
+	struct tt_cell_figures f;
+	struct tt_request r;
+
+	(void)state;
+	cell_init(&c, 1, NULL);
+	steady(&c, 0, 5 * S, 100 * MS, MS, 30000, TT_FINISH_CUT, 20 * S);
+	memset(&r, 0, sizeof r);
+	r.role = TT_ROLE_MEASURED;
+	r.t_send_ns = 12 * S;
+	r.t_end_ns = 12 * S + MS;
+	r.finish = TT_FINISH_ERROR;
+	r.fail = TT_FAIL_HTTP;
+	r.http_status = 500;
+	tt_cell_analyzer_request(c.a, &r);
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_int_equal(f.errors, 1);
+	assert_int_equal(f.status, TT_STATUS_ERRORS);
+	assert_int_equal(f.output_tokens, 10000); /* figures still computed */
+	cell_done(&c);
+}
+
+static void test_over_capacity_and_not_run(void **state)
+{
+	struct tt_manifest m;
+	struct tt_cell_analyzer *a;
+	struct tt_cell_figures f;
+	struct tt_error err;
+	size_t i0, i1;
+
+	(void)state;
+	tt_manifest_init(&m);
+	tt_manifest_add_cell(&m, TT_PHASE_DECODE, 122880, 128, &i0);
+	m.cells[i0].state = TT_CELL_OVER_CAPACITY;
+	tt_manifest_set_str(&m.cells[i0].reason, "128 x (122880 + 4096) = 16252928 > 1000 KV tokens");
+	tt_manifest_add_cell(&m, TT_PHASE_DECODE, 8192, 1, &i1);
+	m.cells[i1].state = TT_CELL_RUNNING;
+	assert_int_equal(tt_cell_analyzer_create(&m, i0, NULL, &a, &err), TT_OK);
+	tt_cell_analyzer_finish(a, NULL, &f);
+	tt_cell_analyzer_free(a);
+	assert_int_equal(f.status, TT_STATUS_OVER_CAPACITY);
+	assert_non_null(strstr(f.reason, "16252928"));
+	assert_true(isnan(f.total_tok_s));
+	assert_int_equal(tt_cell_analyzer_create(&m, i1, NULL, &a, &err), TT_OK);
+	tt_cell_analyzer_finish(a, NULL, &f);
+	tt_cell_analyzer_free(a);
+	assert_int_equal(f.status, TT_STATUS_NOT_RUN);
+	assert_string_equal(tt_status_name(TT_STATUS_QUEUED), "Requests queued");
+	tt_manifest_release(&m);
+}
+
+static void test_percentile_interpolation(void **state)
+{
+	double v[] = {1, 2, 3, 4};
+	(void)state;
+	assert_true(fabs(tt_percentile_sorted(v, 4, 50) - 2.5) < 1e-12);
+	assert_true(fabs(tt_percentile_sorted(v, 4, 90) - 3.7) < 1e-12);
+	assert_true(fabs(tt_percentile_sorted(v, 4, 0) - 1) < 1e-12);
+	assert_true(fabs(tt_percentile_sorted(v, 1, 99) - 1) < 1e-12);
+	assert_true(isnan(tt_percentile_sorted(v, 0, 50)));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_steady_stream),
+		cmocka_unit_test(test_multi_token_chunk_spreads_gap),
+		cmocka_unit_test(test_skip_first_and_window),
+		cmocka_unit_test(test_server_gauges_and_queue),
+		cmocka_unit_test(test_errors_status),
+		cmocka_unit_test(test_over_capacity_and_not_run),
+		cmocka_unit_test(test_percentile_interpolation),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

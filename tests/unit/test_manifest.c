@@ -1,0 +1,134 @@
+/* Manifest JSON: round trip, unknown members, versions, secrets. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tokentrace/run.h"
+
+static void test_round_trip(void **state)
+{
+	struct tt_manifest m, back;
+	struct tt_error err;
+	char *json = NULL;
+	size_t idx;
+
+	(void)state;
+	tt_manifest_init(&m);
+	tt_manifest_set_str(&m.engine, "vllm");
+	tt_manifest_set_str(&m.model, "LiquidAI/LFM2.5-350M");
+	tt_manifest_set_note(&m, "gpu", "H200 NVL");
+	tt_manifest_set_note(&m, "gpu", "H100"); /* replaces */
+	m.origin_unix_ns = 1764680000123456789LL;
+	m.kv_capacity_tokens = 12345678;
+	assert_int_equal(tt_manifest_add_cell(&m, TT_PHASE_DECODE, 8192, 16, &idx), TT_OK);
+	m.cells[idx].window_start_ns = 5000000000LL;
+	m.cells[idx].window_end_ns = 35000000000LL;
+	m.cells[idx].ready_timed_out = 1;
+	assert_int_equal(tt_manifest_add_cell(&m, TT_PHASE_PREFILL, 128000, 1, NULL), TT_OK);
+	assert_int_equal(tt_manifest_to_json(&m, &json, &err), TT_OK);
+	assert_int_equal(tt_manifest_from_json(json, strlen(json), "m.json", &back, &err), TT_OK);
+	assert_string_equal(back.engine, "vllm");
+	assert_string_equal(tt_manifest_note(&back, "gpu"), "H100");
+	assert_int_equal(back.n_notes, 1);
+	assert_int_equal(back.origin_unix_ns, 1764680000123456789LL); /* exact past 2^53 */
+	assert_int_equal(back.kv_capacity_tokens, 12345678);
+	assert_int_equal(back.n_cells, 2);
+	assert_string_equal(back.cells[0].id, "decode-8192x16");
+	assert_string_equal(back.cells[1].id, "prefill-128000");
+	assert_int_equal(back.cells[0].window_end_ns, 35000000000LL);
+	assert_int_equal(back.cells[0].ready_timed_out, 1);
+	assert_int_equal(back.cells[1].start_ns, -1);
+	assert_int_equal(tt_manifest_find_cell(&back, "prefill-128000"), 1);
+	free(json);
+	tt_manifest_release(&m);
+	tt_manifest_release(&back);
+}
+
+static void test_unknown_members_and_minor(void **state)
+{
+	const char *j = "{\"format\":\"tokentrace-run\",\"format_version\":\"1.9\","
+			"\"shiny_new\":{\"x\":[1,2]},\"server\":{\"engine\":\"sglang\",\"extra\":1},"
+			"\"cells\":[{\"id\":\"decode-1024x2\",\"phase\":\"decode\",\"context\":1024,"
+			"\"concurrency\":2,\"state\":\"done\",\"future\":true}]}";
+	struct tt_manifest m;
+	struct tt_error err;
+
+	(void)state;
+	assert_int_equal(tt_manifest_from_json(j, strlen(j), "x", &m, &err), TT_OK);
+	assert_int_equal(m.format_minor, 9);
+	assert_string_equal(m.engine, "sglang");
+	assert_int_equal(m.n_cells, 1);
+	assert_int_equal(m.cells[0].state, TT_CELL_DONE);
+	tt_manifest_release(&m);
+}
+
+static void test_newer_major_refused(void **state)
+{
+	const char *j = "{\"format\":\"tokentrace-run\",\"format_version\":\"2.1\"}";
+	struct tt_manifest m;
+	struct tt_error err;
+
+	(void)state;
+	assert_int_equal(tt_manifest_from_json(j, strlen(j), "run/manifest.json", &m, &err),
+			 TT_EVERSION);
+	assert_non_null(strstr(err.msg, "run/manifest.json"));
+	assert_non_null(strstr(err.msg, "2.1 found"));
+	assert_non_null(strstr(err.msg, "1.x"));
+}
+
+static void test_bad_manifests(void **state)
+{
+	struct tt_manifest m;
+	struct tt_error err;
+	const char *bad[] = {
+		"{",
+		"[]",
+		"{\"format\":\"other\"}",
+		"{\"format\":\"tokentrace-run\"}",
+		"{\"format\":\"tokentrace-run\",\"format_version\":\"1.0\",\"cells\":{}}",
+		"{\"format\":\"tokentrace-run\",\"format_version\":\"1.0\",\"cells\":[{\"id\":\"x\"}]}",
+		"{\"format\":\"tokentrace-run\",\"format_version\":\"1.0\",\"cells\":[{\"id\":\"d\","
+		"\"phase\":\"decode\",\"context\":1,\"concurrency\":1,\"state\":\"done\","
+		"\"trace\":\"../../etc/passwd\"}]}",
+		"{\"format\":\"tokentrace-run\",\"format_version\":\"1.0\",\"settings\":{\"contexts\":[\"a\"]}}",
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		enum tt_code rc = tt_manifest_from_json(bad[i], strlen(bad[i]), "bad.json", &m, &err);
+		assert_int_equal(rc, TT_EFORMAT);
+		assert_non_null(strstr(err.msg, "bad.json"));
+	}
+}
+
+static void test_redact(void **state)
+{
+	char *r;
+	(void)state;
+	r = tt_redact_secrets("vllm serve m --api-key sk-123 --port 8000 HF_TOKEN=hf_abc "
+			      "--hf-token=xyz -H 'Authorization: Bearer abc'");
+	assert_null(strstr(r, "sk-123"));
+	assert_null(strstr(r, "hf_abc"));
+	assert_null(strstr(r, "xyz"));
+	assert_null(strstr(r, "abc'"));
+	assert_non_null(strstr(r, "--api-key <redacted>"));
+	assert_non_null(strstr(r, "--port 8000"));
+	assert_non_null(strstr(r, "HF_TOKEN=<redacted>"));
+	free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_unknown_members_and_minor),
+		cmocka_unit_test(test_newer_major_refused),
+		cmocka_unit_test(test_bad_manifests),
+		cmocka_unit_test(test_redact),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
