@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tokentrace/chart.h"
 #include "tokentrace/profile.h"
 
 static const char *const format_names[] = {"term", "md", "csv", "json", "html", "pdf"};
@@ -44,11 +45,13 @@ enum tt_code tt_render(const struct tt_report *r, enum tt_format f,
 	case TT_FORMAT_CSV: rc = tt_render_csv_text(r, out, err); break;
 	case TT_FORMAT_JSON: rc = tt_render_json_text(r, out, err); break;
 	case TT_FORMAT_HTML:
+		/* without the run: charts drawn from raw traces are left out */
+		rc = tt_render_html(r, NULL, out, err);
+		break;
 	case TT_FORMAT_PDF:
 		return tt_error_set(err, TT_EARG,
-				    "render: format '%s' is drawn by chart.h "
-				    "(tt_render_html, tt_render_pdf), not tt_render",
-				    format_names[f]);
+				    "render: format 'pdf' is written to a file by chart.h "
+				    "(tt_render_pdf), not tt_render");
 	default:
 		return tt_error_set(err, TT_EARG, "render: unknown format %d", (int)f);
 	}
