@@ -458,16 +458,20 @@ void gen_record(struct cap *c, struct xfer *x, CURLcode res, enum tt_finish forc
 		r.finish = TT_FINISH_ERROR;
 		r.fail = fail_of(res);
 		why = x->errbuf[0] ? x->errbuf : curl_easy_strerror(res);
+	} else if (!x->got_done) {
+		/* Every OpenAI route we use ends its stream with [DONE]; without
+		 * it the last usage chunk may be missing too (llama.cpp ends this
+		 * way after an error), so the request is not trusted. */
+		r.finish = TT_FINISH_ERROR;
+		r.fail = TT_FAIL_NO_DONE;
+		why = x->finish != TT_OAI_FINISH_NONE ? "stream ended without [DONE]"
+						     : "stream ended without [DONE] or a finish reason";
 	} else if (x->finish == TT_OAI_FINISH_LENGTH) {
 		r.finish = TT_FINISH_LENGTH;
 	} else if (x->finish != TT_OAI_FINISH_NONE) {
 		r.finish = TT_FINISH_STOP;
-	} else if (x->got_done) {
-		r.finish = TT_FINISH_UNKNOWN;
 	} else {
-		r.finish = TT_FINISH_ERROR;
-		r.fail = TT_FAIL_NO_DONE;
-		why = "stream ended without [DONE] or a finish reason";
+		r.finish = TT_FINISH_UNKNOWN;
 	}
 	if (r.finish == TT_FINISH_ERROR)
 		c->errors_total++;
