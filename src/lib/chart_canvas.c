@@ -2,6 +2,7 @@
  * all text, and the few drawing primitives the charts share.  Every cairo
  * error is turned into TT_EDRAW with cairo's own words at canvas_check. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cairo-pdf.h>
@@ -56,6 +57,7 @@ enum tt_code canvas_open(struct canvas *c, enum tt_chart_format f, double w, dou
 	memset(c, 0, sizeof *c);
 	c->format = f;
 	c->out = out;
+	c->out_start = out ? out->len : 0;
 	if (!(w >= 16 && h >= 16 && w <= 20000 && h <= 20000)) {
 		rc = tt_error_set(err, TT_EARG, "chart size %gx%g is out of range (16..20000)", w,
 				  h);
@@ -162,6 +164,55 @@ enum tt_code canvas_check(struct canvas *c, const char *what, struct tt_error *e
 	return surface_error(st, what, err);
 }
 
+/* cairo names SVG groups after a process-wide surface counter
+ * ("surface17"), so a second chart in one process would differ from the
+ * first.  Number them by first appearance instead. */
+static enum tt_code svg_normalise_ids(struct tt_buf *b, size_t start, struct tt_error *err)
+{
+	static const char key[] = "surface";
+	unsigned long seen[64];
+	size_t n_seen = 0, i = start;
+	struct tt_buf o;
+	enum tt_code rc = TT_OK;
+
+	tt_buf_init(&o, b->max);
+	while (i < b->len) {
+		char *hit = strstr(b->data + i, key);
+		size_t at, d;
+		if (!hit) {
+			tt_buf_append(&o, b->data + i, b->len - i);
+			break;
+		}
+		at = (size_t)(hit - b->data) + sizeof key - 1;
+		tt_buf_append(&o, b->data + i, at - i);
+		for (d = at; d < b->len && b->data[d] >= '0' && b->data[d] <= '9'; d++)
+			;
+		if (d > at && d - at < 12) {
+			unsigned long v = strtoul(b->data + at, NULL, 10);
+			size_t k;
+			for (k = 0; k < n_seen && seen[k] != v; k++)
+				;
+			if (k == n_seen && n_seen < sizeof seen / sizeof seen[0])
+				seen[n_seen++] = v;
+			tt_buf_printf(&o, "%zu", k + 1);
+		} else {
+			tt_buf_append(&o, b->data + at, d - at);
+		}
+		i = d;
+	}
+	if (o.failed) {
+		rc = tt_error_set(err, TT_ENOMEM, "cannot write a chart: output buffer is full");
+	} else {
+		b->len = start;
+		b->data[start] = '\0';
+		if (tt_buf_append(b, o.data, o.len) != TT_OK)
+			rc = tt_error_set(err, TT_ENOMEM,
+					  "cannot write a chart: output buffer is full");
+	}
+	tt_buf_release(&o);
+	return rc;
+}
+
 enum tt_code canvas_finish(struct canvas *c, struct tt_error *err)
 {
 	enum tt_code rc = canvas_check(c, "a chart", err);
@@ -179,6 +230,8 @@ enum tt_code canvas_finish(struct canvas *c, struct tt_error *err)
 		return tt_error_set(err, TT_ENOMEM, "cannot write a chart: output buffer is full");
 	if (st != CAIRO_STATUS_SUCCESS)
 		return surface_error(st, "a chart", err);
+	if (c->format == TT_CHART_SVG)
+		return svg_normalise_ids(c->out, c->out_start, err);
 	return TT_OK;
 }
 

@@ -143,7 +143,7 @@ static void draw_cell(struct canvas *c, const struct tt_cell_figures *f, double 
 			cv_text(c, cx + cw / 2, cy + (ch - th1 - th2) / 2 + th1, line2, &st);
 		}
 		if (f->status == TT_STATUS_QUEUED)
-			queued_mark(c, cx + cw - 1, cy + 1, fmin(14, ch * 0.35));
+			queued_mark(c, cx + cw - 1, cy + 1, fmin(18, ch * 0.4));
 		if (f->errors > 0)
 			error_mark(c, cx + 8, cy + 8, 6);
 	}

@@ -36,7 +36,8 @@ struct canvas {
 	enum tt_chart_format format;
 	double w, h;        /* layout units of one page */
 	double scale;       /* output pixels (or points) per layout unit */
-	struct tt_buf *out; /* where a stream surface writes; NULL for a file */
+	struct tt_buf *out; /* where the output goes */
+	size_t out_start;   /* out->len when the canvas opened */
 	int stream_failed;
 };
 

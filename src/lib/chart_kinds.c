@@ -380,8 +380,7 @@ static void bars(struct canvas *c, struct panel *p, const struct tt_cell_figures
 				tt_fmt_ms(v, buf, sizeof buf);
 			else
 				tt_fmt_rate(v, buf, sizeof buf);
-			st = tstyle_make(12, 1, chart_ink, 0.5, 1);
-			st.max_w = slot;
+			st = tstyle_make(slot < 70 ? 10.5 : 12, 1, chart_ink, 0.5, 1);
 			cv_text(c, cx, top - 3, buf, &st);
 		}
 	}

@@ -327,7 +327,7 @@ double chart_header(struct canvas *c, double x, double y, double w, const char *
 		cv_text(c, x, y + h1 + 2, subtitle, &st);
 		h2 += 2;
 	}
-	return h1 + h2 + 12;
+	return h1 + h2 + 20;
 }
 
 double legend_draw(struct canvas *c, double x, double y, const char *title,
