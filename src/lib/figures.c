@@ -670,6 +670,13 @@ enum tt_code tt_analyze(struct tt_run *run, const struct tt_analysis_opts *opts,
 		tt_analysis_opts_init(&r->opts);
 	if (r->opts.n_quantiles > TT_MAX_QUANTILES)
 		r->opts.n_quantiles = TT_MAX_QUANTILES;
+	/* Keep the thresholds actually used, so renderers can print them. */
+	if (r->opts.queued_share <= 0)
+		r->opts.queued_share = 0.05;
+	if (r->opts.min_tokens <= 0)
+		r->opts.min_tokens = 100;
+	if (r->opts.cut_short_ratio <= 0)
+		r->opts.cut_short_ratio = 0.9;
 	snprintf(r->source, sizeof r->source, "%s", tt_run_path(run));
 	rc = tt_manifest_copy(&r->manifest, tt_run_manifest(run), err);
 	if (rc) {
