@@ -92,6 +92,7 @@ struct xfer {
 	struct tt_chunk *chunks;
 	size_t n_chunks, cap_chunks;
 	int64_t now;            /* arrival time of the piece being parsed */
+	int64_t last_rx;        /* monotonic ns of the last bytes (or the start) */
 	int got_done, error_event, malformed;
 	enum tt_oai_finish finish;
 	char err[256];
@@ -149,6 +150,9 @@ enum tt_code xfer_start(struct cap *c, struct xfer *x, const char *path, const c
 			size_t body_len, struct tt_error *err);
 /* Remove a running transfer (cut or abort) without calling done. */
 void xfer_cancel(struct cap *c, struct xfer *x);
+/* End a transfer that has been silent past --request-timeout: removed and
+ * handed to its done callback as a timeout. */
+void xfer_timeout(struct cap *c, struct xfer *x, int64_t now);
 void xfer_put(struct cap *c, struct xfer *x);
 /* One turn of the loop: wait up to timeout_ms for activity, then run
  * libcurl and the done callbacks. */

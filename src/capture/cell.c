@@ -168,16 +168,43 @@ static enum tt_code cellrun_init(struct cellrun *cr, struct cap *c, int n, struc
 	return TT_OK;
 }
 
-/* One loop turn with the housekeeping every phase needs. */
-static void turn(struct cap *c, int64_t deadline, int64_t cell_start)
+/* Requests silent past --request-timeout fail as stalled (their done
+ * callback restarts the worker), and due restarts go out. */
+static void housekeep(struct cellrun *cr, int64_t now)
 {
-	int64_t now = now_ns();
-	int64_t wait = (deadline - now) / 1000000;
+	struct cap *c = cr->c;
+	int64_t limit = (int64_t)(c->o->request_timeout_s * 1e9);
 
+	for (int s = 0; s < cr->n; s++) {
+		struct xfer *x = cr->cur[s];
+		if (x && now - x->last_rx > limit)
+			xfer_timeout(c, x, now);
+		if (cr->phase == PH_RUN && !cr->cur[s] && cr->restart_at[s] >= 0 &&
+		    cr->restart_at[s] <= now) {
+			int64_t t = cr->restart_at[s];
+			cr->restart_at[s] = -1;
+			if (start_req(cr, s, TT_ROLE_MEASURED, t) != 0)
+				cr->restart_at[s] = now + 100000000;
+		}
+	}
+}
+
+/* One loop turn with the housekeeping every phase needs.  The wait ends at
+ * the deadline or the earliest pending restart, whichever is first. */
+static void turn(struct cellrun *cr, int64_t deadline, int64_t cell_start)
+{
+	struct cap *c = cr->c;
+	int64_t now = now_ns(), wait;
+
+	for (int s = 0; s < cr->n; s++)
+		if (cr->restart_at[s] >= 0 && cr->restart_at[s] < deadline)
+			deadline = cr->restart_at[s];
+	wait = (deadline - now + 999999) / 1000000;
 	if (wait > 20)
 		wait = 20;
 	net_step(c, (int)wait);
 	now = now_ns();
+	housekeep(cr, now);
 	scrape_tick(c, now);
 	progress_tick(c, now, since_s(cell_start, now));
 }
@@ -235,7 +262,7 @@ static enum tt_code run_prefill(struct cap *c, size_t i, struct tt_trace_writer 
 			stopped = 1;
 			break;
 		}
-		turn(c, now_ns() + 20000000, start);
+		turn(&cr, now_ns() + 20000000, start);
 	}
 	ci->end_ns = ci->window_end_ns = rel_ns(c, now_ns());
 	cellrun_free(&cr);
@@ -279,7 +306,7 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 		if (start_req(&cr, s, TT_ROLE_WARMUP, now_ns()) == 0)
 			cr.warm_left++;
 	while (cr.warm_left > 0 && !*c->stop)
-		turn(c, now_ns() + 20000000, start);
+		turn(&cr, now_ns() + 20000000, start);
 	if (*c->stop)
 		goto stopped;
 
@@ -296,20 +323,13 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 		int64_t now;
 		int server_ok;
 
-		turn(c, now_ns() + 20000000, start);
+		turn(&cr, now_ns() + 20000000, start);
 		if (*c->stop)
 			goto stopped;
 		now = now_ns();
-		for (int s = 0; s < n; s++) {
+		for (int s = 0; s < n; s++)
 			if (cr.cur[s] && cr.cur[s]->n_chunks)
 				cr.produced[s] = 1;
-			if (!cr.cur[s] && cr.restart_at[s] >= 0 && cr.restart_at[s] <= now) {
-				int64_t t = cr.restart_at[s];
-				cr.restart_at[s] = -1;
-				if (start_req(&cr, s, TT_ROLE_MEASURED, t) != 0)
-					cr.restart_at[s] = now + 100000000;
-			}
-		}
 		/* Nothing queued: the server's waiting gauge is zero (when it has
 		 * one) in the newest scrape. */
 		server_ok = !c->has_metrics || isnan(c->last_waiting) || c->last_waiting <= 0;
@@ -334,18 +354,9 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 
 	wend = ready + window;
 	while (now_ns() < wend) {
-		turn(c, wend, start);
+		turn(&cr, wend, start);
 		if (*c->stop)
 			goto stopped;
-		for (int s = 0; s < n; s++) {
-			int64_t now = now_ns();
-			if (!cr.cur[s] && cr.restart_at[s] >= 0 && cr.restart_at[s] <= now) {
-				int64_t t = cr.restart_at[s];
-				cr.restart_at[s] = -1;
-				if (start_req(&cr, s, TT_ROLE_MEASURED, t) != 0)
-					cr.restart_at[s] = now + 100000000;
-			}
-		}
 	}
 	cr.phase = PH_OVER;
 	cut_all(&cr, TT_FINISH_CUT, wend);

@@ -88,6 +88,7 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *ud)
 	int64_t t = now_ns();
 	size_t n = size * nmemb;
 
+	x->last_rx = t;
 	if (x->kind == XFER_GEN) {
 		if (!x->http_status)
 			curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->http_status);
@@ -115,6 +116,7 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *ud)
 	struct xfer *x = ud;
 	size_t n = size * nitems;
 
+	x->last_rx = now_ns();
 	if (n > 7 && strncasecmp(buf, "server:", 7) == 0) {
 		size_t k = n - 7;
 		const char *v = buf + 7;
@@ -286,10 +288,6 @@ enum tt_code xfer_start(struct cap *c, struct xfer *x, const char *path, const c
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
 	curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 256L * 1024);
-	/* A stream that sends nothing for request_timeout seconds has stalled. */
-	curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME,
-			 (long)(c->o->request_timeout_s > 1 ? c->o->request_timeout_s : 1));
 	if (body) {
 		curl_easy_setopt(e, CURLOPT_POST, 1L);
 		curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
@@ -300,6 +298,7 @@ enum tt_code xfer_start(struct cap *c, struct xfer *x, const char *path, const c
 	if (x->t_sched < 0)
 		x->t_sched = rel_ns(c, now_ns());
 	x->t_send = x->t_sched; /* until libcurl says it actually sent */
+	x->last_rx = now_ns();
 	mc = curl_multi_add_handle(c->multi, e);
 	if (mc != CURLM_OK)
 		return tt_error_set(err, TT_ENET, "cannot start a request to '%s': %s", url,
@@ -320,6 +319,22 @@ void xfer_cancel(struct cap *c, struct xfer *x)
 	c->n_active--;
 	if (x->kind == XFER_GEN)
 		c->gen_active--;
+}
+
+void xfer_timeout(struct cap *c, struct xfer *x, int64_t now)
+{
+	/* Our own stall clock rather than libcurl's low-speed check, which
+	 * averages over several seconds and so fires late and unevenly. */
+	xfer_cancel(c, x);
+	if (!x->http_status)
+		curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->http_status);
+	x->t_end = rel_ns(c, now);
+	snprintf(x->errbuf, sizeof x->errbuf, "no data for %.3g s (--request-timeout)",
+		 c->o->request_timeout_s);
+	if (x->done)
+		x->done(c, x, CURLE_OPERATION_TIMEDOUT);
+	else
+		xfer_put(c, x);
 }
 
 void net_step(struct cap *c, int timeout_ms)

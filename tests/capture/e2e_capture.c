@@ -1,0 +1,751 @@
+/* End-to-end tests of tokentrace-capture against tokentrace-sim.
+ *
+ * usage: e2e_capture SIM CAPTURE PROFILE WORKDIR [test-name]
+ *
+ * Each test starts its own simulator on a free loopback port (--port 0, the
+ * port read from its listen line), runs a capture with short windows, and
+ * reads the run back through the library (tt_run_open, tt_analyze). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <cmocka.h>
+
+#include "tokentrace/analysis.h"
+#include "tokentrace/profile.h"
+#include "tokentrace/run.h"
+
+extern char **environ;
+
+static const char *sim_bin, *cap_bin, *profile_path, *workdir;
+
+#define API_KEY "tt-e2e-secret-7f3a9c"
+
+/* ---- processes --------------------------------------------------------- */
+
+struct sim {
+	pid_t pid;
+	int port;
+	char url[64];
+};
+
+static void sim_start(struct sim *s, const char *const *extra)
+{
+	const char *argv[64];
+	int n = 0, fds[2];
+	posix_spawn_file_actions_t fa;
+	char line[256];
+	FILE *f;
+
+	argv[n++] = sim_bin;
+	argv[n++] = "--port";
+	argv[n++] = "0";
+	argv[n++] = "--max-runtime";
+	argv[n++] = "120";
+	for (; extra && *extra && n < 62; extra++)
+		argv[n++] = *extra;
+	argv[n] = NULL;
+	assert_int_equal(pipe(fds), 0);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_addclose(&fa, fds[0]);
+	assert_int_equal(posix_spawn(&s->pid, sim_bin, &fa, NULL, (char *const *)argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	assert_non_null(f);
+	s->port = 0;
+	while (fgets(line, sizeof line, f)) {
+		char *p = strstr(line, "listening on http://127.0.0.1:");
+		if (p) {
+			s->port = atoi(p + strlen("listening on http://127.0.0.1:"));
+			break;
+		}
+	}
+	fclose(f); /* the simulator prints nothing more to stdout that we need */
+	assert_true(s->port > 0);
+	snprintf(s->url, sizeof s->url, "http://127.0.0.1:%d", s->port);
+}
+
+static void sim_stop(struct sim *s)
+{
+	int st;
+	if (s->pid <= 0)
+		return;
+	kill(s->pid, SIGTERM);
+	waitpid(s->pid, &st, 0);
+	s->pid = 0;
+}
+
+/* Run the capture; argv after the program name.  Output goes to files
+ * named after `tag`; returns the exit status (or 128 + signal).  A capture
+ * that runs past `limit_s` is killed (the test then fails on its status). */
+static int run_capture(const char *tag, const char *const *args, double limit_s,
+		       double kill9_after_s)
+{
+	const char *argv[80];
+	int n = 0, st = 0;
+	pid_t pid;
+	char out[512], err[512];
+	posix_spawn_file_actions_t fa;
+	struct timespec t0, now;
+
+	argv[n++] = cap_bin;
+	for (; *args && n < 78; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	snprintf(out, sizeof out, "%s/%s.stdout", workdir, tag);
+	snprintf(err, sizeof err, "%s/%s.stderr", workdir, tag);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_int_equal(posix_spawn(&pid, cap_bin, &fa, NULL, (char *const *)argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		double el;
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+		if (kill9_after_s > 0 && el >= kill9_after_s) {
+			kill(pid, SIGKILL);
+			kill9_after_s = 0;
+		} else if (el > limit_s) {
+			kill(pid, SIGKILL);
+		}
+		usleep(10000);
+	}
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return WEXITSTATUS(st);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	if (buf) {
+		buf[n] = '\0';
+		if (len)
+			*len = (size_t)n;
+	}
+	return buf;
+}
+
+static int file_contains(const char *path, const char *needle)
+{
+	size_t len = 0, k = strlen(needle);
+	char *buf = slurp(path, &len);
+	int hit = 0;
+
+	if (!buf)
+		return 0;
+	for (size_t i = 0; i + k <= len && !hit; i++)
+		hit = memcmp(buf + i, needle, k) == 0;
+	free(buf);
+	return hit;
+}
+
+static void rm_rf(const char *path)
+{
+	char cmd[1200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+	if (system(cmd) != 0)
+		fail_msg("cannot remove '%s'", path);
+}
+
+static void run_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", workdir, name);
+	rm_rf(buf);
+}
+
+/* ---- reading runs back ------------------------------------------------- */
+
+struct tally {
+	long requests, measured, scouts, warmups, errors, cut;
+	long fails[16];
+	long chunks, multi, tokens_in_multi, chunks4, tokens;
+	long prompt_exact, prompt_seen, prompt_within1;
+	int64_t want_prompt;
+	long finished_len; /* measured requests that ended with finish length */
+	long finished_len_tokens_ok;
+	int64_t max_tokens;
+	int saw_key;
+};
+
+static int tally_request(void *ctx, const struct tt_request *r)
+{
+	struct tally *t = ctx;
+	uint64_t toks = 0;
+
+	t->requests++;
+	if (r->role == TT_ROLE_MEASURED)
+		t->measured++;
+	else if (r->role == TT_ROLE_SCOUT)
+		t->scouts++;
+	else
+		t->warmups++;
+	if (r->finish == TT_FINISH_ERROR) {
+		t->errors++;
+		if ((unsigned)r->fail < 16)
+			t->fails[r->fail]++;
+	}
+	if (r->finish == TT_FINISH_CUT)
+		t->cut++;
+	if (r->error && strstr(r->error, API_KEY))
+		t->saw_key = 1;
+	for (size_t i = 0; i < r->n_chunks; i++) {
+		t->chunks++;
+		toks += r->chunks[i].tokens;
+		t->tokens += r->chunks[i].tokens;
+		if (r->chunks[i].tokens == 4)
+			t->chunks4++;
+		if (r->chunks[i].tokens > 1) {
+			t->multi++;
+			t->tokens_in_multi += r->chunks[i].tokens;
+		}
+	}
+	if (r->prompt_tokens >= 0) {
+		t->prompt_seen++;
+		if (r->prompt_tokens == t->want_prompt)
+			t->prompt_exact++;
+		if (llabs(r->prompt_tokens - t->want_prompt) * 100 <= t->want_prompt)
+			t->prompt_within1++;
+	}
+	if (r->role == TT_ROLE_MEASURED && r->finish == TT_FINISH_LENGTH) {
+		t->finished_len++;
+		if ((int64_t)toks == t->max_tokens)
+			t->finished_len_tokens_ok++;
+	}
+	return 0;
+}
+
+static void tally_cell(struct tt_run *run, const char *id, int64_t want_prompt, int64_t max_tokens,
+		       struct tally *t)
+{
+	const struct tt_manifest *m = tt_run_manifest(run);
+	long i = tt_manifest_find_cell(m, id);
+	struct tt_trace_visitor v = {t, tally_request, NULL};
+	struct tt_error err;
+
+	memset(t, 0, sizeof *t);
+	t->want_prompt = want_prompt;
+	t->max_tokens = max_tokens;
+	assert_true(i >= 0);
+	if (tt_run_read_cell(run, (size_t)i, &v, &err) != TT_OK)
+		fail_msg("cell %s: %s", id, err.msg);
+}
+
+static const struct tt_cell_info *cell(struct tt_run *run, const char *id)
+{
+	const struct tt_manifest *m = tt_run_manifest(run);
+	long i = tt_manifest_find_cell(m, id);
+	if (i < 0)
+		fail_msg("no cell '%s' in the run", id);
+	return &m->cells[i];
+}
+
+static struct tt_run *open_run(const char *path)
+{
+	struct tt_run *run = NULL;
+	struct tt_error err;
+	if (tt_run_open(path, &run, &err) != TT_OK)
+		fail_msg("cannot open run: %s", err.msg);
+	return run;
+}
+
+static void assert_near(double got, double want, double rel, const char *what)
+{
+	if (!(fabs(got - want) <= rel * fabs(want)))
+		fail_msg("%s: got %.4g, want %.4g within %.0f%%", what, got, want, rel * 100);
+}
+
+/* No file of the run, and no output, holds the key. */
+static void assert_no_key(const char *run_dir, const char *tag)
+{
+	char p[1024];
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(p, sizeof p, "%s/manifest.json", run_dir);
+	assert_false(file_contains(p, API_KEY));
+	snprintf(p, sizeof p, "%s/cells", run_dir);
+	d = opendir(p);
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		char f[1400];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(f, sizeof f, "%s/cells/%s", run_dir, e->d_name);
+		assert_false(file_contains(f, API_KEY));
+	}
+	closedir(d);
+	snprintf(p, sizeof p, "%s/%s.stdout", workdir, tag);
+	assert_false(file_contains(p, API_KEY));
+	snprintf(p, sizeof p, "%s/%s.stderr", workdir, tag);
+	assert_false(file_contains(p, API_KEY));
+}
+
+/* ---- tests ------------------------------------------------------------- */
+
+/* A small matrix against a simulator calibrated from the seed profile:
+ * figures within 5 % of the profile, exact context lengths, the key
+ * nowhere.  Also: --note redaction, over capacity from the server's KV. */
+static void test_matrix(void **state)
+{
+	const char *sim_args[] = {"--profile", profile_path, "--api-key", API_KEY,
+				  "--kv-capacity", "40000", "--max-model-len", "16K", NULL};
+	struct sim s;
+	char run_dir[600];
+	struct tt_run *run;
+	struct tt_report *rep = NULL;
+	struct tt_error err;
+	struct tt_profile *prof = NULL;
+	struct tally t;
+	int rc;
+	(void)state;
+
+	sim_start(&s, sim_args);
+	run_path(run_dir, sizeof run_dir, "matrix");
+	setenv("TOKENTRACE_API_KEY", API_KEY, 1);
+	{
+		const char *args[] = {s.url, "-o", run_dir, "--contexts", "8K", "--concurrency", "1,4,8",
+				      "--duration", "2s", "--max-tokens", "512", "--readiness", "0.5s",
+				      "--readiness-timeout", "10s", "--seed", "42",
+				      "--note", "gpu=H200 NVL",
+				      "--note", "launch_command=vllm serve m --api-key " API_KEY " --port 8000",
+				      NULL};
+		rc = run_capture("matrix", args, 60, 0);
+	}
+	unsetenv("TOKENTRACE_API_KEY");
+	sim_stop(&s);
+	assert_int_equal(rc, 0);
+	assert_no_key(run_dir, "matrix");
+
+	run = open_run(run_dir);
+	{
+		const struct tt_manifest *m = tt_run_manifest(run);
+		assert_string_equal(m->engine, "vllm");
+		assert_int_equal(m->kv_capacity_tokens, 40000);
+		assert_string_equal(m->kv_capacity_source, "vllm:cache_config_info");
+		assert_int_equal(m->seed, 42);
+		assert_string_equal(tt_manifest_note(m, "gpu"), "H200 NVL");
+		assert_null(strstr(tt_manifest_note(m, "launch_command"), API_KEY));
+		assert_non_null(strstr(tt_manifest_note(m, "launch_command"), "<redacted>"));
+		assert_int_equal(m->n_cells, 4);
+	}
+	assert_int_equal(cell(run, "prefill-8192")->state, TT_CELL_DONE);
+	assert_int_equal(cell(run, "decode-8192x1")->state, TT_CELL_DONE);
+	assert_int_equal(cell(run, "decode-8192x4")->state, TT_CELL_DONE);
+	/* 8 x (8192 + 512) = 69632 > 40000 */
+	assert_int_equal(cell(run, "decode-8192x8")->state, TT_CELL_OVER_CAPACITY);
+	assert_int_equal(cell(run, "decode-8192x8")->kv_need_tokens, 69632);
+	assert_non_null(strstr(cell(run, "decode-8192x8")->reason, "8 x (8192 + 512) = 69632 > 40000"));
+	assert_true(cell(run, "decode-8192x4")->window_end_ns - cell(run, "decode-8192x4")->window_start_ns ==
+		    2000000000);
+
+	/* exact context: every request's prompt is 8192 tokens as the server counted */
+	tally_cell(run, "decode-8192x4", 8192, 512, &t);
+	assert_true(t.measured > 8);
+	assert_int_equal(t.warmups, 4);
+	assert_int_equal(t.errors, 0);
+	assert_int_equal(t.cut, 4);
+	assert_int_equal(t.prompt_exact, t.requests);
+	assert_true(t.finished_len > 0);
+	assert_int_equal(t.finished_len_tokens_ok, t.finished_len);
+	tally_cell(run, "prefill-8192", 8192, 1, &t);
+	assert_int_equal(t.scouts, 1);
+	assert_int_equal(t.prompt_exact, 1);
+
+	/* figures against the profile the simulator runs */
+	assert_int_equal(tt_profile_load(profile_path, &prof, &err), TT_OK);
+	assert_true(tt_analyze(run, NULL, &rep, &err) <= TT_WARN);
+	for (size_t i = 0; i < rep->n_cells; i++) {
+		const struct tt_cell_figures *f = &rep->cells[i];
+		const struct tt_cell_info *ci = &rep->manifest.cells[i];
+		if (ci->state != TT_CELL_DONE)
+			continue;
+		if (f->phase == TT_PHASE_PREFILL) {
+			assert_near(f->total_tok_s, tt_profile_prefill_tok_s(prof, f->context), 0.05,
+				    "prefill tok/s");
+		} else {
+			double tbt = tt_profile_tbt_ms(prof, f->context, f->concurrency);
+			assert_near(f->tbt_ms.p50, tbt, 0.05, "time between tokens");
+			assert_near(f->total_tok_s, f->concurrency * 1000.0 / tbt, 0.05, "total tok/s");
+			assert_int_equal(f->errors, 0);
+		}
+	}
+	tt_report_free(rep);
+	tt_profile_free(prof);
+	tt_run_free(run);
+}
+
+/* A server that sends several tokens per chunk: chunks recorded as such. */
+static void test_multi_token_chunks(void **state)
+{
+	const char *sim_args[] = {"--stream-interval", "4", NULL};
+	struct sim s;
+	char run_dir[600];
+	struct tt_run *run;
+	struct tally t;
+	int rc;
+	(void)state;
+
+	sim_start(&s, sim_args);
+	run_path(run_dir, sizeof run_dir, "multi");
+	{
+		const char *args[] = {s.url, "-o", run_dir, "--contexts", "1K", "--concurrency", "2",
+				      "--cells", "decode-1Kx2", "--duration", "1s", "--max-tokens", "64",
+				      "--readiness", "0.2s", "--readiness-timeout", "5s", "-q", NULL};
+		rc = run_capture("multi", args, 30, 0);
+	}
+	sim_stop(&s);
+	assert_int_equal(rc, 0);
+	run = open_run(run_dir);
+	assert_int_equal(tt_run_manifest(run)->n_cells, 1);
+	tally_cell(run, "decode-1024x2", 1024, 64, &t);
+	assert_true(t.finished_len > 2);
+	/* every finished request: 64 tokens in 16 chunks of 4 */
+	assert_int_equal(t.finished_len_tokens_ok, t.finished_len);
+	assert_true(t.multi > 0);
+	/* most tokens came four to a chunk (the first and last may be fewer) */
+	assert_true((double)t.chunks4 * 4 >= 0.8 * (double)t.tokens);
+	assert_true(t.tokens_in_multi <= t.tokens);
+	tt_run_free(run);
+}
+
+/* Every injected fault is recorded with its cause, and the run completes. */
+static void test_faults(void **state)
+{
+	/* requests 1-2 are the warm-ups; measured requests start at 3 */
+	const char *sim_args[] = {"--fault", "500@req=3", "--fault", "429@req=4",
+				  "--fault", "reset@req=5", "--fault", "stall:4@req=6",
+				  "--fault", "malformed@req=7", "--fault", "error@req=8",
+				  "--fault", "nodone@req=9", "--fault", "503@req=10", NULL};
+	struct sim s;
+	char run_dir[600];
+	struct tt_run *run;
+	struct tally t;
+	int rc;
+	(void)state;
+
+	sim_start(&s, sim_args);
+	run_path(run_dir, sizeof run_dir, "faults");
+	{
+		const char *args[] = {s.url, "-o", run_dir, "--contexts", "512", "--concurrency", "2",
+				      "--cells", "decode-512x2", "--duration", "2s", "--max-tokens", "32",
+				      "--readiness", "0.2s", "--readiness-timeout", "5s",
+				      "--request-timeout", "1s", "-q", NULL};
+		rc = run_capture("faults", args, 40, 0);
+	}
+	sim_stop(&s);
+	assert_int_equal(rc, 0);
+	run = open_run(run_dir);
+	assert_int_equal(cell(run, "decode-512x2")->state, TT_CELL_DONE);
+	tally_cell(run, "decode-512x2", 512, 32, &t);
+	assert_int_equal(t.fails[TT_FAIL_HTTP], 3);
+	assert_int_equal(t.fails[TT_FAIL_RESET], 1);
+	assert_int_equal(t.fails[TT_FAIL_TIMEOUT], 1);
+	assert_int_equal(t.fails[TT_FAIL_MALFORMED], 1);
+	assert_int_equal(t.fails[TT_FAIL_ERROR_EVENT], 1);
+	assert_int_equal(t.fails[TT_FAIL_NO_DONE], 1);
+	assert_int_equal(t.errors, 8);
+	/* and the workers went on */
+	assert_true(t.finished_len > 10);
+	tt_run_free(run);
+}
+
+/* kill -9 in the middle, then --resume: finished cells read back, the rest
+ * run with the run's own settings. */
+static void test_kill_and_resume(void **state)
+{
+	struct sim s;
+	char run_dir[600];
+	struct tt_run *run;
+	int rc;
+	(void)state;
+
+	sim_start(&s, NULL);
+	run_path(run_dir, sizeof run_dir, "resume");
+	{
+		/* prefill (~0 s), decode x1 (~1.5 s), decode x2: killed inside it */
+		const char *args[] = {s.url, "-o", run_dir, "--contexts", "1K", "--concurrency", "1,2",
+				      "--duration", "1.5s", "--max-tokens", "64", "--readiness", "0.2s",
+				      "--readiness-timeout", "5s", "--seed", "7", "-q", NULL};
+		rc = run_capture("resume1", args, 30, 2.6);
+	}
+	assert_int_equal(rc, 128 + SIGKILL);
+	run = open_run(run_dir);
+	assert_int_equal(cell(run, "prefill-1024")->state, TT_CELL_DONE);
+	assert_int_equal(cell(run, "decode-1024x1")->state, TT_CELL_DONE);
+	assert_int_not_equal(cell(run, "decode-1024x2")->state, TT_CELL_DONE);
+	{
+		struct tally t;
+		tally_cell(run, "decode-1024x1", 1024, 64, &t);
+		assert_true(t.finished_len > 5);
+	}
+	tt_run_free(run);
+	{
+		const char *args[] = {"--resume", run_dir, "-q", NULL};
+		rc = run_capture("resume2", args, 30, 0);
+	}
+	sim_stop(&s);
+	assert_int_equal(rc, 0);
+	run = open_run(run_dir);
+	assert_int_equal(tt_run_manifest(run)->seed, 7);
+	assert_int_equal(cell(run, "decode-1024x2")->state, TT_CELL_DONE);
+	{
+		struct tally t;
+		tally_cell(run, "decode-1024x2", 1024, 64, &t);
+		assert_true(t.finished_len > 5);
+		assert_int_equal(t.errors, 0);
+	}
+	tt_run_free(run);
+}
+
+/* Ctrl-C: exit 130, the cell interrupted, everything readable. */
+static void test_interrupt(void **state)
+{
+	struct sim s;
+	char run_dir[600];
+	struct tt_run *run;
+	const char *argv[32];
+	pid_t pid;
+	int st, n = 0;
+	posix_spawn_file_actions_t fa;
+	char err_path[600];
+	(void)state;
+
+	sim_start(&s, NULL);
+	run_path(run_dir, sizeof run_dir, "interrupt");
+	snprintf(err_path, sizeof err_path, "%s/interrupt.stderr", workdir);
+	argv[n++] = cap_bin;
+	argv[n++] = s.url;
+	argv[n++] = "-o";
+	argv[n++] = run_dir;
+	argv[n++] = "--contexts";
+	argv[n++] = "1K";
+	argv[n++] = "--concurrency";
+	argv[n++] = "2";
+	argv[n++] = "--duration";
+	argv[n++] = "20s";
+	argv[n++] = "--max-tokens";
+	argv[n++] = "64";
+	argv[n++] = "--readiness";
+	argv[n++] = "0.2s";
+	argv[n] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_int_equal(posix_spawn(&pid, cap_bin, &fa, NULL, (char *const *)argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	usleep(1500000);
+	kill(pid, SIGINT);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	sim_stop(&s);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 130);
+	assert_true(file_contains(err_path, "--resume"));
+	run = open_run(run_dir);
+	assert_int_equal(cell(run, "prefill-1024")->state, TT_CELL_DONE);
+	assert_int_equal(cell(run, "decode-1024x2")->state, TT_CELL_INTERRUPTED);
+	{
+		struct tally t;
+		tally_cell(run, "decode-1024x2", 1024, 64, &t);
+		assert_true(t.finished_len > 2);
+	}
+	tt_run_free(run);
+}
+
+/* Bad input: a clear message naming what and where, non-zero exit. */
+static void test_bad_input(void **state)
+{
+	char run_dir[600], p[700];
+	struct sim s;
+	int rc;
+	(void)state;
+
+	run_path(run_dir, sizeof run_dir, "bad");
+	{
+		const char *args[] = {"http://127.0.0.1:9", "-o", run_dir, NULL};
+		rc = run_capture("bad1", args, 30, 0);
+	}
+	assert_int_equal(rc, 1);
+	snprintf(p, sizeof p, "%s/bad1.stderr", workdir);
+	assert_true(file_contains(p, "error: cannot connect to 'http://127.0.0.1:9"));
+	{
+		const char *args[] = {"ftp://x", "-o", run_dir, NULL};
+		rc = run_capture("bad2", args, 30, 0);
+	}
+	assert_int_equal(rc, 2);
+	snprintf(p, sizeof p, "%s/bad2.stderr", workdir);
+	assert_true(file_contains(p, "error: bad URL 'ftp://x'"));
+	{
+		const char *args[] = {"http://127.0.0.1:9", "-o", run_dir, "--contexts", "8Q", NULL};
+		rc = run_capture("bad3", args, 30, 0);
+	}
+	assert_int_equal(rc, 2);
+	snprintf(p, sizeof p, "%s/bad3.stderr", workdir);
+	assert_true(file_contains(p, "bad --contexts '8Q'"));
+	{
+		const char *args[] = {"http://127.0.0.1:9", "-o", run_dir, "--frobnicate", NULL};
+		rc = run_capture("bad4", args, 30, 0);
+	}
+	assert_int_equal(rc, 2);
+	/* a server that wants a key we did not give */
+	{
+		const char *sim_args[] = {"--api-key", API_KEY, NULL};
+		sim_start(&s, sim_args);
+	}
+	{
+		const char *args[] = {s.url, "-o", run_dir, NULL};
+		unsetenv("TOKENTRACE_API_KEY");
+		rc = run_capture("bad5", args, 30, 0);
+	}
+	assert_int_equal(rc, 1);
+	snprintf(p, sizeof p, "%s/bad5.stderr", workdir);
+	assert_true(file_contains(p, "API key"));
+	/* the run directory already holds a run */
+	mkdir(run_dir, 0755);
+	snprintf(p, sizeof p, "%s/x", run_dir);
+	fclose(fopen(p, "w"));
+	{
+		const char *args[] = {s.url, "-o", run_dir, "--api-key", API_KEY, NULL};
+		rc = run_capture("bad6", args, 30, 0);
+	}
+	sim_stop(&s);
+	assert_int_equal(rc, 1);
+	snprintf(p, sizeof p, "%s/bad6.stderr", workdir);
+	assert_true(file_contains(p, run_dir));
+	assert_false(file_contains(p, API_KEY));
+}
+
+/* llama.cpp flavour: usage only at the end, no min_tokens; counted right. */
+static void test_llamacpp_flavor(void **state)
+{
+	const char *sim_args[] = {"--flavor", "llamacpp", NULL};
+	struct sim s;
+	char run_dir[600];
+	struct tt_run *run;
+	struct tally t;
+	int rc;
+	(void)state;
+
+	sim_start(&s, sim_args);
+	run_path(run_dir, sizeof run_dir, "llamacpp");
+	{
+		const char *args[] = {s.url, "-o", run_dir, "--contexts", "512", "--concurrency", "2",
+				      "--duration", "1s", "--max-tokens", "32", "--readiness", "0.2s",
+				      "--readiness-timeout", "5s", "-q", NULL};
+		rc = run_capture("llamacpp", args, 30, 0);
+	}
+	sim_stop(&s);
+	assert_int_equal(rc, 0);
+	run = open_run(run_dir);
+	assert_string_equal(tt_run_manifest(run)->engine, "llamacpp");
+	tally_cell(run, "decode-512x2", 512, 32, &t);
+	assert_int_equal(t.errors, 0);
+	assert_true(t.finished_len > 2);
+	assert_int_equal(t.finished_len_tokens_ok, t.finished_len);
+	tt_run_free(run);
+}
+
+/* Chat with text prompts calibrated to within 1 % of the target. */
+static void test_chat_text(void **state)
+{
+	struct sim s;
+	char run_dir[600];
+	struct tt_run *run;
+	struct tally t;
+	int rc;
+	(void)state;
+
+	sim_start(&s, NULL);
+	run_path(run_dir, sizeof run_dir, "chat");
+	{
+		const char *args[] = {s.url, "-o", run_dir, "--endpoint", "chat", "--contexts", "2K",
+				      "--concurrency", "2", "--duration", "1s", "--max-tokens", "32",
+				      "--readiness", "0.2s", "--readiness-timeout", "5s", "-q", NULL};
+		rc = run_capture("chat", args, 30, 0);
+	}
+	sim_stop(&s);
+	assert_int_equal(rc, 0);
+	run = open_run(run_dir);
+	assert_string_equal(tt_run_manifest(run)->prompt_kind, "text");
+	assert_string_equal(tt_run_manifest(run)->endpoint, "chat");
+	tally_cell(run, "decode-2048x2", 2048, 32, &t);
+	assert_int_equal(t.errors, 0);
+	assert_true(t.finished_len > 2);
+	assert_int_equal(t.finished_len_tokens_ok, t.finished_len);
+	/* every request's prompt, as the server counted it, within 1 % of 2048 */
+	assert_int_equal(t.prompt_seen, t.requests);
+	assert_int_equal(t.prompt_within1, t.requests);
+	tt_run_free(run);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest all[] = {
+		cmocka_unit_test(test_matrix),
+		cmocka_unit_test(test_multi_token_chunks),
+		cmocka_unit_test(test_faults),
+		cmocka_unit_test(test_kill_and_resume),
+		cmocka_unit_test(test_interrupt),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_llamacpp_flavor),
+		cmocka_unit_test(test_chat_text),
+	};
+	struct CMUnitTest one[1];
+	size_t n = sizeof all / sizeof all[0];
+
+	if (argc < 5) {
+		fprintf(stderr, "usage: e2e_capture SIM CAPTURE PROFILE WORKDIR [test]\n");
+		return 2;
+	}
+	sim_bin = argv[1];
+	cap_bin = argv[2];
+	profile_path = argv[3];
+	workdir = argv[4];
+	mkdir(workdir, 0755);
+	signal(SIGPIPE, SIG_IGN);
+	if (argc > 5) {
+		for (size_t i = 0; i < n; i++) {
+			if (strcmp(all[i].name, argv[5]) == 0) {
+				one[0] = all[i];
+				return _cmocka_run_group_tests(argv[5], one, 1, NULL, NULL);
+			}
+		}
+		fprintf(stderr, "no test '%s'\n", argv[5]);
+		return 2;
+	}
+	return cmocka_run_group_tests(all, NULL, NULL);
+}
