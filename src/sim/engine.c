@@ -19,13 +19,21 @@ static int64_t blocks_for(const struct engine *e, int64_t tokens)
 static int pc_init(struct prefix_cache *pc, size_t blocks)
 {
 	size_t cap = 1024;
-	/* twice the KV blocks, at most 4M slots (32 MiB) */
-	while (cap < blocks * 2 && cap < ((size_t)1 << 22))
+	/* twice the KV blocks, at most 1M slots (8 MiB) */
+	while (cap < blocks * 2 && cap < ((size_t)1 << 20))
 		cap *= 2;
 	pc->slots = calloc(cap, sizeof *pc->slots);
 	pc->cap = cap;
 	pc->used = 0;
-	return pc->slots ? 0 : -1;
+	if (!pc->slots)
+		return -1;
+	/* Touch every page now: first-touch faults in the middle of a step
+	 * cost milliseconds on a long prompt.  volatile, or the compiler
+	 * drops the stores to memory it knows is zero. */
+	volatile uint64_t *v = pc->slots;
+	for (size_t i = 0; i < cap; i += 512)
+		v[i] = 0;
+	return 0;
 }
 
 void prefix_cache_release(struct prefix_cache *pc)
@@ -406,7 +414,12 @@ void engine_submit(struct engine *e, struct sim_req *r)
 	r->prefill_target = r->prompt_tokens;
 	waiting_push_back(e, r);
 	if (!e->busy) {
-		start_step_at(e, sim_now_ns());
+		/* The model's clock starts when the request arrived, not after we
+		 * parsed it: the profile's TTFT already holds a real server's
+		 * parsing and tokenizing. */
+		uint64_t t = r->arrival_ns > e->step_end_ns ? r->arrival_ns : e->step_end_ns;
+		uint64_t now = sim_now_ns();
+		start_step_at(e, t < now ? t : now);
 		if (e->busy)
 			arm_timer(e);
 	}

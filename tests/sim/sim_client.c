@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,6 +53,8 @@ int sim_spawn(struct sim_proc *p, const char *const *args)
 	if (p->pid < 0)
 		return -1;
 	if (p->pid == 0) {
+		/* a test that fails half-way must not leave its simulator behind */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(fds[1], 1);
 		close(fds[0]);
 		close(fds[1]);

@@ -235,7 +235,7 @@ static void test_prefix_cache(void **state)
 static void test_stream_interval(void **state)
 {
 	(void)state;
-	const char *args[] = {"--stream-interval", "4", "--step-base-ms", "2", NULL};
+	const char *args[] = {"--stream-interval", "4", "--step-base-ms", "20", NULL};
 	struct sim_proc p = start(args);
 	char *b = body_token_prompt(64, 1, 10, 1, STREAM_USAGE);
 	const char *bodies[] = {b};

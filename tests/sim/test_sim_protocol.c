@@ -181,7 +181,9 @@ static void test_chat_stream_and_text_prompt(void **state)
 static void test_no_usage_unless_asked(void **state)
 {
 	(void)state;
-	struct sim_proc p = start(NULL);
+	/* slow steps: one token per chunk even on a busy machine */
+	const char *args[] = {"--step-base-ms", "20", NULL};
+	struct sim_proc p = start(args);
 	const char *body = "{\"prompt\":\"hello there\",\"max_tokens\":5,\"ignore_eos\":true,"
 			   "\"stream\":true}";
 	const char *bodies[] = {body};
@@ -463,7 +465,8 @@ static void test_flavor_sglang(void **state)
 static void test_flavor_llamacpp(void **state)
 {
 	(void)state;
-	const char *args[] = {"--flavor", "llamacpp", "--max-num-seqs", "4", NULL};
+	const char *args[] = {"--flavor", "llamacpp", "--max-num-seqs", "4", "--step-base-ms", "20",
+			      NULL};
 	struct sim_proc p = start(args);
 	struct http_reply r;
 	const char *body = "{\"prompt\":\"a b c d\",\"max_tokens\":6,\"ignore_eos\":true,\"stream\":true,"
