@@ -93,6 +93,16 @@ int cmd_report(int argc, char **argv)
 			continue;
 		}
 		if (a[0] == '-' && a[1]) {
+			static const char *const with_value[] = {"-f", "--format", "-o", "--output",
+								 "--skip-first", "--window",
+								 "--quantiles"};
+			int known = 0;
+			for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
+				known |= !strcmp(a, with_value[k]);
+			if (!known) {
+				cli_error("report: unknown option '%s' (see 'tokentrace report --help')", a);
+				return 2;
+			}
 			if (!v) {
 				cli_error("option '%s' needs a value", a);
 				return 2;
