@@ -129,6 +129,7 @@ struct cap {
 	/* progress */
 	int tty;
 	size_t cell_i, n_cells_run;
+	size_t cur_cell;            /* manifest index of the cell running */
 	int64_t run_start;
 	int64_t progress_next;
 	int64_t progress_tokens_prev, progress_t_prev;

@@ -384,6 +384,7 @@ enum tt_code cell_run(struct cap *c, size_t i, struct tt_error *err)
 	struct tt_trace_writer *tw = NULL;
 	enum tt_code rc;
 
+	c->cur_cell = i;
 	/* A rerun (resume) starts the cell afresh. */
 	ci->start_ns = ci->ready_ns = ci->window_start_ns = ci->window_end_ns = ci->end_ns = -1;
 	ci->ready_timed_out = 0;

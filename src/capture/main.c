@@ -708,6 +708,14 @@ int main(int argc, char **argv)
 		tt_manifest_set_str(&m.tool_version, tt_version());
 		tt_manifest_set_str(&m.server_url, c.url);
 		settings_to_manifest(&m, &o, text);
+		{
+			/* The monotonic origin, so that other logs on this machine
+			 * (a server's, the simulator's ground truth) line up with the
+			 * traces to the nanosecond; wall clocks drift. */
+			char mono[32];
+			snprintf(mono, sizeof mono, "%lld", (long long)c.origin);
+			tt_manifest_set_note(&m, "origin_monotonic_ns", mono);
+		}
 		for (size_t i = 0; i < o.n_notes; i++) {
 			char *kv = strdup(o.notes[i]), *val;
 			if (!kv)

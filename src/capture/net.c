@@ -268,7 +268,7 @@ enum tt_code xfer_start(struct cap *c, struct xfer *x, const char *path, const c
 	}
 	if (x->kind == XFER_GEN) {
 		char id[96];
-		snprintf(id, sizeof id, "X-Request-Id: tt-%lld-%d-%u-%d", (long long)c->cell_i,
+		snprintf(id, sizeof id, "X-Request-Id: tt-%zu-%d-%u-%d", c->cur_cell,
 			 x->slot, x->seq, (int)x->role);
 		x->headers = curl_slist_append(x->headers, id);
 		x->headers = curl_slist_append(x->headers, "Accept: text/event-stream");

@@ -1,0 +1,5 @@
+# tokentrace-capture benchmarks (run on demand; they print figures):
+#   capture_latency RUN TRUTH   recorded arrival - simulator emission, per chunk
+#   capture_bench.sh BUILD      throughput and timing runs against tokentrace-sim
+add_executable(capture_latency ${CMAKE_CURRENT_LIST_DIR}/capture_latency.c)
+target_link_libraries(capture_latency PRIVATE tokentrace::tokentrace m)
