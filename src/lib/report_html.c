@@ -123,6 +123,7 @@ static const char css[] =
 	".scroll{overflow-x:auto;background:#fff;border:1px solid #e3e5e8;border-radius:8px}"
 	"table{border-collapse:collapse;width:100%;font-size:14px}"
 	"th,td{padding:6px 10px;border-bottom:1px solid #eceef1;vertical-align:top}"
+	"td{white-space:nowrap}td.w{white-space:normal;min-width:280px}"
 	"th{background:#f0f2f5;text-align:left;font-weight:600;position:sticky;top:0}"
 	"td.r,th.r{text-align:right;font-variant-numeric:tabular-nums}"
 	"tbody tr:nth-child(even){background:#fafbfc}"
@@ -192,7 +193,13 @@ static void table_html(struct tt_buf *b, const struct table *t, int status_col)
 		tt_buf_puts(b, "<tr>");
 		for (size_t j = 0; j < t->n_cols; j++) {
 			const char *s = t->cells[i * t->n_cols + j];
-			tt_buf_puts(b, t->align[j] == TCELL_RIGHT ? "<td class=\"r\">" : "<td>");
+			/* numbers never wrap; long sentences (the reasons) do */
+			if (t->align[j] == TCELL_RIGHT)
+				tt_buf_puts(b, "<td class=\"r\">");
+			else if (strlen(s) > 48)
+				tt_buf_puts(b, "<td class=\"w\">");
+			else
+				tt_buf_puts(b, "<td>");
 			if ((int)j == status_col && t->row_status[i] > 0) {
 				tt_buf_printf(b, "<span class=\"st s%d\">", t->row_status[i]);
 				esc(b, s);

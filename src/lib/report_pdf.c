@@ -13,8 +13,8 @@
 
 #include "chart_impl.h"
 
-#define PAGE_W 1123.0 /* A4 landscape in CSS px */
-#define PAGE_H 794.0
+#define PAGE_W (841.89 / 0.75) /* A4 landscape (841.89 x 595.28 pt) in CSS px */
+#define PAGE_H (595.28 / 0.75)
 #define MARGIN 40.0
 #define FOOTER_H 26.0
 
@@ -75,8 +75,10 @@ static void facts_page(struct flow *f, const struct fact *facts, size_t n)
 {
 	static const char *const groups[] = {"Hardware", "Engine", "Run"};
 	double col_w = (PAGE_W - 2 * MARGIN - 2 * 24) / 3, y0 = f->y, ymax = f->y;
+	size_t shown = 0;
 	for (size_t g = 0; g < 3; g++) {
-		double x = MARGIN + (double)g * (col_w + 24), y = y0, kw = 0;
+		/* groups that have facts fill the columns from the left */
+		double x = MARGIN + (double)shown * (col_w + 24), y = y0, kw = 0;
 		int any = 0;
 		for (size_t i = 0; i < n; i++) {
 			double w;
@@ -89,6 +91,7 @@ static void facts_page(struct flow *f, const struct fact *facts, size_t n)
 		}
 		if (!any)
 			continue;
+		shown++;
 		if (kw > col_w * 0.45)
 			kw = col_w * 0.45;
 		{
@@ -218,6 +221,46 @@ static void draw_cell_text(struct canvas *c, const char *s, double x, double y, 
 	cv_paragraph(c, x, y, w, s, &st, 1);
 }
 
+/* Split a header at spaces only ("Total tok/s" never becomes "Total tok/"
+ * + "s"), greedily into lines of at most w. */
+#define HDR_LINES 4
+static size_t header_lines(struct canvas *c, const char *s, double w, double size,
+			   char lines[HDR_LINES][96])
+{
+	size_t n = 0;
+	lines[0][0] = '\0';
+	while (*s) {
+		char cand[200];
+		size_t wl = strcspn(s, " ");
+		double tw;
+		if (wl > 90)
+			wl = 90;
+		if (lines[n][0])
+			snprintf(cand, sizeof cand, "%s %.*s", lines[n], (int)wl, s);
+		else
+			snprintf(cand, sizeof cand, "%.*s", (int)wl, s);
+		cv_measure(c, cand, size, 1, &tw, NULL);
+		if (tw <= w || !lines[n][0] || n + 1 == HDR_LINES) {
+			snprintf(lines[n], 96, "%.95s", cand);
+		} else {
+			n++;
+			snprintf(lines[n], 96, "%.*s", (int)wl, s);
+		}
+		s += wl;
+		while (*s == ' ')
+			s++;
+	}
+	return n + 1;
+}
+
+static double header_height(struct canvas *c, const char *s, double w, double size)
+{
+	char lines[HDR_LINES][96];
+	double th;
+	cv_measure(c, "Ag", size, 1, NULL, &th);
+	return (double)header_lines(c, s, w, size, lines) * th;
+}
+
 static void table_header(struct flow *f, const struct table *t, const double *cw, double size,
 			 double hh, int cont)
 {
@@ -236,19 +279,17 @@ static void table_header(struct flow *f, const struct table *t, const double *cw
 		cv_rect(f->c, MARGIN, f->y, total, hh, (struct rgb){0.94, 0.95, 0.96});
 	}
 	for (size_t j = 0; j < t->n_cols; j++) {
-		struct tstyle st = tstyle_make(size, 1, chart_ink, 0, 0);
-		double hw = cw[j] - 2 * PAD, h = cv_paragraph(f->c, 0, 0, hw, t->head[j], &st, 0);
-		if (t->align[j] == TCELL_RIGHT) {
-			double tw;
-			cv_measure(f->c, t->head[j], size, 1, &tw, NULL);
-			if (tw <= hw) {
-				st.ax = 1;
-				cv_text(f->c, x + cw[j] - PAD, f->y + hh - PAD - h, t->head[j], &st);
-				x += cw[j];
-				continue;
-			}
-		}
-		cv_paragraph(f->c, x + PAD, f->y + hh - PAD - h, hw, t->head[j], &st, 1);
+		int right = t->align[j] == TCELL_RIGHT;
+		struct tstyle st = tstyle_make(size, 1, chart_ink, right ? 1 : 0, 0);
+		char lines[HDR_LINES][96];
+		double th, yy;
+		size_t n = header_lines(f->c, t->head[j], cw[j] - 2 * PAD, size, lines);
+		cv_measure(f->c, "Ag", size, 1, NULL, &th);
+		/* bottom-aligned, as tables set their headers */
+		yy = f->y + hh - PAD - (double)n * th;
+		for (size_t k = 0; k < n; k++)
+			cv_text(f->c, right ? x + cw[j] - PAD : x + PAD, yy + (double)k * th, lines[k],
+				&st);
 		x += cw[j];
 	}
 	f->y += hh;
@@ -291,18 +332,29 @@ static void table_pdf(struct flow *f, const struct table *t)
 		total = avail;
 	}
 	for (size_t j = 0; j < t->n_cols; j++) {
-		struct tstyle st = tstyle_make(size, 1, chart_ink, 0, 0);
-		double h = cv_paragraph(f->c, 0, 0, cw[j] - 2 * PAD, t->head[j], &st, 0);
+		double h = header_height(f->c, t->head[j], cw[j] - 2 * PAD, size);
 		if (h > hh)
 			hh = h;
 	}
 	hh += 2 * PAD;
 
-	/* Start on a new page unless the title, header and a few rows fit. */
-	if (f->y + 60 + hh + 3 * 22 > bottom())
-		new_page(f);
-	else if (f->y > MARGIN)
-		f->y += 14;
+	{
+		/* A table that fits on one page is not split; a longer one starts
+		 * where the title, header and a few rows fit. */
+		double need = 60 + hh;
+		for (size_t i = 0; i < t->n_rows; i++) {
+			double rh = 0;
+			for (size_t j = 0; j < t->n_cols; j++)
+				rh = fmax(rh, cell_height(f->c, t->cells[i * t->n_cols + j],
+							  cw[j] - 2 * PAD, size));
+			need += rh + 2 * PAD;
+		}
+		if (f->y + need > bottom() &&
+		    (need <= bottom() - MARGIN || f->y + 60 + hh + 3 * 22 > bottom()))
+			new_page(f);
+		else if (f->y > MARGIN)
+			f->y += 14;
+	}
 	table_header(f, t, cw, size, hh, 0);
 	for (size_t i = 0; i < t->n_rows; i++) {
 		double rh = 0, x = MARGIN;
