@@ -17,6 +17,7 @@ static const struct command commands[] = {
 	{"report", cmd_report, "compute every figure of a run and print the report"},
 	{"synth", cmd_synth, "write a synthetic run that reproduces a profile CSV"},
 	{"chart", cmd_chart, "draw one chart of a run (PNG, SVG or PDF)"},
+	{"dump", cmd_dump, "print a run's raw records as JSON lines"},
 };
 
 static void usage(FILE *f)

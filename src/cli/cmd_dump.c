@@ -1,0 +1,140 @@
+/* tokentrace dump RUN [--cell ID] [--scrapes]: the raw records of a run as
+ * JSON lines, one request (or scrape) per line, times in ns from the origin. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tokentrace/run.h"
+
+#include "commands.h"
+
+static const char usage_text[] =
+	"usage: tokentrace dump RUN [--cell ID] [--scrapes]\n"
+	"\n"
+	"Print the raw records of a run's traces as JSON lines: one request per\n"
+	"line with every chunk's arrival time (ns from the run's origin) and token\n"
+	"count; with --scrapes, the /metrics scrapes too.\n";
+
+struct dump {
+	const char *cell;
+	int scrapes;
+};
+
+static void put_json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static int on_request(void *ctx, const struct tt_request *r)
+{
+	const struct dump *d = ctx;
+	printf("{\"cell\":\"%s\",\"type\":\"request\",\"slot\":%u,\"seq\":%u,\"role\":\"%s\","
+	       "\"sched\":%lld,\"send\":%lld,\"end\":%lld,\"http\":%d,\"prompt_tokens\":%lld,"
+	       "\"cached_tokens\":%lld,\"finish\":\"%s\",\"fail\":\"%s\",\"error\":",
+	       d->cell, r->slot, r->seq, tt_role_name(r->role), (long long)r->t_sched_ns,
+	       (long long)r->t_send_ns, (long long)r->t_end_ns, r->http_status,
+	       (long long)r->prompt_tokens, (long long)r->cached_tokens, tt_finish_name(r->finish),
+	       tt_fail_name(r->fail));
+	if (r->error)
+		put_json_string(r->error);
+	else
+		fputs("null", stdout);
+	fputs(",\"chunks\":[", stdout);
+	for (size_t i = 0; i < r->n_chunks; i++)
+		printf("%s[%lld,%u]", i ? "," : "", (long long)r->chunks[i].t_ns, r->chunks[i].tokens);
+	fputs("]}\n", stdout);
+	return ferror(stdout) ? 1 : 0;
+}
+
+static int on_scrape(void *ctx, const struct tt_scrape *s)
+{
+	const struct dump *d = ctx;
+	if (!d->scrapes)
+		return 0;
+	printf("{\"cell\":\"%s\",\"type\":\"scrape\",\"t\":%lld,\"samples\":[", d->cell,
+	       (long long)s->t_ns);
+	for (size_t i = 0; i < s->n_samples; i++) {
+		printf("%s[", i ? "," : "");
+		put_json_string(s->samples[i].name);
+		putchar(',');
+		put_json_string(s->samples[i].labels);
+		printf(",%.17g]", s->samples[i].value);
+	}
+	fputs("]}\n", stdout);
+	return ferror(stdout) ? 1 : 0;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	const char *path = NULL, *only = NULL;
+	struct dump d = {NULL, 0};
+	struct tt_run *run = NULL;
+	struct tt_error err;
+	const struct tt_manifest *m;
+	struct tt_trace_visitor v = {&d, on_request, on_scrape};
+	int status = 0, found = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage_text, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--scrapes")) {
+			d.scrapes = 1;
+		} else if (!strcmp(argv[i], "--cell")) {
+			if (i + 1 >= argc) {
+				cli_error("option '--cell' needs a value");
+				return 2;
+			}
+			only = argv[++i];
+		} else if (argv[i][0] == '-') {
+			cli_error("dump: unknown option '%s' (see 'tokentrace dump --help')", argv[i]);
+			return 2;
+		} else if (!path) {
+			path = argv[i];
+		} else {
+			cli_error("dump takes one run");
+			return 2;
+		}
+	}
+	if (!path) {
+		cli_error("dump needs a run (see 'tokentrace dump --help')");
+		return 2;
+	}
+	if (tt_run_open(path, &run, &err)) {
+		cli_error("%s", err.msg);
+		return 1;
+	}
+	m = tt_run_manifest(run);
+	for (size_t i = 0; i < m->n_cells; i++) {
+		enum tt_code rc;
+		if (only && strcmp(only, m->cells[i].id) != 0)
+			continue;
+		found = 1;
+		if (!m->cells[i].trace)
+			continue;
+		d.cell = m->cells[i].id;
+		rc = tt_run_read_cell(run, i, &v, &err);
+		if (rc) {
+			fprintf(stderr, "tokentrace: %s: %s\n", rc == TT_WARN ? "warning" : "error",
+				err.msg);
+			status = rc == TT_WARN ? 3 : 1;
+		}
+	}
+	if (only && !found) {
+		cli_error("run '%s' has no cell '%s'", path, only);
+		status = 1;
+	}
+	tt_run_free(run);
+	if (fflush(stdout) != 0)
+		status = 1;
+	return status;
+}
