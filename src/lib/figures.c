@@ -232,30 +232,36 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 	}
 	if (r->role != TT_ROLE_MEASURED || ws < 0)
 		return;
+	/* Hot loop: runs once per chunk of the run. */
 	for (size_t i = 0; i < r->n_chunks; i++) {
-		const struct tt_chunk *ch = &r->chunks[i];
-		int64_t t = ch->t_ns;
+		int64_t t = r->chunks[i].t_ns;
+		uint32_t k = r->chunks[i].tokens;
 
-		if (ch->tokens == 0)
+		if (k == 0)
 			continue;
-		total_tokens += ch->tokens;
+		total_tokens += k;
 		if (t >= ws && t < we) {
 			/* M-total: tokens of chunks arriving in the window. */
-			a->tokens += ch->tokens;
+			a->tokens += k;
 			a->chunks++;
-			if (ch->tokens > 1)
+			/* M-tbt: a k-token chunk spreads its gap over its k tokens
+			 * (no division for the common single-token chunk). */
+			if (k == 1) {
+				if (prev >= 0)
+					tt_hist_add(a->tbt, t - prev, 1);
+			} else {
 				a->multi++;
-			/* M-tbt: a k-token chunk spreads its gap over its k tokens. */
-			if (prev >= 0)
-				tt_hist_add(a->tbt, (t - prev) / (int64_t)ch->tokens, ch->tokens);
+				if (prev >= 0)
+					tt_hist_add(a->tbt, (t - prev) / (int64_t)k, k);
+			}
 		}
 		if (first < 0) {
 			first = t;
-			first_tokens = ch->tokens;
+			first_tokens = k;
 		}
-		last = t;
 		prev = t;
 	}
+	last = prev;
 	if (r->t_send_ns < we && r->t_end_ns >= ws)
 		a->requests++;
 	/* M-ttft: send to first token, for requests whose first token came before

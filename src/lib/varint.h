@@ -33,7 +33,14 @@ struct tt_cursor {
 	int ok;
 };
 
-static inline uint64_t tt_get_varint(struct tt_cursor *c)
+#if defined(__GNUC__)
+#define TT_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define TT_ALWAYS_INLINE inline
+#endif
+
+/* Slow path: multi-byte values and overrun checks. */
+static uint64_t tt_get_varint_slow(struct tt_cursor *c)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
@@ -51,6 +58,24 @@ static inline uint64_t tt_get_varint(struct tt_cursor *c)
 	c->ok = 0;
 	c->p = c->end;
 	return 0;
+}
+
+/* Per-chunk hot path: most values fit in one or two bytes. */
+static TT_ALWAYS_INLINE uint64_t tt_get_varint(struct tt_cursor *c)
+{
+	const uint8_t *p = c->p;
+
+	if (c->end - p >= 2) {
+		if (p[0] < 0x80) {
+			c->p = p + 1;
+			return p[0];
+		}
+		if (p[1] < 0x80) {
+			c->p = p + 2;
+			return (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		}
+	}
+	return tt_get_varint_slow(c);
 }
 
 static inline int64_t tt_get_svarint(struct tt_cursor *c)

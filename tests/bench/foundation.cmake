@@ -1,0 +1,7 @@
+# Foundation benchmark: analysis cost vs plain decompression, memory, size.
+add_executable(bench_analyze ${CMAKE_CURRENT_LIST_DIR}/bench_analyze.c)
+target_link_libraries(bench_analyze PRIVATE tokentrace::tokentrace PkgConfig::ZSTD)
+if(NOT TARGET bench)
+  add_custom_target(bench)
+endif()
+add_dependencies(bench bench_analyze tokentrace-cli)
