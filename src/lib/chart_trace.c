@@ -417,17 +417,40 @@ cleanup:
 
 /* ---- distribution of time between tokens ----------------------------- */
 
-struct gap {
-	double ms;
-	uint32_t k;
-};
+/* Gaps go into log-spaced bins (0.58 % wide, 100 ns to 1000 s): a chart
+ * cannot show finer detail, and sorting millions of gaps would cost more
+ * than the whole analysis. */
+#define GAP_BINS_PER_DECADE 400
+#define GAP_LO_LOG10 (-4.0) /* 1e-4 ms */
+#define GAP_DECADES 10
+#define GAP_BINS (GAP_BINS_PER_DECADE * GAP_DECADES + 2) /* + zero + overflow */
+
 struct cdf_data {
 	const struct tt_cell_info *ci;
-	struct gap *gaps;
-	size_t n, cap;
+	uint64_t *bins; /* GAP_BINS token counts; bin 0 holds gaps of 0 */
 	uint64_t tokens;
-	int oom;
 };
+
+static size_t gap_bin(double ms)
+{
+	double b;
+	if (!(ms > 0))
+		return 0;
+	b = (log10(ms) - GAP_LO_LOG10) * GAP_BINS_PER_DECADE;
+	if (b < 0)
+		return 1;
+	if (b >= GAP_BINS - 2)
+		return GAP_BINS - 1;
+	return 1 + (size_t)b;
+}
+
+/* The value a bin stands for: its geometric centre. */
+static double bin_value(size_t i)
+{
+	if (i == 0)
+		return 0;
+	return pow(10, GAP_LO_LOG10 + ((double)(i - 1) + 0.5) / GAP_BINS_PER_DECADE);
+}
 
 static int cdf_request(void *ctx, const struct tt_request *r)
 {
@@ -446,24 +469,13 @@ static int cdf_request(void *ctx, const struct tt_request *r)
 		/* As the figures define it: a chunk in the window with a token
 		 * chunk before it; a k-token chunk spreads its gap over k tokens. */
 		if (ch->t_ns >= ws && ch->t_ns < we && prev >= 0) {
-			if (grow((void **)&d->gaps, &d->cap, d->n, sizeof *d->gaps)) {
-				d->oom = 1;
-				return 1;
-			}
-			d->gaps[d->n].ms = (double)(ch->t_ns - prev) / 1e6 / ch->tokens;
-			d->gaps[d->n].k = ch->tokens;
-			d->n++;
+			double ms = (double)(ch->t_ns - prev) / 1e6 / ch->tokens;
+			d->bins[gap_bin(ms)] += ch->tokens;
 			d->tokens += ch->tokens;
 		}
 		prev = ch->t_ns;
 	}
 	return 0;
-}
-
-static int cmp_gap(const void *a, const void *b)
-{
-	double x = ((const struct gap *)a)->ms, y = ((const struct gap *)b)->ms;
-	return (x > y) - (x < y);
 }
 
 #define CDF_MAX_CTX 16
@@ -481,16 +493,16 @@ static int default_cdf_concurrency(const struct tt_report *r)
 	return best;
 }
 
-/* Value at cumulative share q of a sorted weighted sample. */
-static double weighted_q(const struct gap *g, size_t n, uint64_t total, double q)
+/* Value at cumulative share q of the binned gaps. */
+static double binned_q(const uint64_t *bins, uint64_t total, double q)
 {
 	double want = q * (double)total, acc = 0;
-	for (size_t i = 0; i < n; i++) {
-		acc += g[i].k;
-		if (acc >= want)
-			return g[i].ms;
+	for (size_t i = 0; i < GAP_BINS; i++) {
+		acc += (double)bins[i];
+		if (bins[i] && acc >= want)
+			return bin_value(i);
 	}
-	return n ? g[n - 1].ms : NAN;
+	return NAN;
 }
 
 enum tt_code chart_draw_tbt_cdf(struct canvas *c, double x, double y, double w, double h,
@@ -530,45 +542,43 @@ enum tt_code chart_draw_tbt_cdf(struct canvas *c, double x, double y, double w, 
 		    !chart_cell_has_value(f))
 			continue;
 		cd->ci = &m->cells[f->cell];
+		if (!cd->bins)
+			cd->bins = calloc(GAP_BINS, sizeof *cd->bins);
+		if (!cd->bins) {
+			rc = tt_error_set(err, TT_ENOMEM, "out of memory reading cell '%s'",
+					  cd->ci->id);
+			goto cleanup;
+		}
+		memset(cd->bins, 0, GAP_BINS * sizeof *cd->bins);
+		cd->tokens = 0;
 		v.ctx = cd;
 		v.on_request = cdf_request;
 		v.on_scrape = NULL;
 		tt_error_clear(&rerr);
 		read_rc = tt_run_read_cell(run, f->cell, &v, &rerr);
-		if (cd->oom) {
-			rc = tt_error_set(err, TT_ENOMEM, "out of memory reading cell '%s'",
-					  cd->ci->id);
-			goto cleanup;
-		}
 		if (read_rc > TT_WARN) {
 			rc = tt_error_set(err, read_rc, "cell '%s': %s", cd->ci->id, rerr.msg);
 			goto cleanup;
 		}
 		damaged |= read_rc == TT_WARN;
-		if (cd->n == 0) {
-			free(cd->gaps);
-			memset(cd, 0, sizeof *cd);
-			continue;
-		}
-		qsort(cd->gaps, cd->n, sizeof *cd->gaps, cmp_gap);
-		xmin = fmin(xmin, weighted_q(cd->gaps, cd->n, cd->tokens, 0.001));
-		xmax = fmax(xmax, weighted_q(cd->gaps, cd->n, cd->tokens, 0.999));
+		if (cd->tokens == 0)
+			continue; /* its bins are reused by the next context */
+		xmin = fmin(xmin, binned_q(cd->bins, cd->tokens, 0.001));
+		xmax = fmax(xmax, binned_q(cd->bins, cd->tokens, 0.999));
 		all_tokens += cd->tokens;
 		fmt_tokens(ctx[i], names[nser], sizeof names[nser]);
-		/* Downsample to evenly spaced shares: the curve stays exact at
-		 * every share a reader can see. */
+		/* Evenly spaced shares: the curve is exact (to a bin) at every
+		 * share a reader can see. */
 		{
 			size_t np = 0, j = 0;
-			double acc = 0;
+			double acc = (double)cd->bins[0];
 			for (int q = 0; q <= CDF_POINTS; q++) {
 				double want = (double)q / CDF_POINTS * (double)cd->tokens;
-				while (j < cd->n && acc + cd->gaps[j].k < want) {
-					acc += cd->gaps[j].k;
+				while (j + 1 < GAP_BINS && (acc < want || cd->bins[j] == 0)) {
 					j++;
+					acc += (double)cd->bins[j];
 				}
-				if (j >= cd->n)
-					j = cd->n - 1;
-				px[nser][np] = cd->gaps[j].ms;
+				px[nser][np] = bin_value(j);
 				py[nser][np] = (double)q / CDF_POINTS;
 				np++;
 			}
@@ -630,6 +640,6 @@ enum tt_code chart_draw_tbt_cdf(struct canvas *c, double x, double y, double w, 
 	rc = canvas_check(c, "the time-between-tokens distribution", err);
 cleanup:
 	for (size_t i = 0; i < CDF_MAX_CTX; i++)
-		free(d[i].gaps);
+		free(d[i].bins);
 	return rc;
 }
