@@ -334,15 +334,15 @@ static void settings_to_manifest(struct tt_manifest *m, const struct cap_opts *o
 	m->contexts = malloc((o->n_contexts ? o->n_contexts : 1) * sizeof *m->contexts);
 	m->concurrency = malloc((o->n_concurrency ? o->n_concurrency : 1) * sizeof *m->concurrency);
 	m->prefill_contexts = malloc((o->n_prefill ? o->n_prefill : 1) * sizeof *m->prefill_contexts);
-	if (m->contexts) {
+	if (m->contexts && o->n_contexts) {
 		memcpy(m->contexts, o->contexts, o->n_contexts * sizeof *m->contexts);
 		m->n_contexts = o->n_contexts;
 	}
-	if (m->concurrency) {
+	if (m->concurrency && o->n_concurrency) {
 		memcpy(m->concurrency, o->concurrency, o->n_concurrency * sizeof *m->concurrency);
 		m->n_concurrency = o->n_concurrency;
 	}
-	if (m->prefill_contexts) {
+	if (m->prefill_contexts && o->n_prefill) {
 		memcpy(m->prefill_contexts, o->prefill, o->n_prefill * sizeof *m->prefill_contexts);
 		m->n_prefill_contexts = o->n_prefill;
 	}
