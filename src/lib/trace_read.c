@@ -60,6 +60,25 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+/* Times in a damaged (or hostile) file can be anything: arithmetic wraps
+ * (no undefined behaviour) and results outside +-2^60 ns (36 years) mark the
+ * record as damaged, so later differences cannot overflow. */
+#define TIME_LIMIT ((int64_t)1 << 60)
+
+static int64_t wadd(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static int64_t to_ns(int64_t units, uint32_t unit, int *ok)
+{
+	if (units > TIME_LIMIT / (int64_t)unit || units < -TIME_LIMIT / (int64_t)unit) {
+		*ok = 0;
+		return 0;
+	}
+	return units * (int64_t)unit;
+}
+
 /* Returns 0 if the record was good, -1 if damaged, -2 out of memory. */
 static int decode_request(struct decoder *d, struct tt_cursor *c, uint32_t unit, int64_t base)
 {
@@ -83,11 +102,11 @@ static int decode_request(struct decoder *d, struct tt_cursor *c, uint32_t unit,
 	r.prompt_tokens = v ? (int64_t)(v - 1) : -1;
 	v = tt_get_varint(c);
 	r.cached_tokens = v ? (int64_t)(v - 1) : -1;
-	sched = base + tt_get_svarint(c);
-	send = sched + tt_get_svarint(c);
-	r.t_sched_ns = sched * (int64_t)unit;
-	r.t_send_ns = send * (int64_t)unit;
-	r.t_end_ns = (send + tt_get_svarint(c)) * (int64_t)unit;
+	sched = wadd(base, tt_get_svarint(c));
+	send = wadd(sched, tt_get_svarint(c));
+	r.t_sched_ns = to_ns(sched, unit, &c->ok);
+	r.t_send_ns = to_ns(send, unit, &c->ok);
+	r.t_end_ns = to_ns(wadd(send, tt_get_svarint(c)), unit, &c->ok);
 	e = tt_get_str(c, &elen);
 	n = tt_get_varint(c);
 	if (!c->ok)
@@ -106,8 +125,8 @@ static int decode_request(struct decoder *d, struct tt_cursor *c, uint32_t unit,
 		return -2;
 	t = send;
 	for (uint64_t i = 0; i < n; i++) {
-		t += (int64_t)tt_get_varint(c);
-		d->chunks[i].t_ns = t * (int64_t)unit;
+		t = wadd(t, (int64_t)tt_get_varint(c));
+		d->chunks[i].t_ns = to_ns(t, unit, &c->ok);
 	}
 	for (uint64_t i = 0; i < n; i++)
 		d->chunks[i].tokens = (uint32_t)tt_get_varint(c);
@@ -126,7 +145,7 @@ static int decode_scrape(struct decoder *d, struct tt_cursor *c, uint32_t unit, 
 	uint64_t n;
 	size_t strbytes = 0, off = 0;
 
-	s.t_ns = (base + tt_get_svarint(c)) * (int64_t)unit;
+	s.t_ns = to_ns(wadd(base, tt_get_svarint(c)), unit, &c->ok);
 	n = tt_get_varint(c);
 	if (!c->ok || n > (uint64_t)(c->end - c->p) / 10)
 		return -1;
