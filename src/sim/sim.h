@@ -192,6 +192,7 @@ struct sim_server {
 	size_t nlive, live_cap;
 	int exit_code;
 	int shutting_down;
+	uint64_t cur_arrival_ns;   /* first byte of the request being handled */
 	struct evbuffer *scratch;  /* reused to build each chunk */
 };
 

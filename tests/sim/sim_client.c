@@ -399,7 +399,8 @@ int stream_many(const struct sim_proc *p, const char *path, const char *const *b
 			break;
 		if (tick && t - last_tick > 10000000u) {
 			last_tick = t;
-			tick(arg, (double)(t - t0) / 1e9);
+			if (tick(arg, (double)(t - t0) / 1e9))
+				break;
 		}
 		if (running)
 			curl_multi_poll(m, NULL, 0, 10, &nfds);

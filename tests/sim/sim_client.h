@@ -63,11 +63,12 @@ struct stream_result {
 	size_t hlen;
 };
 
-typedef void (*tick_fn)(void *arg, double elapsed_s);
+/* Returns nonzero to stop all streams now. */
+typedef int (*tick_fn)(void *arg, double elapsed_s);
 
 /* Runs n POSTs to path at once (bodies[i]), until all finish or max_s pass.
  * keep: store payloads and raw bytes.  tick (may be NULL) runs about every
- * 10 ms with the seconds since start. */
+ * 10 ms with the seconds since start, and can end the run early. */
 int stream_many(const struct sim_proc *p, const char *path, const char *const *bodies, size_t n,
 		int keep, double max_s, tick_fn tick, void *arg, struct stream_result *out);
 void stream_result_free(struct stream_result *r);

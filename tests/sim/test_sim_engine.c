@@ -78,7 +78,7 @@ struct gauges {
 	double stop_at;
 };
 
-static void sample_gauges(void *arg, double t)
+static int sample_gauges(void *arg, double t)
 {
 	struct gauges *g = arg;
 	(void)t;
@@ -91,6 +91,7 @@ static void sample_gauges(void *arg, double t)
 		g->max_running = r;
 	if (kv > g->max_kv)
 		g->max_kv = kv;
+	return 0;
 }
 
 static void test_queue_when_kv_full(void **state)
@@ -283,15 +284,16 @@ struct pauser {
 	int done;
 };
 
-static void pause_once(void *arg, double t)
+static int pause_once(void *arg, double t)
 {
 	struct pauser *ps = arg;
 	if (ps->done || t < 0.2)
-		return;
+		return 0;
 	ps->done = 1;
 	kill(ps->pid, SIGSTOP);
 	usleep(150000);
 	kill(ps->pid, SIGCONT);
+	return 0;
 }
 
 /* A loop that falls behind (here: the process is stopped for 150 ms) sends
