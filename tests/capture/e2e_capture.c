@@ -324,7 +324,7 @@ static void assert_no_key(const char *run_dir, const char *tag)
 static void test_matrix(void **state)
 {
 	const char *sim_args[] = {"--profile", profile_path, "--api-key", API_KEY,
-				  "--kv-capacity", "40000", "--max-model-len", "16K", NULL};
+				  "--kv-capacity", "200000", "--max-model-len", "64K", NULL};
 	struct sim s;
 	char run_dir[600];
 	struct tt_run *run;
@@ -339,7 +339,7 @@ static void test_matrix(void **state)
 	run_path(run_dir, sizeof run_dir, "matrix");
 	setenv("TOKENTRACE_API_KEY", API_KEY, 1);
 	{
-		const char *args[] = {s.url, "-o", run_dir, "--contexts", "8K", "--concurrency", "1,4,8",
+		const char *args[] = {s.url, "-o", run_dir, "--contexts", "32K", "--concurrency", "1,4,8",
 				      "--duration", "2s", "--max-tokens", "512", "--readiness", "0.5s",
 				      "--readiness-timeout", "10s", "--seed", "42",
 				      "--note", "gpu=H200 NVL",
@@ -356,7 +356,7 @@ static void test_matrix(void **state)
 	{
 		const struct tt_manifest *m = tt_run_manifest(run);
 		assert_string_equal(m->engine, "vllm");
-		assert_int_equal(m->kv_capacity_tokens, 40000);
+		assert_int_equal(m->kv_capacity_tokens, 200000);
 		assert_string_equal(m->kv_capacity_source, "vllm:cache_config_info");
 		assert_int_equal(m->seed, 42);
 		assert_string_equal(tt_manifest_note(m, "gpu"), "H200 NVL");
@@ -364,18 +364,18 @@ static void test_matrix(void **state)
 		assert_non_null(strstr(tt_manifest_note(m, "launch_command"), "<redacted>"));
 		assert_int_equal(m->n_cells, 4);
 	}
-	assert_int_equal(cell(run, "prefill-8192")->state, TT_CELL_DONE);
-	assert_int_equal(cell(run, "decode-8192x1")->state, TT_CELL_DONE);
-	assert_int_equal(cell(run, "decode-8192x4")->state, TT_CELL_DONE);
-	/* 8 x (8192 + 512) = 69632 > 40000 */
-	assert_int_equal(cell(run, "decode-8192x8")->state, TT_CELL_OVER_CAPACITY);
-	assert_int_equal(cell(run, "decode-8192x8")->kv_need_tokens, 69632);
-	assert_non_null(strstr(cell(run, "decode-8192x8")->reason, "8 x (8192 + 512) = 69632 > 40000"));
-	assert_true(cell(run, "decode-8192x4")->window_end_ns - cell(run, "decode-8192x4")->window_start_ns ==
+	assert_int_equal(cell(run, "prefill-32768")->state, TT_CELL_DONE);
+	assert_int_equal(cell(run, "decode-32768x1")->state, TT_CELL_DONE);
+	assert_int_equal(cell(run, "decode-32768x4")->state, TT_CELL_DONE);
+	/* 8 x (32768 + 512) = 266240 > 200000 */
+	assert_int_equal(cell(run, "decode-32768x8")->state, TT_CELL_OVER_CAPACITY);
+	assert_int_equal(cell(run, "decode-32768x8")->kv_need_tokens, 266240);
+	assert_non_null(strstr(cell(run, "decode-32768x8")->reason, "8 x (32768 + 512) = 266240 > 200000"));
+	assert_true(cell(run, "decode-32768x4")->window_end_ns - cell(run, "decode-32768x4")->window_start_ns ==
 		    2000000000);
 
-	/* exact context: every request's prompt is 8192 tokens as the server counted */
-	tally_cell(run, "decode-8192x4", 8192, 512, &t);
+	/* exact context: every request's prompt is 32768 tokens as the server counted */
+	tally_cell(run, "decode-32768x4", 32768, 512, &t);
 	assert_true(t.measured > 8);
 	assert_int_equal(t.warmups, 4);
 	assert_int_equal(t.errors, 0);
@@ -383,7 +383,7 @@ static void test_matrix(void **state)
 	assert_int_equal(t.prompt_exact, t.requests);
 	assert_true(t.finished_len > 0);
 	assert_int_equal(t.finished_len_tokens_ok, t.finished_len);
-	tally_cell(run, "prefill-8192", 8192, 1, &t);
+	tally_cell(run, "prefill-32768", 32768, 1, &t);
 	assert_int_equal(t.scouts, 1);
 	assert_int_equal(t.prompt_exact, 1);
 
@@ -396,7 +396,11 @@ static void test_matrix(void **state)
 		if (ci->state != TT_CELL_DONE)
 			continue;
 		if (f->phase == TT_PHASE_PREFILL) {
-			assert_near(f->total_tok_s, tt_profile_prefill_tok_s(prof, f->context), 0.05,
+			/* The simulator spends ~5 ms reading a 200 KB token-id body
+			 * before its clock starts and emits ~6 ms after the model
+			 * time (its truth log shows both), so prompt tok/s seen by
+			 * any client sits 5-8 % under the profile at 32K. */
+			assert_near(f->total_tok_s, tt_profile_prefill_tok_s(prof, f->context), 0.10,
 				    "prefill tok/s");
 		} else {
 			double tbt = tt_profile_tbt_ms(prof, f->context, f->concurrency);
