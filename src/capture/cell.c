@@ -103,7 +103,7 @@ static void gen_done(struct cap *c, struct xfer *x, CURLcode res)
 	if (cr->phase != PH_RUN)
 		return;
 	/* Closed loop: the next request goes out now.  After a failure, back
-	 * off (50 ms doubling to 2 s) so a dead server is not hammered. */
+	 * off (50 ms doubling to 3.2 s) so a dead server is not hammered. */
 	if (ok) {
 		cr->fails[slot] = 0;
 		cr->restart_at[slot] = now_ns();
