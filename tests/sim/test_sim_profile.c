@@ -1,0 +1,187 @@
+/* Profile CSV parsing and the interpolated speed model (src/lib/profile.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tokentrace/profile.h"
+
+#define SEED TT_FIXTURES "/profiles/seed-matrix.csv"
+
+static void test_tokens(void **state)
+{
+	char buf[32];
+	(void)state;
+	assert_int_equal(tt_parse_tokens("8K"), 8192);
+	assert_int_equal(tt_parse_tokens("125K"), 128000);
+	assert_int_equal(tt_parse_tokens("120k"), 122880);
+	assert_int_equal(tt_parse_tokens("1M"), 1048576);
+	assert_int_equal(tt_parse_tokens(" 4096 "), 4096);
+	assert_int_equal(tt_parse_tokens("8Q"), -1);
+	assert_int_equal(tt_parse_tokens(""), -1);
+	assert_int_equal(tt_parse_tokens("K"), -1);
+	assert_int_equal(tt_parse_tokens("-8"), -1);
+	assert_int_equal(tt_parse_tokens("99999999999999999999"), -1);
+	tt_format_tokens(8192, buf, sizeof buf);
+	assert_string_equal(buf, "8K");
+	tt_format_tokens(128000, buf, sizeof buf);
+	assert_string_equal(buf, "125K");
+	tt_format_tokens(1000, buf, sizeof buf);
+	assert_string_equal(buf, "1000");
+	tt_format_tokens(1048576, buf, sizeof buf);
+	assert_string_equal(buf, "1M");
+}
+
+static void test_seed_loads(void **state)
+{
+	struct tt_profile *p;
+	struct tt_error err;
+	(void)state;
+	assert_int_equal(tt_profile_load(SEED, &p, &err), TT_OK);
+	assert_int_equal(tt_profile_count(p), 46);
+	const struct tt_profile_point *q = tt_profile_find(p, TT_PHASE_PREFILL, 128000, 1);
+	assert_non_null(q);
+	assert_true(q->total_tok_s == 130800);
+	assert_true(isnan(q->tbt_ms));
+	assert_int_equal(q->output_tokens, -1);
+	q = tt_profile_find(p, TT_PHASE_DECODE, 122880, 2);
+	assert_string_equal(q->status, "Requests queued");
+	assert_int_equal(q->completed, 8);
+	q = tt_profile_find(p, TT_PHASE_DECODE, 122880, 128);
+	assert_string_equal(q->status, "Over capacity");
+	assert_true(isnan(q->total_tok_s));
+	assert_null(tt_profile_find(p, TT_PHASE_DECODE, 8192, 3));
+	tt_profile_free(p);
+}
+
+/* The model reproduces every measured cell: time between tokens to the
+ * per-request rate's precision, prefill rates exactly. */
+static void test_model_hits_measured_points(void **state)
+{
+	struct tt_profile *p;
+	(void)state;
+	assert_int_equal(tt_profile_load(SEED, &p, NULL), TT_OK);
+	for (size_t i = 0; i < tt_profile_count(p); i++) {
+		const struct tt_profile_point *q = tt_profile_at(p, i);
+		if (q->phase == TT_PHASE_PREFILL) {
+			assert_true(fabs(tt_profile_prefill_tok_s(p, q->context) / q->total_tok_s - 1) <
+				    1e-9);
+		} else if (q->per_request_tok_s > 0) {
+			double t = tt_profile_tbt_ms(p, q->context, q->concurrency);
+			assert_true(fabs(t - 1000.0 / q->per_request_tok_s) < 1e-6);
+			assert_true(fabs(t / q->tbt_ms - 1) < 0.05);
+		}
+	}
+	/* the unmeasured cell (over capacity) is extrapolated, not missing */
+	double t = tt_profile_tbt_ms(p, 122880, 128);
+	assert_true(t > tt_profile_tbt_ms(p, 122880, 64));
+	assert_true(t < 2 * tt_profile_tbt_ms(p, 122880, 64));
+	tt_profile_free(p);
+}
+
+static void test_model_monotone(void **state)
+{
+	struct tt_profile *p;
+	(void)state;
+	assert_int_equal(tt_profile_load(SEED, &p, NULL), TT_OK);
+	for (double c = 100; c < 4e6; c *= 1.3) {
+		double prev_t = 0, prev_total = 0;
+		for (double b = 0.5; b < 3000; b *= 1.17) {
+			double t = tt_profile_tbt_ms(p, (int64_t)c, b);
+			double total = (b < 1 ? 1 : b) / t;
+			assert_true(t > 0 && isfinite(t));
+			assert_true(t >= prev_t * (1 - 1e-9));          /* slower per stream */
+			assert_true(total >= prev_total * (1 - 1e-9));  /* never slower in total */
+			/* never faster for more context */
+			assert_true(tt_profile_tbt_ms(p, (int64_t)(c * 1.3), b) >= t * (1 - 1e-9));
+			prev_t = t;
+			prev_total = total;
+		}
+	}
+	/* between measured points: strictly between their values */
+	double lo = tt_profile_tbt_ms(p, 8192, 16), hi = tt_profile_tbt_ms(p, 16384, 16);
+	double mid = tt_profile_tbt_ms(p, 12000, 16);
+	assert_true(mid > lo && mid < hi);
+	double r = tt_profile_prefill_tok_s(p, 24000);
+	assert_true(r > 140100 && r < 164500);
+	assert_true(tt_profile_prefill_tok_s(p, 1000) == 143100);
+	assert_true(tt_profile_prefill_tok_s(p, 1000000) == 130800);
+	tt_profile_free(p);
+}
+
+static void expect_bad(const char *text, const char *needle)
+{
+	struct tt_profile *p = NULL;
+	struct tt_error err;
+	enum tt_code rc = tt_profile_parse(text, "bad.csv", &p, &err);
+	assert_int_equal(rc, TT_EFORMAT);
+	assert_null(p);
+	if (!strstr(err.msg, needle))
+		fail_msg("message '%s' lacks '%s'", err.msg, needle);
+}
+
+static void test_bad_input(void **state)
+{
+	(void)state;
+	expect_bad("", "header");
+	expect_bad("context,concurrency\n8K,1\n", "'phase'");
+	expect_bad("phase,context,concurrency\nprefill,8Q,1\n", "bad.csv:2: field 'context': '8Q'");
+	expect_bad("phase,context,concurrency\ndecode,8K,1\nwarmup,8K,1\n", "bad.csv:3: field 'phase'");
+	expect_bad("phase,context,concurrency\ndecode,8K,0\n", "field 'concurrency'");
+	expect_bad("phase,context,concurrency,tbt_ms\ndecode,8K,1,fast\n", "bad.csv:2: field 'tbt_ms': 'fast'");
+	expect_bad("phase,context,concurrency,completed\ndecode,8K,1,2.5\n", "field 'completed'");
+	expect_bad("phase,context,concurrency,status\ndecode,8K,1,\"Valid\n", "unterminated quote");
+	expect_bad("phase,context,concurrency\ndecode,8K,1\n", "no usable time between tokens");
+
+	struct tt_profile *p = NULL;
+	struct tt_error err;
+	assert_int_equal(tt_profile_load("/nonexistent/p.csv", &p, &err), TT_EIO);
+	assert_non_null(strstr(err.msg, "/nonexistent/p.csv"));
+}
+
+static void test_tolerant_input(void **state)
+{
+	struct tt_profile *p = NULL;
+	struct tt_error err;
+	(void)state;
+	/* BOM, CRLF, other column order, extra column, quotes with a thousands
+	 * separator, blank and comment lines, spaces */
+	const char *text = "\xEF\xBB\xBFtbt_ms , concurrency,phase,extra,context,total_tok_s\r\n"
+			   "\r\n"
+			   "# a comment\r\n"
+			   "2.0, 4 ,decode,x,16K,\"1,950.5\"\r\n"
+			   "1.0,1,Decode,y,16K,990\r\n"
+			   ",1,prefill,,16K,100000";
+	assert_int_equal(tt_profile_parse(text, "ok.csv", &p, &err), TT_OK);
+	assert_int_equal(tt_profile_count(p), 3);
+	const struct tt_profile_point *q = tt_profile_find(p, TT_PHASE_DECODE, 16384, 4);
+	assert_non_null(q);
+	assert_true(q->total_tok_s == 1950.5);
+	assert_true(q->tbt_ms == 2.0);
+	assert_true(isnan(q->per_request_tok_s));
+	assert_int_equal(q->completed, -1);
+	assert_true(fabs(tt_profile_tbt_ms(p, 16384, 4) - 2.0) < 1e-9);
+	assert_true(fabs(tt_profile_tbt_ms(p, 16384, 2) - exp(0.5 * log(2.0))) < 1e-9);
+	assert_true(tt_profile_prefill_tok_s(p, 16384) == 100000);
+	tt_profile_free(p);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tokens),
+		cmocka_unit_test(test_seed_loads),
+		cmocka_unit_test(test_model_hits_measured_points),
+		cmocka_unit_test(test_model_monotone),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_tolerant_input),
+	};
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
