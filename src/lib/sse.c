@@ -161,8 +161,16 @@ enum tt_code tt_sse_feed(struct tt_sse *s, const char *bytes, size_t len)
 		size_t n;
 		int stable;
 
-		while (q < end && *q != '\n' && *q != '\r')
-			q++;
+		/* memchr is vectorised; lines nearly always end in LF, so look for
+		 * LF first and then for a CR before it. */
+		q = memchr(p, '\n', (size_t)(end - p));
+		{
+			const char *cr = memchr(p, '\r', (size_t)((q ? q : end) - p));
+			if (cr)
+				q = cr;
+			else if (!q)
+				q = end;
+		}
 		if (q == end) {
 			rc = bytes_code(bytes_append(&s->line_, p, (size_t)(end - p), s->max_event));
 			break;
@@ -270,39 +278,60 @@ static int js_str(struct js *j, const char **s, size_t *n)
 	}
 	b = ++j->p;
 	for (;;) {
-		const char *q = j->p;
-		while (q < j->end && *q != '"' && *q != '\\')
-			q++;
-		if (q >= j->end) {
+		const char *q = memchr(j->p, '"', (size_t)(j->end - j->p));
+		const char *bs;
+
+		if (!q) {
 			js_fail(j, "unterminated string");
 			return 0;
 		}
-		if (*q == '"') {
+		bs = memchr(j->p, '\\', (size_t)(q - j->p));
+		if (!bs) {
 			*s = b;
 			*n = (size_t)(q - b);
 			j->p = q + 1;
 			return 1;
 		}
-		if (q + 1 >= j->end) {
+		if (bs + 1 >= j->end) {
 			js_fail(j, "unterminated string");
 			return 0;
 		}
-		j->p = q + 2;
+		j->p = bs + 2; /* skip the escaped character, look again */
 	}
 }
 
 static int js_num(struct js *j, double *out)
 {
 	char buf[64];
-	const char *b = j->p;
+	const char *b;
 	char *e = NULL;
 	size_t n;
+	int plain = 1;
+	uint64_t v = 0;
 
 	js_ws(j);
 	b = j->p;
-	while (j->p < j->end && (strchr("+-.eE", *j->p) || (*j->p >= '0' && *j->p <= '9')))
+	/* Counts are small non-negative integers: read those directly and
+	 * leave everything else to strtod. */
+	while (j->p < j->end) {
+		char ch = *j->p;
+		if (ch >= '0' && ch <= '9') {
+			if (v < 100000000000000000ull)
+				v = v * 10 + (uint64_t)(ch - '0');
+			else
+				plain = 0;
+		} else if (ch == '+' || ch == '-' || ch == '.' || ch == 'e' || ch == 'E') {
+			plain = 0;
+		} else {
+			break;
+		}
 		j->p++;
+	}
 	n = (size_t)(j->p - b);
+	if (plain && n > 0) {
+		*out = (double)v;
+		return 1;
+	}
 	if (n == 0 || n >= sizeof buf) {
 		js_fail(j, "bad number");
 		return 0;
@@ -433,10 +462,8 @@ static void js_skip(struct js *j)
 	}
 }
 
-static int key_is(const char *k, size_t kn, const char *want)
-{
-	return strlen(want) == kn && memcmp(k, want, kn) == 0;
-}
+/* want is a string literal: its length is known at compile time. */
+#define key_is(k, kn, want) ((kn) == sizeof(want) - 1 && memcmp((k), (want), (kn)) == 0)
 
 /* null -> 0 (consumed), else 1 (not consumed). */
 static int js_not_null(struct js *j)

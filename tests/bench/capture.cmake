@@ -3,3 +3,4 @@
 #   capture_bench.sh BUILD      throughput and timing runs against tokentrace-sim
 add_executable(capture_latency ${CMAKE_CURRENT_LIST_DIR}/capture_latency.c)
 target_link_libraries(capture_latency PRIVATE tokentrace::tokentrace m)
+add_executable(capture_firehose ${CMAKE_CURRENT_LIST_DIR}/capture_firehose.c)
