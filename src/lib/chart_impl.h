@@ -188,21 +188,42 @@ const struct tt_cell_figures *chart_find_cell(const struct tt_report *r, enum tt
 
 struct rgb chart_viridis(double t); /* 0..1 -> colour */
 
-/* Draw one chart kind into the rectangle (x, y, w, h) of the canvas. */
+/* What the charts read from raw traces (the timeline's cell, the binned
+ * gaps of each cell), kept so that every output of one report reads each
+ * trace once.  Bound to one run. */
+struct chart_cache;
+struct chart_cache *chart_cache_create(struct tt_run *run, size_t n_cells);
+void chart_cache_free(struct chart_cache *c);
+
+/* Draw one chart kind into the rectangle (x, y, w, h) of the canvas.
+ * cache may be NULL. */
 enum tt_code chart_draw(struct canvas *c, double x, double y, double w, double h,
 			const struct tt_report *r, struct tt_run *run,
-			const struct tt_chart_opts *o, struct tt_chart_info *info,
-			struct tt_error *err);
+			const struct tt_chart_opts *o, struct chart_cache *cache,
+			struct tt_chart_info *info, struct tt_error *err);
+/* tt_chart_render with a cache. */
+enum tt_code chart_render(const struct tt_report *r, struct tt_run *run,
+			  const struct tt_chart_opts *o, struct chart_cache *cache,
+			  struct tt_buf *out, struct tt_chart_info *info, struct tt_error *err);
+/* The reports with a cache; svgs (may be NULL) holds an SVG already drawn
+ * for each chart kind (empty buffers: draw it). */
+enum tt_code report_html(const struct tt_report *r, struct tt_run *run,
+			 struct chart_cache *cache, const struct tt_buf *svgs,
+			 struct tt_buf *out, struct tt_error *err);
+enum tt_code report_pdf(const struct tt_report *r, struct tt_run *run,
+			struct chart_cache *cache, struct tt_buf *out, struct tt_error *err);
 
 enum tt_code chart_draw_heatmap(struct canvas *c, double x, double y, double w, double h,
 				const struct tt_report *r, struct tt_chart_info *info,
 				struct tt_error *err);
 enum tt_code chart_draw_timeline(struct canvas *c, double x, double y, double w, double h,
 				 const struct tt_report *r, struct tt_run *run, long cell,
-				 struct tt_chart_info *info, struct tt_error *err);
+				 struct chart_cache *cache, struct tt_chart_info *info,
+				 struct tt_error *err);
 enum tt_code chart_draw_tbt_cdf(struct canvas *c, double x, double y, double w, double h,
 				const struct tt_report *r, struct tt_run *run, int concurrency,
-				struct tt_chart_info *info, struct tt_error *err);
+				struct chart_cache *cache, struct tt_chart_info *info,
+				struct tt_error *err);
 
 /* Fill info from a panel (rectangle and axes in output pixels). */
 void chart_info_from_panel(struct tt_chart_info *info, const struct canvas *c,

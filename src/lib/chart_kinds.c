@@ -460,8 +460,8 @@ cleanup:
 
 enum tt_code chart_draw(struct canvas *c, double x, double y, double w, double h,
 			const struct tt_report *r, struct tt_run *run,
-			const struct tt_chart_opts *o, struct tt_chart_info *info,
-			struct tt_error *err)
+			const struct tt_chart_opts *o, struct chart_cache *cache,
+			struct tt_chart_info *info, struct tt_error *err)
 {
 	if (info)
 		memset(info, 0, sizeof *info);
@@ -477,9 +477,10 @@ enum tt_code chart_draw(struct canvas *c, double x, double y, double w, double h
 	case TT_CHART_PREFILL:
 		return draw_prefill(c, x, y, w, h, r, info, err);
 	case TT_CHART_TIMELINE:
-		return chart_draw_timeline(c, x, y, w, h, r, run, o->cell, info, err);
+		return chart_draw_timeline(c, x, y, w, h, r, run, o->cell, cache, info, err);
 	case TT_CHART_TBT_CDF:
-		return chart_draw_tbt_cdf(c, x, y, w, h, r, run, o->concurrency, info, err);
+		return chart_draw_tbt_cdf(c, x, y, w, h, r, run, o->concurrency, cache, info,
+					  err);
 	default:
 		return tt_error_set(err, TT_EARG, "unknown chart kind %d (known: %s)",
 				    (int)o->kind, tt_chart_kind_list());
@@ -505,13 +506,20 @@ enum tt_code tt_chart_render(const struct tt_report *r, struct tt_run *run,
 			     const struct tt_chart_opts *o, struct tt_buf *out,
 			     struct tt_chart_info *info, struct tt_error *err)
 {
+	return chart_render(r, run, o, NULL, out, info, err);
+}
+
+enum tt_code chart_render(const struct tt_report *r, struct tt_run *run,
+			  const struct tt_chart_opts *o, struct chart_cache *cache,
+			  struct tt_buf *out, struct tt_chart_info *info, struct tt_error *err)
+{
 	struct canvas c;
 	struct tt_chart_opts def;
 	enum tt_code rc;
 	size_t start = out->len;
 
-	if (!r || !o)
-		return tt_error_set(err, TT_EARG, "no report or options to chart");
+	if (!r || !o || !out)
+		return tt_error_set(err, TT_EARG, "no report, options or output to chart");
 	def = *o;
 	if (!(def.width > 0))
 		def.width = 960;
@@ -525,7 +533,7 @@ enum tt_code tt_chart_render(const struct tt_report *r, struct tt_run *run,
 	if (rc != TT_OK)
 		return rc;
 	canvas_set_date(&c, chart_pdf_date(&r->manifest));
-	rc = chart_draw(&c, 0, 0, c.w, c.h, r, run, &def, info, err);
+	rc = chart_draw(&c, 0, 0, c.w, c.h, r, run, &def, cache, info, err);
 	if (rc == TT_OK)
 		rc = canvas_finish(&c, err);
 	canvas_release(&c);

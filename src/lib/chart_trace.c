@@ -134,6 +134,93 @@ static int tl_scrape(void *ctx, const struct tt_scrape *s)
 	return 0;
 }
 
+/* A cell's records as the timeline needs them, kept in a chart_cache so
+ * that every output of one report reads the trace once. */
+struct tl_read {
+	long cell; /* -1: empty */
+	struct tl_data d;
+	enum tt_code rc;
+	char msg[512];
+};
+
+static void tl_release(struct tl_read *t)
+{
+	free(t->d.chunks);
+	free(t->d.reqs);
+	free(t->d.scrapes);
+	memset(t, 0, sizeof *t);
+	t->cell = -1;
+}
+
+static enum tt_code tl_load(struct tt_run *run, const struct tt_cell_info *ci, long cell,
+			    struct tl_read *t, struct tt_error *err)
+{
+	struct tt_trace_visitor v;
+	struct tt_error rerr;
+	tl_release(t);
+	t->d.tmin = INT64_MAX;
+	t->d.tmax = INT64_MIN;
+	v.ctx = &t->d;
+	v.on_request = tl_request;
+	v.on_scrape = tl_scrape;
+	tt_error_clear(&rerr);
+	t->rc = tt_run_read_cell(run, (size_t)cell, &v, &rerr);
+	if (t->d.oom) {
+		tl_release(t);
+		return tt_error_set(err, TT_ENOMEM, "out of memory reading cell '%s'", ci->id);
+	}
+	if (t->rc > TT_WARN) {
+		enum tt_code rc = tt_error_set(err, t->rc, "cell '%s': %s", ci->id, rerr.msg);
+		tl_release(t);
+		return rc;
+	}
+	snprintf(t->msg, sizeof t->msg, "%.500s", t->rc == TT_WARN ? rerr.msg : "");
+	t->cell = cell;
+	return TT_OK;
+}
+
+/* Per-cell binned gaps for the CDF (defined below). */
+struct gap_bins {
+	int loaded;
+	enum tt_code rc;
+	uint64_t *bins;
+	uint64_t tokens;
+};
+
+struct chart_cache {
+	struct tt_run *run;
+	struct tl_read tl;
+	size_t n_cells;
+	struct gap_bins *gaps; /* n_cells */
+};
+
+struct chart_cache *chart_cache_create(struct tt_run *run, size_t n_cells)
+{
+	struct chart_cache *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	c->run = run;
+	c->tl.cell = -1;
+	c->n_cells = n_cells;
+	c->gaps = calloc(n_cells ? n_cells : 1, sizeof *c->gaps);
+	if (!c->gaps) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void chart_cache_free(struct chart_cache *c)
+{
+	if (!c)
+		return;
+	tl_release(&c->tl);
+	for (size_t i = 0; i < c->n_cells; i++)
+		free(c->gaps[i].bins);
+	free(c->gaps);
+	free(c);
+}
+
 static double nice_bin(double span_s)
 {
 	static const double steps[] = {0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 15, 30, 60};
@@ -161,13 +248,13 @@ static long default_timeline_cell(const struct tt_manifest *m)
 
 enum tt_code chart_draw_timeline(struct canvas *c, double x, double y, double w, double h,
 				 const struct tt_report *r, struct tt_run *run, long cell,
-				 struct tt_chart_info *info, struct tt_error *err)
+				 struct chart_cache *cache, struct tt_chart_info *info,
+				 struct tt_error *err)
 {
 	const struct tt_manifest *m = &r->manifest;
 	const struct tt_cell_info *ci;
+	struct tl_read local, *tr;
 	struct tl_data d;
-	struct tt_trace_visitor v;
-	struct tt_error rerr;
 	enum tt_code rc, read_rc;
 	double *xs = NULL, *tok = NULL, *act = NULL;
 	double *sx = NULL, *srun = NULL, *swait = NULL, *skv = NULL;
@@ -182,9 +269,8 @@ enum tt_code chart_draw_timeline(struct canvas *c, double x, double y, double w,
 	struct legend_item items[6];
 	size_t n_items = 0, nsb = 0;
 
-	memset(&d, 0, sizeof d);
-	d.tmin = INT64_MAX;
-	d.tmax = INT64_MIN;
+	memset(&local, 0, sizeof local);
+	local.cell = -1;
 	if (cell < 0)
 		cell = default_timeline_cell(m);
 	if (cell < 0 || (size_t)cell >= m->n_cells)
@@ -192,19 +278,15 @@ enum tt_code chart_draw_timeline(struct canvas *c, double x, double y, double w,
 				    cell < 0 ? "the run has no decode cell with a trace to show"
 					     : "no such cell for the timeline");
 	ci = &m->cells[cell];
-	v.ctx = &d;
-	v.on_request = tl_request;
-	v.on_scrape = tl_scrape;
-	tt_error_clear(&rerr);
-	read_rc = tt_run_read_cell(run, (size_t)cell, &v, &rerr);
-	if (d.oom) {
-		rc = tt_error_set(err, TT_ENOMEM, "out of memory reading cell '%s'", ci->id);
-		goto cleanup;
+	tr = cache && cache->run == run ? &cache->tl : &local;
+	if (tr->cell != cell) {
+		rc = tl_load(run, ci, cell, tr, err);
+		if (rc != TT_OK)
+			goto cleanup;
 	}
-	if (read_rc > TT_WARN) {
-		rc = tt_error_set(err, read_rc, "cell '%s': %s", ci->id, rerr.msg);
-		goto cleanup;
-	}
+	/* a copy of the header: the window widens the span below */
+	d = tr->d;
+	read_rc = tr->rc;
 
 	/* Time 0 is the cell's start; the span covers everything recorded. */
 	t0 = ci->start_ns >= 0 ? ci->start_ns : (d.tmin != INT64_MAX ? d.tmin : 0);
@@ -280,7 +362,7 @@ enum tt_code chart_draw_timeline(struct canvas *c, double x, double y, double w,
 		 "(figures use only it).%s%s%.600s",
 		 bin_s, ns ? "" : " No /metrics scrapes in this cell.",
 		 read_rc == TT_WARN ? " Damaged parts of the trace were skipped: " : "",
-		 read_rc == TT_WARN ? rerr.msg : "");
+		 read_rc == TT_WARN ? tr->msg : "");
 	/* (the damage text is cut to fit; the CLI prints it in full) */
 	{
 		struct tstyle fs = tstyle_make(11, 0, chart_muted, 0, 0);
@@ -402,9 +484,7 @@ enum tt_code chart_draw_timeline(struct canvas *c, double x, double y, double w,
 	}
 	rc = canvas_check(c, "the timeline", err);
 cleanup:
-	free(d.chunks);
-	free(d.reqs);
-	free(d.scrapes);
+	tl_release(&local);
 	free(xs);
 	free(tok);
 	free(act);
@@ -505,12 +585,43 @@ static double binned_q(const uint64_t *bins, uint64_t total, double q)
 	return NAN;
 }
 
+/* Bin the gaps of one cell, or take them from the cache. */
+static enum tt_code gaps_load(struct tt_run *run, const struct tt_manifest *m, size_t cell,
+			      struct gap_bins *g, struct tt_error *err)
+{
+	struct cdf_data cd;
+	struct tt_trace_visitor v;
+	struct tt_error rerr;
+	if (g->loaded)
+		return TT_OK;
+	if (!g->bins)
+		g->bins = calloc(GAP_BINS, sizeof *g->bins);
+	if (!g->bins)
+		return tt_error_set(err, TT_ENOMEM, "out of memory reading cell '%s'",
+				    m->cells[cell].id);
+	memset(g->bins, 0, GAP_BINS * sizeof *g->bins);
+	cd.ci = &m->cells[cell];
+	cd.bins = g->bins;
+	cd.tokens = 0;
+	v.ctx = &cd;
+	v.on_request = cdf_request;
+	v.on_scrape = NULL;
+	tt_error_clear(&rerr);
+	g->rc = tt_run_read_cell(run, cell, &v, &rerr);
+	if (g->rc > TT_WARN)
+		return tt_error_set(err, g->rc, "cell '%s': %s", cd.ci->id, rerr.msg);
+	g->tokens = cd.tokens;
+	g->loaded = 1;
+	return TT_OK;
+}
+
 enum tt_code chart_draw_tbt_cdf(struct canvas *c, double x, double y, double w, double h,
 				const struct tt_report *r, struct tt_run *run, int concurrency,
-				struct tt_chart_info *info, struct tt_error *err)
+				struct chart_cache *cache, struct tt_chart_info *info,
+				struct tt_error *err)
 {
 	const struct tt_manifest *m = &r->manifest;
-	struct cdf_data d[CDF_MAX_CTX];
+	struct gap_bins local;
 	double px[CDF_MAX_CTX][CDF_POINTS + 2], py[CDF_MAX_CTX][CDF_POINTS + 2];
 	struct series s[CDF_MAX_CTX];
 	struct legend_item items[CDF_MAX_CTX];
@@ -524,7 +635,7 @@ enum tt_code chart_draw_tbt_cdf(struct canvas *c, double x, double y, double w, 
 	uint64_t all_tokens = 0;
 	int damaged = 0;
 
-	memset(d, 0, sizeof d);
+	memset(&local, 0, sizeof local);
 	if (concurrency <= 0)
 		concurrency = default_cdf_concurrency(r);
 	if (concurrency <= 0)
@@ -534,33 +645,20 @@ enum tt_code chart_draw_tbt_cdf(struct canvas *c, double x, double y, double w, 
 	for (size_t i = 0; i < nctx; i++) {
 		const struct tt_cell_figures *f =
 			chart_find_cell(r, TT_PHASE_DECODE, ctx[i], concurrency);
-		struct tt_trace_visitor v;
-		struct tt_error rerr;
-		enum tt_code read_rc;
-		struct cdf_data *cd = &d[nser];
+		struct gap_bins *cd;
 		if (!f || f->cell >= m->n_cells || !m->cells[f->cell].trace ||
 		    !chart_cell_has_value(f))
 			continue;
-		cd->ci = &m->cells[f->cell];
-		if (!cd->bins)
-			cd->bins = calloc(GAP_BINS, sizeof *cd->bins);
-		if (!cd->bins) {
-			rc = tt_error_set(err, TT_ENOMEM, "out of memory reading cell '%s'",
-					  cd->ci->id);
-			goto cleanup;
+		if (cache && cache->run == run && f->cell < cache->n_cells) {
+			cd = &cache->gaps[f->cell];
+		} else {
+			cd = &local;
+			local.loaded = 0;
 		}
-		memset(cd->bins, 0, GAP_BINS * sizeof *cd->bins);
-		cd->tokens = 0;
-		v.ctx = cd;
-		v.on_request = cdf_request;
-		v.on_scrape = NULL;
-		tt_error_clear(&rerr);
-		read_rc = tt_run_read_cell(run, f->cell, &v, &rerr);
-		if (read_rc > TT_WARN) {
-			rc = tt_error_set(err, read_rc, "cell '%s': %s", cd->ci->id, rerr.msg);
+		rc = gaps_load(run, m, f->cell, cd, err);
+		if (rc != TT_OK)
 			goto cleanup;
-		}
-		damaged |= read_rc == TT_WARN;
+		damaged |= cd->rc == TT_WARN;
 		if (cd->tokens == 0)
 			continue; /* its bins are reused by the next context */
 		xmin = fmin(xmin, binned_q(cd->bins, cd->tokens, 0.001));
@@ -639,7 +737,6 @@ enum tt_code chart_draw_tbt_cdf(struct canvas *c, double x, double y, double w, 
 	}
 	rc = canvas_check(c, "the time-between-tokens distribution", err);
 cleanup:
-	for (size_t i = 0; i < CDF_MAX_CTX; i++)
-		free(d[i].bins);
+	free(local.bins);
 	return rc;
 }

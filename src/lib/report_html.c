@@ -231,6 +231,13 @@ static int status_column(const struct table *t)
 enum tt_code tt_render_html(const struct tt_report *r, struct tt_run *run, struct tt_buf *out,
 			    struct tt_error *err)
 {
+	return report_html(r, run, NULL, NULL, out, err);
+}
+
+enum tt_code report_html(const struct tt_report *r, struct tt_run *run,
+			 struct chart_cache *cache, const struct tt_buf *svgs,
+			 struct tt_buf *out, struct tt_error *err)
+{
 	struct fact *facts = NULL;
 	struct table *tables = NULL;
 	size_t n_facts = 0, n_tables = 0, n_charts;
@@ -277,10 +284,13 @@ enum tt_code tt_render_html(const struct tt_report *r, struct tt_run *run, struc
 	for (size_t k = 0; k < n_charts; k++) {
 		struct tt_error cerr;
 		const char *name = tt_chart_kind_name(charts[k].kind);
+		const struct tt_buf *img = &svg;
 		charts[k].format = TT_CHART_SVG;
 		tt_buf_reset(&svg);
 		tt_error_clear(&cerr);
-		if (tt_chart_render(r, run, &charts[k], &svg, NULL, &cerr) != TT_OK) {
+		if (svgs && svgs[charts[k].kind].len > 0)
+			img = &svgs[charts[k].kind]; /* drawn already, the same bytes */
+		else if (chart_render(r, run, &charts[k], cache, &svg, NULL, &cerr) != TT_OK) {
 			/* A chart that cannot be drawn (no trace for it, damage) is
 			 * named with the reason; the rest of the report stands. */
 			if (cerr.code == TT_ENOMEM) {
@@ -298,7 +308,7 @@ enum tt_code tt_render_html(const struct tt_report *r, struct tt_run *run, struc
 			      name);
 		esc(out, chart_kind_title(charts[k].kind));
 		tt_buf_puts(out, "\" src=\"data:image/svg+xml;base64,");
-		base64(out, (const unsigned char *)svg.data, svg.len);
+		base64(out, (const unsigned char *)img->data, img->len);
 		tt_buf_puts(out, "\"><figcaption>");
 		esc(out, tt_chart_kind_about(charts[k].kind));
 		tt_buf_printf(out, " (<code>tokentrace chart RUN %s</code>)</figcaption></figure>\n",

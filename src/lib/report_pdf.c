@@ -22,6 +22,7 @@ struct flow {
 	struct canvas *c;
 	double y;
 	int page;
+	double line_h; /* one line of table text at the table's size */
 	char footer[800];
 };
 
@@ -298,10 +299,14 @@ static void table_header(struct flow *f, const struct table *t, const double *cw
 static void table_pdf(struct flow *f, const struct table *t)
 {
 	double *cw = calloc(t->n_cols, sizeof *cw);
+	double *rows = calloc(t->n_rows ? t->n_rows : 1, sizeof *rows); /* row heights */
 	double avail = PAGE_W - 2 * MARGIN, total = 0, size = TFONT, hh = 0;
 	int status_col = -1;
-	if (!cw)
+	if (!cw || !rows) {
+		free(cw);
+		free(rows);
 		return;
+	}
 	for (size_t j = 0; j < t->n_cols; j++)
 		if (strcmp(t->head[j], "Status") == 0)
 			status_col = (int)j;
@@ -331,6 +336,7 @@ static void table_pdf(struct flow *f, const struct table *t)
 			cw[j] *= k;
 		total = avail;
 	}
+	cv_measure(f->c, "Ag", size, 0, NULL, &f->line_h);
 	for (size_t j = 0; j < t->n_cols; j++) {
 		double h = header_height(f->c, t->head[j], cw[j] - 2 * PAD, size);
 		if (h > hh)
@@ -344,10 +350,16 @@ static void table_pdf(struct flow *f, const struct table *t)
 		double need = 60 + hh;
 		for (size_t i = 0; i < t->n_rows; i++) {
 			double rh = 0;
-			for (size_t j = 0; j < t->n_cols; j++)
-				rh = fmax(rh, cell_height(f->c, t->cells[i * t->n_cols + j],
-							  cw[j] - 2 * PAD, size));
-			need += rh + 2 * PAD;
+			for (size_t j = 0; j < t->n_cols; j++) {
+				const char *s = t->cells[i * t->n_cols + j];
+				/* one line unless it wraps or breaks: skip pango */
+				if (!strchr(s, '\n') && cell_natural(f->c, s, size) <= cw[j] - 2 * PAD)
+					rh = fmax(rh, f->line_h);
+				else
+					rh = fmax(rh, cell_height(f->c, s, cw[j] - 2 * PAD, size));
+			}
+			rows[i] = rh + 2 * PAD;
+			need += rows[i];
 		}
 		if (f->y + need > bottom() &&
 		    (need <= bottom() - MARGIN || f->y + 60 + hh + 3 * 22 > bottom()))
@@ -357,13 +369,7 @@ static void table_pdf(struct flow *f, const struct table *t)
 	}
 	table_header(f, t, cw, size, hh, 0);
 	for (size_t i = 0; i < t->n_rows; i++) {
-		double rh = 0, x = MARGIN;
-		for (size_t j = 0; j < t->n_cols; j++) {
-			double h = cell_height(f->c, t->cells[i * t->n_cols + j], cw[j] - 2 * PAD, size);
-			if (h > rh)
-				rh = h;
-		}
-		rh += 2 * PAD;
+		double rh = rows[i], x = MARGIN;
 		if (f->y + rh > bottom()) {
 			new_page(f);
 			table_header(f, t, cw, size, hh, 1);
@@ -383,10 +389,11 @@ static void table_pdf(struct flow *f, const struct table *t)
 	if (t->note)
 		paragraph(f, t->note, 10.5, chart_muted);
 	free(cw);
+	free(rows);
 }
 
-static enum tt_code render_pdf(const struct tt_report *r, struct tt_run *run, struct tt_buf *out,
-			       struct tt_error *err)
+enum tt_code report_pdf(const struct tt_report *r, struct tt_run *run,
+			struct chart_cache *cache, struct tt_buf *out, struct tt_error *err)
 {
 	struct canvas c;
 	struct flow f;
@@ -434,7 +441,8 @@ static enum tt_code render_pdf(const struct tt_report *r, struct tt_run *run, st
 		charts[k].format = TT_CHART_PDF;
 		cairo_save(c.cr);
 		crc = chart_draw(&c, MARGIN, MARGIN - 10, PAGE_W - 2 * MARGIN,
-				 PAGE_H - 2 * MARGIN - FOOTER_H + 10, r, run, &charts[k], NULL, &cerr);
+				 PAGE_H - 2 * MARGIN - FOOTER_H + 10, r, run, &charts[k], cache,
+				 NULL, &cerr);
 		cairo_restore(c.cr);
 		if (crc == TT_ENOMEM) {
 			rc = tt_error_set(err, TT_ENOMEM, "%s", cerr.msg);
@@ -463,7 +471,7 @@ enum tt_code tt_render_pdf_buf(const struct tt_report *r, struct tt_run *run,
 {
 	if (!r || !out)
 		return tt_error_set(err, TT_EARG, "no report to render");
-	return render_pdf(r, run, out, err);
+	return report_pdf(r, run, NULL, out, err);
 }
 
 enum tt_code tt_render_pdf(const struct tt_report *r, struct tt_run *run, const char *path,
@@ -476,7 +484,7 @@ enum tt_code tt_render_pdf(const struct tt_report *r, struct tt_run *run, const 
 	if (!r || !path)
 		return tt_error_set(err, TT_EARG, "no report or path for the PDF");
 	tt_buf_init(&b, 0);
-	rc = render_pdf(r, run, &b, err);
+	rc = report_pdf(r, run, NULL, &b, err);
 	if (rc != TT_OK)
 		goto cleanup;
 	fp = fopen(path, "wb");
