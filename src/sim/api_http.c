@@ -9,6 +9,7 @@
 #include <event2/http.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -390,6 +391,7 @@ static void h_stats(struct sim_server *srv, struct evhttp_request *http)
 	cJSON_AddNumberToObject(o, "steps", (double)srv->m.steps);
 	cJSON_AddNumberToObject(o, "generation_tokens", (double)srv->m.generation_tokens);
 	cJSON_AddNumberToObject(o, "chunks", (double)srv->m.chunks);
+	cJSON_AddNumberToObject(o, "emitted_tokens", (double)srv->m.emitted_tokens);
 	cJSON_AddNumberToObject(o, "preemptions", (double)srv->m.preemptions);
 	cJSON_AddNumberToObject(o, "lateness_p50_us", (double)lateness_quantile_ns(l, 0.5) / 1e3);
 	cJSON_AddNumberToObject(o, "lateness_p99_us", (double)lateness_quantile_ns(l, 0.99) / 1e3);
@@ -400,6 +402,11 @@ static void h_stats(struct sim_server *srv, struct evhttp_request *http)
 	cJSON_AddNumberToObject(o, "waiting", (double)srv->eng.nwaiting);
 	cJSON_AddNumberToObject(o, "kv_blocks_used", (double)srv->eng.kv_blocks_used);
 	cJSON_AddNumberToObject(o, "kv_blocks_total", (double)srv->eng.kv_blocks_total);
+	/* ?reset=1: start a new lateness window (benchmarks skip their ramp-up) */
+	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(http);
+	const char *q = uri ? evhttp_uri_get_query(uri) : NULL;
+	if (q && strstr(q, "reset=1"))
+		memset(&srv->eng.late, 0, sizeof srv->eng.late);
 	reply_json(http, 200, o);
 	cJSON_Delete(o);
 }
@@ -925,6 +932,18 @@ static int authorized(struct sim_server *srv, struct evhttp_request *http)
 	return h && !strncmp(h, "Bearer ", 7) && !strcmp(h + 7, srv->cfg.api_key);
 }
 
+/* Chunks are small and must leave at once: without TCP_NODELAY, Nagle and
+ * the client's delayed ACK hold them for tens of milliseconds. */
+static void no_delay(struct evhttp_request *http)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(http);
+	struct bufferevent *bev = evcon ? evhttp_connection_get_bufferevent(evcon) : NULL;
+	evutil_socket_t fd = bev ? bufferevent_getfd(bev) : -1;
+	int one = 1;
+	if (fd >= 0)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
 static void on_request(struct evhttp_request *http, void *arg)
 {
 	struct sim_server *srv = arg;
@@ -936,6 +955,7 @@ static void on_request(struct evhttp_request *http, void *arg)
 	if (!path)
 		path = "/";
 	srv->cur_arrival_ns = take_first_byte(http, sim_now_ns());
+	no_delay(http);
 	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
 		const struct route *rt = &routes[i];
 		if (strcmp(rt->path, path) || !(rt->flavors & (1 << srv->cfg.flavor)))

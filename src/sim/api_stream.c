@@ -135,6 +135,7 @@ static void emit_content(struct sim_server *srv, struct sim_req *r, int64_t n, i
 	r->pend_head += k;
 	r->emitted += n;
 	srv->m.chunks++;
+	srv->m.emitted_tokens += (uint64_t)n;
 }
 
 static void end_reply(struct sim_server *srv, struct sim_req *r, enum sim_outcome out,

@@ -143,7 +143,7 @@ struct histogram {
 
 struct sim_metrics {
 	uint64_t prompt_tokens, generation_tokens, prefix_queries, prefix_hits;
-	uint64_t preemptions, requests_ok, requests_err, steps, chunks;
+	uint64_t preemptions, requests_ok, requests_err, steps, chunks, emitted_tokens;
 	uint64_t prompt_ns; /* model time spent in prefill, for llama.cpp */
 	struct histogram ttft, itl, e2e;
 	/* recent generation throughput for sglang:gen_throughput */

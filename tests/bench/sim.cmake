@@ -1,0 +1,13 @@
+# tokentrace-sim throughput benchmark (run on demand; prints figures):
+#   sim_throughput [STREAMS [SECONDS [sim flags...]]]   default 256 streams, 5 s
+# Not a ctest: it measures speed, and it wants both cores to itself.
+if(TARGET tokentrace-sim)
+  add_executable(sim_throughput ${CMAKE_CURRENT_LIST_DIR}/sim_throughput.c)
+  target_compile_definitions(sim_throughput PRIVATE
+    TT_SIM_PATH="$<TARGET_FILE:tokentrace-sim>")
+  add_dependencies(sim_throughput tokentrace-sim)
+  if(NOT TARGET bench)
+    add_custom_target(bench)
+  endif()
+  add_dependencies(bench sim_throughput)
+endif()
