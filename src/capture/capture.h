@@ -105,6 +105,8 @@ struct xfer {
 struct cap {
 	struct cap_opts *o;
 	CURLM *multi;
+	int epfd;                   /* epoll set of libcurl's sockets */
+	int64_t curl_timer;         /* when libcurl wants a timeout call; -1 none */
 	struct xfer *free_list;
 	int n_active;
 	int64_t origin;             /* CLOCK_MONOTONIC ns of trace time 0 */

@@ -1,10 +1,15 @@
 /* The network loop: libcurl's multi interface, one thread, every transfer.
  *
- * curl's own multi-loop shape (poll -> perform -> info_read, per-transfer
- * state through CURLINFO_PRIVATE).  The write callback takes the arrival
+ * curl's multi-loop shape (wait -> act -> info_read, per-transfer state
+ * through CURLINFO_PRIVATE), with the wait done by epoll through
+ * curl_multi_socket_action so a wake costs the sockets that have data, not
+ * every open connection.  The write callback takes the arrival
  * time first, before any parsing, and every event of that piece carries it:
  * that is the moment the bytes left the kernel for us. */
+#include <errno.h>
 #include <stdlib.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -147,13 +152,60 @@ static int prereq_cb(void *ud, char *conn_primary_ip, char *conn_local_ip,
 	return CURL_PREREQFUNC_OK;
 }
 
+/* libcurl tells us which sockets to watch; epoll then wakes us for the
+ * sockets with data only.  (curl_multi_poll would poll every connection on
+ * every wake: at 128+ streams that was a quarter of the capture's CPU.) */
+static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
+{
+	struct cap *c = userp;
+	struct epoll_event ev;
+	(void)easy;
+
+	memset(&ev, 0, sizeof ev);
+	ev.data.fd = (int)s;
+	if (what == CURL_POLL_REMOVE) {
+		epoll_ctl(c->epfd, EPOLL_CTL_DEL, (int)s, NULL);
+		curl_multi_assign(c->multi, s, NULL);
+		return 0;
+	}
+	if (what & CURL_POLL_IN)
+		ev.events |= EPOLLIN;
+	if (what & CURL_POLL_OUT)
+		ev.events |= EPOLLOUT;
+	if (socketp) {
+		epoll_ctl(c->epfd, EPOLL_CTL_MOD, (int)s, &ev);
+	} else {
+		if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, (int)s, &ev) != 0 && errno == EEXIST)
+			epoll_ctl(c->epfd, EPOLL_CTL_MOD, (int)s, &ev);
+		/* any non-NULL marker: "this socket is registered" */
+		curl_multi_assign(c->multi, s, c);
+	}
+	return 0;
+}
+
+static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
+{
+	struct cap *c = userp;
+	(void)multi;
+	c->curl_timer = timeout_ms < 0 ? -1 : now_ns() + (int64_t)timeout_ms * 1000000;
+	return 0;
+}
+
 enum tt_code net_init(struct cap *c, struct tt_error *err)
 {
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return tt_error_set(err, TT_ENET, "cannot initialise libcurl");
+	c->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (c->epfd < 0)
+		return tt_error_set(err, TT_ENET, "cannot create an epoll set: %s", strerror(errno));
+	c->curl_timer = -1;
 	c->multi = curl_multi_init();
 	if (!c->multi)
 		return tt_error_set(err, TT_ENOMEM, "cannot create a libcurl multi handle");
+	curl_multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
+	curl_multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c);
+	curl_multi_setopt(c->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+	curl_multi_setopt(c->multi, CURLMOPT_TIMERDATA, c);
 	/* HTTP/1.1, one stream per connection, and keep every worker's connection
 	 * open between requests: default cache limits would close some. */
 	curl_multi_setopt(c->multi, CURLMOPT_PIPELINING, CURLPIPE_NOTHING);
@@ -188,6 +240,9 @@ void net_cleanup(struct cap *c)
 	if (c->multi)
 		curl_multi_cleanup(c->multi);
 	c->multi = NULL;
+	if (c->epfd > 0)
+		close(c->epfd);
+	c->epfd = -1;
 	curl_global_cleanup();
 }
 
@@ -339,13 +394,32 @@ void xfer_timeout(struct cap *c, struct xfer *x, int64_t now)
 
 void net_step(struct cap *c, int timeout_ms)
 {
-	int running = 0, left = 0;
+	struct epoll_event evs[256];
+	int running = 0, left = 0, n;
 	CURLMsg *msg;
 
 	if (timeout_ms < 0)
 		timeout_ms = 0;
-	curl_multi_poll(c->multi, NULL, 0, timeout_ms, NULL);
-	curl_multi_perform(c->multi, &running);
+	if (c->curl_timer >= 0) {
+		int64_t until = (c->curl_timer - now_ns() + 999999) / 1000000;
+		if (until < timeout_ms)
+			timeout_ms = until < 0 ? 0 : (int)until;
+	}
+	n = epoll_wait(c->epfd, evs, (int)(sizeof evs / sizeof evs[0]), timeout_ms);
+	for (int i = 0; i < n; i++) {
+		int flags = 0;
+		if (evs[i].events & (EPOLLIN | EPOLLHUP))
+			flags |= CURL_CSELECT_IN;
+		if (evs[i].events & EPOLLOUT)
+			flags |= CURL_CSELECT_OUT;
+		if (evs[i].events & EPOLLERR)
+			flags |= CURL_CSELECT_ERR;
+		curl_multi_socket_action(c->multi, (curl_socket_t)evs[i].data.fd, flags, &running);
+	}
+	if (c->curl_timer >= 0 && now_ns() >= c->curl_timer) {
+		c->curl_timer = -1;
+		curl_multi_socket_action(c->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	}
 	while ((msg = curl_multi_info_read(c->multi, &left))) {
 		struct xfer *x = NULL;
 		CURLcode res;
