@@ -1,6 +1,8 @@
 /* tokentrace chart RUN KIND [-o FILE.png|.svg|.pdf] [--width W] [--height H]
  *                 [--dpi D] [--cell ID] [--concurrency C]
- * Draws one chart of a run; the output format follows the file extension. */
+ * tokentrace chart RUN all [-o DIR] [--as svg|png|pdf]
+ * Draws one chart of a run (the output format follows the file extension),
+ * or every chart and both reports into a directory. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +18,12 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tokentrace chart RUN KIND [-o FILE] [options]\n"
+		"       tokentrace chart RUN all [-o DIR] [--as svg|png|pdf]\n"
 		"\n"
 		"Draw one chart of a run.  The format follows FILE's extension:\n"
-		".png, .svg or .pdf (default: KIND.png).\n"
+		".png, .svg or .pdf (default: KIND.png).  'all' writes every chart\n"
+		"(as --as says, default svg) with report.html and report.pdf into DIR\n"
+		"(default: charts), reading each raw trace once.\n"
 		"\n"
 		"kinds:\n");
 	for (int k = 0; k < TT_CHART_KIND_COUNT_; k++)
@@ -34,6 +39,7 @@ static void usage(FILE *f)
 		"  --cell ID           timeline: the cell to show, e.g. decode-8192x16\n"
 		"                      (default: the highest concurrency at the smallest context)\n"
 		"  --concurrency C     tbt-cdf: the concurrency level (default: the highest)\n"
+		"  --as FORMAT         all: chart format, svg, png or pdf (default svg)\n"
 		"  -h, --help          show this help\n");
 }
 
@@ -58,6 +64,8 @@ static int parse_num(const char *opt, const char *s, double lo, double hi, doubl
 int cmd_chart(int argc, char **argv)
 {
 	const char *run_path = NULL, *kind_name = NULL, *output = NULL, *cell_id = NULL;
+	const char *as = NULL;
+	int all = 0;
 	char default_out[64];
 	struct tt_chart_opts o;
 	struct tt_analysis_opts ao;
@@ -102,6 +110,13 @@ int cmd_chart(int argc, char **argv)
 				o.dpi = v;
 			else
 				o.concurrency = (int)v;
+		} else if (strcmp(a, "--as") == 0) {
+			if (++i >= argc) {
+				cli_error("option '--as' needs a format: svg, png or pdf");
+				status = 2;
+				goto cleanup;
+			}
+			as = argv[i];
 		} else if (strcmp(a, "--cell") == 0) {
 			if (++i >= argc) {
 				cli_error("option '--cell' needs a cell id, e.g. decode-8192x16");
@@ -129,23 +144,45 @@ int cmd_chart(int argc, char **argv)
 		status = 2;
 		goto cleanup;
 	}
-	kind = tt_chart_kind_parse(kind_name);
+	all = strcmp(kind_name, "all") == 0;
+	kind = all ? 0 : tt_chart_kind_parse(kind_name);
 	if (kind < 0) {
-		cli_error("unknown chart kind '%s' (valid: %s)", kind_name, tt_chart_kind_list());
+		cli_error("unknown chart kind '%s' (valid: %s, or all)", kind_name,
+			  tt_chart_kind_list());
 		status = 2;
 		goto cleanup;
 	}
 	o.kind = (enum tt_chart_kind)kind;
-	if (!output) {
-		snprintf(default_out, sizeof default_out, "%s.png", kind_name);
-		output = default_out;
-	}
-	fmt = tt_chart_format_from_path(output);
-	if (fmt < 0) {
-		cli_error("cannot tell the format of '%s' (valid extensions: .png, .svg, .pdf)",
-			  output);
+	if (as && !all) {
+		cli_error("'--as' is for 'all'; one chart takes its format from -o FILE's "
+			  "extension");
 		status = 2;
 		goto cleanup;
+	}
+	if (all) {
+		char probe[32];
+		snprintf(probe, sizeof probe, "x.%s", as ? as : "svg");
+		fmt = strlen(as ? as : "svg") < 5 ? tt_chart_format_from_path(probe) : -1;
+		if (fmt < 0) {
+			cli_error("unknown format '%s' for '--as' (valid: svg, png, pdf)", as);
+			status = 2;
+			goto cleanup;
+		}
+		if (!output)
+			output = "charts";
+	} else {
+		if (!output) {
+			snprintf(default_out, sizeof default_out, "%s.png", kind_name);
+			output = default_out;
+		}
+		fmt = tt_chart_format_from_path(output);
+		if (fmt < 0) {
+			cli_error("cannot tell the format of '%s' (valid extensions: .png, .svg, "
+				  ".pdf)",
+				  output);
+			status = 2;
+			goto cleanup;
+		}
 	}
 	o.format = (enum tt_chart_format)fmt;
 
@@ -172,8 +209,14 @@ int cmd_chart(int argc, char **argv)
 		goto cleanup;
 	}
 	tt_error_clear(&err);
-	rc = tt_chart_write(rep, run, &o, output, NULL, &err);
-	if (rc != TT_OK) {
+	if (all) {
+		rc = tt_render_all(rep, run, output, o.format, &err);
+		if (rc == TT_WARN)
+			fprintf(stderr, "tokentrace: warning: %s\n", err.msg);
+	} else {
+		rc = tt_chart_write(rep, run, &o, output, NULL, &err);
+	}
+	if (rc > TT_WARN) {
 		cli_error("%s", err.msg);
 		goto cleanup;
 	}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Regenerate docs/img/chart-*.png, the pictures of docs/charts.md.
+# usage: tests/chart/make_doc_images.sh TOKENTRACE [RUN]
+# Without RUN, a seed-scale synthetic run is made from
+# fixtures/profiles/seed-matrix.csv (tokentrace synth, seed 1): charts are
+# deterministic, so the same command gives the same pictures.
+set -eu
+tt=$1
+root=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tt-doc-img-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+run=${2:-}
+if [ -z "$run" ]; then
+  run=$tmp/run
+  "$tt" synth --profile "$root/fixtures/profiles/seed-matrix.csv" -o "$run" -q
+fi
+mkdir -p "$root/docs/img"
+for k in heatmap throughput per-request tradeoff ttft tbt prefill timeline tbt-cdf; do
+  "$tt" chart "$run" "$k" -o "$root/docs/img/chart-$k.png"
+done
+echo "wrote $root/docs/img/chart-*.png from $run"

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# tokentrace chart as a user runs it: help, clear errors with the right exit
+# status, the format following the extension, sizes, 'all', and the help and
+# docs/charts.md naming the same kinds.
+# usage: test_cli_chart.sh TOKENTRACE FIXTURES DOCS_CHARTS_MD
+set -u
+tt=$1; fixtures=$2; doc=$3; fail=0; n=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tt-cli-chart-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+expect() { # expect STATUS TEXT -- command...
+  local want=$1 text=$2; shift 3
+  n=$((n + 1))
+  out=$("$@" 2>&1); got=$?
+  if [ "$got" != "$want" ] || ! grep -qF -- "$text" <<<"$out"; then
+    echo "FAIL ($*): exit $got want $want; output: $out"; fail=$((fail + 1))
+  fi
+}
+check() { # check DESCRIPTION -- command...
+  local what=$1; shift 2
+  n=$((n + 1))
+  if ! "$@" >/dev/null 2>&1; then echo "FAIL: $what"; fail=$((fail + 1)); fi
+}
+# PNG width and height from the IHDR chunk
+png_size() { od -An -tu1 -j16 -N8 "$1" | awk '{print $1*16777216+$2*65536+$3*256+$4 "x" $5*16777216+$6*65536+$7*256+$8}'; }
+
+"$tt" synth --profile "$fixtures/profiles/small.csv" -o "$tmp/run" -q || { echo "synth failed"; exit 1; }
+run=$tmp/run
+
+expect 0 'usage: tokentrace chart RUN KIND' -- "$tt" chart --help
+expect 0 'tbt-cdf' -- "$tt" chart --help
+expect 2 "unknown chart kind 'pie' (valid: heatmap, throughput" -- "$tt" chart "$run" pie
+expect 2 "x.jpg' (valid extensions: .png, .svg, .pdf)" -- \
+  "$tt" chart "$run" heatmap -o "$tmp/x.jpg"
+expect 2 "no chart kind given" -- "$tt" chart "$run"
+expect 2 "unknown option '--bogus'" -- "$tt" chart "$run" heatmap --bogus
+expect 2 "'huge' is not a number" -- "$tt" chart "$run" heatmap --width huge
+expect 2 "unknown format 'gif' for '--as'" -- "$tt" chart "$run" all --as gif
+expect 2 "'--as' is for 'all'" -- "$tt" chart "$run" heatmap --as svg
+expect 1 "no cell 'decode-1x1'" -- "$tt" chart "$run" timeline --cell decode-1x1 -o "$tmp/t.png"
+expect 1 "cannot open" -- "$tt" chart "$tmp/no-such-run" heatmap -o "$tmp/h.png"
+expect 1 "concurrency 2" -- "$tt" chart "$run" tbt-cdf --concurrency 2 -o "$tmp/c.png"
+
+# the surface follows the extension
+expect 0 '' -- "$tt" chart "$run" throughput -o "$tmp/t.svg"
+check "svg output is SVG" -- grep -q '<svg' "$tmp/t.svg"
+expect 0 '' -- "$tt" chart "$run" throughput -o "$tmp/t.pdf"
+check "pdf output is one PDF page" -- bash -c "pdfinfo '$tmp/t.pdf' | grep -Eq 'Pages: +1'"
+expect 0 '' -- "$tt" chart "$run" heatmap -o "$tmp/h.png" --width 1200 --height 700
+n=$((n + 1)); s=$(png_size "$tmp/h.png")
+[ "$s" = "1200x700" ] || { echo "FAIL: png size $s, want 1200x700"; fail=$((fail + 1)); }
+expect 0 '' -- "$tt" chart "$run" heatmap -o "$tmp/h2.png" --width 1920 --height 1200 --dpi 192
+n=$((n + 1)); s=$(png_size "$tmp/h2.png")
+[ "$s" = "1920x1200" ] || { echo "FAIL: png size $s, want 1920x1200"; fail=$((fail + 1)); }
+expect 0 '' -- "$tt" chart "$run" timeline --cell decode-8192x4 -o "$tmp/tl.png"
+check "timeline written" -- test -s "$tmp/tl.png"
+# same run, same bytes
+expect 0 '' -- "$tt" chart "$run" ttft -o "$tmp/a.svg"
+expect 0 '' -- "$tt" chart "$run" ttft -o "$tmp/b.svg"
+check "charts are deterministic" -- cmp "$tmp/a.svg" "$tmp/b.svg"
+
+# everything at once
+expect 0 '' -- "$tt" chart "$run" all -o "$tmp/all"
+for k in heatmap throughput per-request tradeoff ttft tbt prefill timeline tbt-cdf; do
+  check "all wrote $k.svg" -- test -s "$tmp/all/$k.svg"
+done
+check "all wrote report.html" -- grep -q 'data:image/svg+xml;base64,' "$tmp/all/report.html"
+check "all wrote report.pdf" -- bash -c "pdfinfo '$tmp/all/report.pdf' | grep -q 'Pages:'"
+
+# --help and docs/charts.md name the same kinds
+kinds=$("$tt" chart --help | awk '/^kinds:/{on=1;next} on&&/^$/{on=0} on{print $1}')
+n=$((n + 1))
+[ "$(wc -w <<<"$kinds")" = 9 ] || { echo "FAIL: --help lists $(wc -w <<<"$kinds") kinds"; fail=$((fail + 1)); }
+for k in $kinds; do
+  check "docs/charts.md documents '$k'" -- grep -q "^## \`$k\`" "$doc"
+  check "docs/charts.md pictures '$k'" -- grep -q "(img/chart-$k.png)" "$doc"
+done
+for k in $(grep -o '^## `[a-z-]*`' "$doc" | tr -d '#` '); do
+  check "--help lists '$k' from the docs" -- grep -qx "$k" <<<"$kinds"
+done
+
+echo "$((n - fail)) passed, $fail failed"
+[ "$fail" = 0 ]
