@@ -40,7 +40,11 @@ static void usage(FILE *f)
 		"                      (default: the highest concurrency at the smallest context)\n"
 		"  --concurrency C     tbt-cdf: the concurrency level (default: the highest)\n"
 		"  --as FORMAT         all: chart format, svg, png or pdf (default svg)\n"
-		"  -h, --help          show this help\n");
+		"  -h, --help          show this help\n"
+		"\n"
+		"exit status: 0 drawn; 1 the run or the chart failed; 2 wrong usage;\n"
+		"3 drawn, but damaged parts of the run were skipped (or, for all,\n"
+		"charts were left out)\n");
 }
 
 static int parse_num(const char *opt, const char *s, double lo, double hi, double *out)
@@ -73,7 +77,7 @@ int cmd_chart(int argc, char **argv)
 	struct tt_report *rep = NULL;
 	struct tt_error err;
 	enum tt_code rc;
-	int kind, fmt, status = 1;
+	int kind, fmt, status = 1, warned = 0;
 	double v;
 
 	tt_chart_opts_init(&o);
@@ -202,6 +206,7 @@ int cmd_chart(int argc, char **argv)
 	tt_analysis_opts_init(&ao);
 	tt_chart_analysis_opts(&ao);
 	rc = tt_analyze(run, &ao, &rep, &err);
+	warned = rc == TT_WARN;
 	if (rc == TT_WARN)
 		fprintf(stderr, "tokentrace: warning: %s\n", err.msg);
 	else if (rc != TT_OK) {
@@ -211,8 +216,10 @@ int cmd_chart(int argc, char **argv)
 	tt_error_clear(&err);
 	if (all) {
 		rc = tt_render_all(rep, run, output, o.format, &err);
-		if (rc == TT_WARN)
+		if (rc == TT_WARN) {
 			fprintf(stderr, "tokentrace: warning: %s\n", err.msg);
+			warned = 1;
+		}
 	} else {
 		rc = tt_chart_write(rep, run, &o, output, NULL, &err);
 	}
@@ -220,7 +227,8 @@ int cmd_chart(int argc, char **argv)
 		cli_error("%s", err.msg);
 		goto cleanup;
 	}
-	status = 0;
+	/* as `report` does: 3 when parts of the run were damaged or left out */
+	status = warned ? 3 : 0;
 cleanup:
 	tt_report_free(rep);
 	tt_run_free(run);

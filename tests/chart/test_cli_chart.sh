@@ -58,6 +58,13 @@ expect 0 '' -- "$tt" chart "$run" ttft -o "$tmp/a.svg"
 expect 0 '' -- "$tt" chart "$run" ttft -o "$tmp/b.svg"
 check "charts are deterministic" -- cmp "$tmp/a.svg" "$tmp/b.svg"
 
+# a damaged run still draws, with a warning and exit 3 (as report does)
+expect 3 "warning: 1 cell damaged" -- "$tt" chart "$fixtures/damaged/truncated-frame" heatmap -o "$tmp/d.png"
+check "damaged run drawn" -- test -s "$tmp/d.png"
+# a cell with nothing readable cannot be drawn: say so
+expect 1 "is unreadable" -- "$tt" chart "$fixtures/damaged/truncated-frame" timeline --cell decode-8192x4 -o "$tmp/d2.png"
+expect 1 "run format version 2.0" -- "$tt" chart "$fixtures/damaged/future-major" heatmap -o "$tmp/d3.png"
+
 # everything at once
 expect 0 '' -- "$tt" chart "$run" all -o "$tmp/all"
 for k in heatmap throughput per-request tradeoff ttft tbt prefill timeline tbt-cdf; do
