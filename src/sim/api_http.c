@@ -760,6 +760,10 @@ static void start_request(struct sim_req *r)
 				  "no-cache");
 		evhttp_send_reply_start(r->http, 200, "OK");
 		r->headers_sent = 1;
+		/* we write the chunk framing ourselves (api_stream.c, send_bytes) */
+		const char *te = evhttp_find_header(evhttp_request_get_output_headers(r->http),
+						    "Transfer-Encoding");
+		r->chunked = te && !strcmp(te, "chunked");
 	}
 	engine_submit(&srv->eng, r);
 }

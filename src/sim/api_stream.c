@@ -3,11 +3,13 @@
 #include "sim.h"
 
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #define ADD_LIT(b, s) evbuffer_add((b), (s), sizeof(s) - 1)
 
@@ -62,61 +64,205 @@ static void add_timings(struct sim_req *r, struct evbuffer *b, int64_t predicted
 			    (long long)predicted, ms);
 }
 
+/* ---- the hot path: one chunk built in a flat buffer, written at once ---- */
+
+static int ob_need(struct sim_server *srv, size_t n)
+{
+	if (srv->oblen + n <= srv->obcap)
+		return 0;
+	size_t cap = srv->obcap ? srv->obcap : 4096;
+	while (cap < srv->oblen + n)
+		cap *= 2;
+	char *nb = realloc(srv->ob, cap);
+	if (!nb)
+		return -1;
+	srv->ob = nb;
+	srv->obcap = cap;
+	return 0;
+}
+
+static void ob_put(struct sim_server *srv, const char *p, size_t n)
+{
+	if (ob_need(srv, n))
+		return;
+	memcpy(srv->ob + srv->oblen, p, n);
+	srv->oblen += n;
+}
+
+#define OB_LIT(srv, s) ob_put((srv), (s), sizeof(s) - 1)
+
+static void ob_u64(struct sim_server *srv, uint64_t v)
+{
+	char tmp[24];
+	size_t i = sizeof tmp;
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	ob_put(srv, tmp + i, sizeof tmp - i);
+}
+
+static void ob_str(struct sim_server *srv, const char *s)
+{
+	ob_put(srv, s, strlen(s));
+}
+
+static void ob_head(struct sim_server *srv, const struct sim_req *r)
+{
+	int chat = r->api == API_CHAT;
+	OB_LIT(srv, "data: {\"id\":\"");
+	if (chat)
+		OB_LIT(srv, "chatcmpl-");
+	else
+		OB_LIT(srv, "cmpl-");
+	ob_u64(srv, r->id);
+	if (chat)
+		OB_LIT(srv, "\",\"object\":\"chat.completion.chunk\",\"created\":");
+	else
+		OB_LIT(srv, "\",\"object\":\"text_completion\",\"created\":");
+	ob_u64(srv, (uint64_t)r->created);
+	OB_LIT(srv, ",\"model\":\"");
+	ob_str(srv, srv->cfg.model);
+	OB_LIT(srv, "\",");
+}
+
+static void ob_usage(struct sim_server *srv, const struct sim_req *r, int64_t completion)
+{
+	OB_LIT(srv, "\"usage\":{\"prompt_tokens\":");
+	ob_u64(srv, (uint64_t)r->prompt_tokens);
+	OB_LIT(srv, ",\"total_tokens\":");
+	ob_u64(srv, (uint64_t)(r->prompt_tokens + completion));
+	OB_LIT(srv, ",\"completion_tokens\":");
+	ob_u64(srv, (uint64_t)completion);
+	OB_LIT(srv, "}");
+}
+
+/* Writes straight to the socket when libevent has nothing queued for it
+ * (the common case: no epoll_ctl, no extra loop turn); whatever the socket
+ * does not take, and everything while something is queued, goes through
+ * the bufferevent so the order holds. */
+static void send_bytes(struct sim_req *r, const char *data, size_t len)
+{
+	struct evhttp_connection *evcon;
+	struct bufferevent *bev;
+	char head[24];
+	size_t hl = 0;
+
+	if (!r->http || !len)
+		return;
+	evcon = evhttp_request_get_connection(r->http);
+	bev = evcon ? evhttp_connection_get_bufferevent(evcon) : NULL;
+	if (!bev)
+		return;
+	if (r->chunked) {
+		static const char hex[] = "0123456789abcdef";
+		char tmp[20];
+		size_t i = sizeof tmp, v = len;
+		do {
+			tmp[--i] = hex[v & 15];
+			v >>= 4;
+		} while (v);
+		hl = sizeof tmp - i;
+		memcpy(head, tmp + i, hl);
+		head[hl++] = '\r';
+		head[hl++] = '\n';
+	}
+	struct iovec iov[3] = {{head, hl}, {(void *)(uintptr_t)data, len},
+			       {(void *)(uintptr_t)"\r\n", r->chunked ? 2u : 0u}};
+	size_t total = hl + len + iov[2].iov_len, done = 0;
+	evutil_socket_t fd = bufferevent_getfd(bev);
+	if (fd >= 0 && !evbuffer_get_length(bufferevent_get_output(bev))) {
+		ssize_t w = writev(fd, iov, 3);
+		done = w > 0 ? (size_t)w : 0;
+	}
+	if (done == total)
+		return;
+	for (int i = 0; i < 3; i++) {
+		if (done >= iov[i].iov_len) {
+			done -= iov[i].iov_len;
+			continue;
+		}
+		bufferevent_write(bev, (const char *)iov[i].iov_base + done, iov[i].iov_len - done);
+		done = 0;
+	}
+}
+
 static void send_chunk(struct sim_req *r, struct evbuffer *b)
 {
-	if (r->http)
-		evhttp_send_reply_chunk(r->http, b);
-	else
-		evbuffer_drain(b, evbuffer_get_length(b));
+	size_t len = evbuffer_get_length(b);
+	if (len)
+		send_bytes(r, (const char *)evbuffer_pullup(b, -1), len);
+	evbuffer_drain(b, len);
 }
 
 /* One SSE event with tokens [emitted, emitted + n). */
 static void emit_content(struct sim_server *srv, struct sim_req *r, int64_t n, int last,
 			 uint64_t now)
 {
-	struct evbuffer *b = srv->scratch;
 	int chat = r->api == API_CHAT, lcpp = srv->cfg.flavor == FLAVOR_LLAMACPP;
 	/* llama-server reports finish_reason in a chunk of its own, with usage */
 	const char *fr = last && !lcpp ? finish_reason(r) : NULL;
 
+	srv->oblen = 0;
 	if (chat && !r->role_sent) {
 		/* sent right before the first token, as vLLM does */
-		ADD_LIT(b, "data: ");
-		add_head(srv, r, b);
-		evbuffer_add_printf(b, "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
-				    "\"content\":\"\"},\"logprobs\":null,\"finish_reason\":null}]");
+		ob_head(srv, r);
+		OB_LIT(srv, "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
+			    "\"content\":\"\"},\"logprobs\":null,\"finish_reason\":null}]");
 		if (r->continuous_usage) {
-			ADD_LIT(b, ",");
-			add_usage(r, b, 0);
+			OB_LIT(srv, ",");
+			ob_usage(srv, r, 0);
 		}
-		ADD_LIT(b, "}\n\n");
+		OB_LIT(srv, "}\n\n");
 		r->role_sent = 1;
 	}
-	ADD_LIT(b, "data: ");
-	add_head(srv, r, b);
+	ob_head(srv, r);
 	if (chat)
-		ADD_LIT(b, "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"");
+		OB_LIT(srv, "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"");
 	else
-		ADD_LIT(b, "\"choices\":[{\"index\":0,\"text\":\"");
-	add_words(r, b, r->emitted, n);
-	if (chat)
-		evbuffer_add_printf(b, "\"},\"logprobs\":null,\"finish_reason\":%s%s%s",
-				    fr ? "\"" : "", fr ? fr : "null", fr ? "\"" : "");
-	else
-		evbuffer_add_printf(b, "\",\"logprobs\":null,\"finish_reason\":%s%s%s,"
-				    "\"stop_reason\":null", fr ? "\"" : "", fr ? fr : "null",
-				    fr ? "\"" : "");
-	if (r->return_token_ids)
-		add_ids(r, b, r->emitted, n);
-	ADD_LIT(b, "}]");
-	if (r->continuous_usage) {
-		ADD_LIT(b, ",");
-		add_usage(r, b, r->emitted + n);
+		OB_LIT(srv, "\"choices\":[{\"index\":0,\"text\":\"");
+	for (int64_t i = r->emitted; i < r->emitted + n; i++) {
+		OB_LIT(srv, " ");
+		ob_str(srv, sim_word(r->text_seed, i, NULL));
 	}
-	if (lcpp && r->timings_per_token)
+	if (chat)
+		OB_LIT(srv, "\"},\"logprobs\":null,\"finish_reason\":");
+	else
+		OB_LIT(srv, "\",\"logprobs\":null,\"finish_reason\":");
+	if (fr) {
+		OB_LIT(srv, "\"");
+		ob_str(srv, fr);
+		OB_LIT(srv, "\"");
+	} else {
+		OB_LIT(srv, "null");
+	}
+	if (!chat)
+		OB_LIT(srv, ",\"stop_reason\":null");
+	if (r->return_token_ids) {
+		OB_LIT(srv, ",\"token_ids\":[");
+		for (int64_t i = r->emitted; i < r->emitted + n; i++) {
+			int64_t id;
+			sim_word(r->text_seed, i, &id);
+			if (i > r->emitted)
+				OB_LIT(srv, ",");
+			ob_u64(srv, (uint64_t)id);
+		}
+		OB_LIT(srv, "]");
+	}
+	OB_LIT(srv, "}]");
+	if (r->continuous_usage) {
+		OB_LIT(srv, ",");
+		ob_usage(srv, r, r->emitted + n);
+	}
+	if (lcpp && r->timings_per_token) {
+		struct evbuffer *b = srv->scratch;
 		add_timings(r, b, r->emitted + n, now);
-	ADD_LIT(b, "}\n\n");
-	send_chunk(r, b);
+		size_t tl = evbuffer_get_length(b);
+		ob_put(srv, (const char *)evbuffer_pullup(b, -1), tl);
+		evbuffer_drain(b, tl);
+	}
+	OB_LIT(srv, "}\n\n");
+	send_bytes(r, srv->ob, srv->oblen);
 
 	/* ground truth and metrics */
 	const uint64_t *t = r->pend_ns + r->pend_head;

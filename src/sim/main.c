@@ -403,6 +403,7 @@ cleanup:
 	if (ecfg)
 		event_config_free(ecfg);
 	tt_profile_free(srv->cfg.profile);
+	free(srv->ob);
 	free(srv->live);
 	free(srv->dirty);
 	free(srv);

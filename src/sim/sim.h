@@ -120,6 +120,7 @@ struct sim_req {
 	int64_t created;             /* unix time at arrival, for "created" */
 	size_t live_idx, dirty_idx;
 	int reset_pending;
+	int chunked;                 /* HTTP/1.1 chunked framing is ours to write */
 };
 
 /* Prefix cache: a bounded set of block hashes. */
@@ -193,7 +194,9 @@ struct sim_server {
 	int exit_code;
 	int shutting_down;
 	uint64_t cur_arrival_ns;   /* first byte of the request being handled */
-	struct evbuffer *scratch;  /* reused to build each chunk */
+	struct evbuffer *scratch;  /* reused to build rare bodies */
+	char *ob;                  /* reused to build each chunk */
+	size_t oblen, obcap;
 };
 
 /* clock.c */
