@@ -279,6 +279,86 @@ static void test_reports_without_run(void **state)
 	tt_buf_release(&h);
 }
 
+static char *b64(const unsigned char *d, size_t n)
+{
+	static const char tab[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *o = malloc((n + 2) / 3 * 4 + 1), *p = o;
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)d[i] << 16 | (i + 1 < n ? (unsigned)d[i + 1] << 8 : 0) |
+			     (i + 2 < n ? d[i + 2] : 0);
+		*p++ = tab[v >> 18 & 63];
+		*p++ = tab[v >> 12 & 63];
+		*p++ = i + 1 < n ? tab[v >> 6 & 63] : '=';
+		*p++ = i + 2 < n ? tab[v & 63] : '=';
+	}
+	*p = '\0';
+	return o;
+}
+
+static void test_render_all_writes_everything(void **state)
+{
+	struct fx *f = *state;
+	struct tt_error err;
+	char dir[4200], path[4300], *html, *svg, *enc;
+	size_t len;
+	snprintf(dir, sizeof dir, "%s/all", f->dir);
+	assert_int_equal(tt_render_all(f->rep, f->run, dir, TT_CHART_SVG, &err), TT_OK);
+	for (int k = 0; k < TT_CHART_KIND_COUNT_; k++) {
+		snprintf(path, sizeof path, "%s/%s.svg", dir, tt_chart_kind_name((enum tt_chart_kind)k));
+		svg = cf_read(path, &len);
+		assert_non_null(svg);
+		assert_non_null(strstr(svg, "<svg"));
+		free(svg);
+	}
+	snprintf(path, sizeof path, "%s/report.html", dir);
+	html = cf_read(path, NULL);
+	assert_non_null(html);
+	/* the HTML embeds the very SVG files, and they equal tt_chart_render's */
+	snprintf(path, sizeof path, "%s/timeline.svg", dir);
+	svg = cf_read(path, &len);
+	assert_non_null(svg);
+	enc = b64((const unsigned char *)svg, len);
+	assert_non_null(strstr(html, enc));
+	{
+		struct tt_chart_opts o;
+		struct tt_buf b;
+		tt_chart_opts_init(&o);
+		o.kind = TT_CHART_TIMELINE;
+		o.format = TT_CHART_SVG;
+		tt_buf_init(&b, 0);
+		assert_int_equal(tt_chart_render(f->rep, f->run, &o, &b, NULL, &err), TT_OK);
+		assert_int_equal(b.len, len);
+		assert_memory_equal(b.data, svg, len);
+		tt_buf_release(&b);
+	}
+	free(enc);
+	free(svg);
+	free(html);
+	/* the PDF report is there and whole */
+	snprintf(path, sizeof path, "%s/report.pdf", dir);
+	svg = cf_read(path, &len);
+	assert_non_null(svg);
+	assert_memory_equal(svg, "%PDF-", 5);
+	assert_non_null(strstr(svg + len - 16, "%%EOF"));
+	free(svg);
+	/* PNG charts, into an existing directory */
+	assert_int_equal(tt_render_all(f->rep, f->run, dir, TT_CHART_PNG, &err), TT_OK);
+	snprintf(path, sizeof path, "%s/heatmap.png", dir);
+	{
+		struct cf_image img;
+		assert_int_equal(cf_png_load(path, &img), 0);
+		assert_int_equal(img.w, 960);
+		cf_image_free(&img);
+	}
+	/* a directory that cannot be made */
+	assert_int_equal(tt_render_all(f->rep, f->run, "/proc/no/such/dir", TT_CHART_SVG, &err),
+			 TT_EIO);
+	assert_non_null(strstr(err.msg, "/proc/no/such/dir"));
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,6 +370,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_pdf_report_pages_and_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reports_deterministic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reports_without_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render_all_writes_everything, setup, teardown),
 	};
 	return cf_run(argc, argv, tests, sizeof tests / sizeof tests[0]);
 }
