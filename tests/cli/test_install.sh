@@ -14,7 +14,7 @@ cmake -S "$src" -B "$tmp/c" -DCMAKE_PREFIX_PATH="$tmp/prefix" > /dev/null
 cmake --build "$tmp/c" > /dev/null
 out=$("$tmp/c/consumer" "$fixtures/damaged/flipped-bytes")
 grep -q "7 cells, first Valid" <<<"$out" || { echo "FAIL: consumer printed '$out'"; exit 1; }
-PKG_CONFIG_PATH=$(echo "$tmp"/prefix/lib*/pkgconfig) pkg-config --cflags --libs --static tokentrace > "$tmp/flags"
+PKG_CONFIG_PATH=$(echo "$tmp"/prefix/lib*/pkgconfig) pkg-config --cflags --libs tokentrace > "$tmp/flags"
 grep -q -- "-ltokentrace" "$tmp/flags"
 cc -o "$tmp/pc" "$src/main.c" $(cat "$tmp/flags")
 "$tmp/pc" "$fixtures/damaged/flipped-bytes" > /dev/null
