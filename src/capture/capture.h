@@ -67,6 +67,15 @@ void sink_stop(struct sink *s);
 
 enum xfer_kind { XFER_GEN, XFER_GET };
 
+/* Bytes a socket held when epoll woke us, and when we looked: those bytes
+ * had arrived by then, however long the other sockets of the same wake
+ * take to process. */
+struct fd_stamp {
+	uint64_t wake;
+	int64_t t;
+	size_t avail;
+};
+
 struct cap;
 struct xfer;
 typedef void (*xfer_done_fn)(struct cap *c, struct xfer *x, CURLcode res);
@@ -82,6 +91,7 @@ struct xfer {
 	struct xfer *next_free;
 	char errbuf[CURL_ERROR_SIZE];
 	long http_status;
+	int fd;                 /* the connection's socket; -1 not known yet */
 	/* generation requests */
 	int slot;
 	uint32_t seq;
@@ -106,6 +116,9 @@ struct cap {
 	struct cap_opts *o;
 	CURLM *multi;
 	int epfd;                   /* epoll set of libcurl's sockets */
+	struct fd_stamp *stamps;    /* by socket: bytes waiting at the last wake */
+	size_t n_stamps;
+	uint64_t wake;              /* counts epoll wakes */
 	int64_t curl_timer;         /* when libcurl wants a timeout call; -1 none */
 	struct xfer *free_list;
 	int n_active;
