@@ -98,7 +98,7 @@ enum tt_code tt_render_pdf_buf(const struct tt_report *r, struct tt_run *run,
 /* Everything at once into directory dir (created if missing): every chart
  * the report can show as <kind>.png, .svg or .pdf (f), plus report.html and
  * report.pdf.  Each raw trace is read once for all of them, and with SVG
- * charts the HTML embeds the very same files.  A chart that cannot be drawn
+ * or PNG charts the HTML embeds the very same files.  A chart that cannot be drawn
  * (no trace for it) is left out: TT_WARN, and err names it. */
 enum tt_code tt_render_all(const struct tt_report *r, struct tt_run *run, const char *dir,
 			   enum tt_chart_format f, struct tt_error *err);

@@ -1,6 +1,7 @@
 /* Every chart and both reports of a run in one go (tt_render_all): the
  * outputs share one chart_cache, so each raw trace is read once, and the
- * HTML embeds the SVG files themselves rather than drawing them again. */
+ * HTML embeds the chart files themselves (SVG or PNG) rather than drawing
+ * them again. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,10 +76,10 @@ enum tt_code tt_render_all(const struct tt_report *r, struct tt_run *run, const 
 		rc = write_file(dir, name, b, err);
 		if (rc != TT_OK)
 			goto cleanup;
-		if (f != TT_CHART_SVG)
-			tt_buf_reset(b); /* only SVG is reused by the HTML */
+		if (f == TT_CHART_PDF)
+			tt_buf_reset(b); /* the HTML embeds SVG or PNG, not PDF */
 	}
-	rc = report_html(r, run, cache, f == TT_CHART_SVG ? charts : NULL, &out, err);
+	rc = report_html(r, run, cache, f == TT_CHART_PDF ? NULL : charts, f, &out, err);
 	if (rc == TT_OK)
 		rc = write_file(dir, "report.html", &out, err);
 	if (rc != TT_OK)

@@ -205,11 +205,13 @@ enum tt_code chart_draw(struct canvas *c, double x, double y, double w, double h
 enum tt_code chart_render(const struct tt_report *r, struct tt_run *run,
 			  const struct tt_chart_opts *o, struct chart_cache *cache,
 			  struct tt_buf *out, struct tt_chart_info *info, struct tt_error *err);
-/* The reports with a cache; svgs (may be NULL) holds an SVG already drawn
- * for each chart kind (empty buffers: draw it). */
+/* The reports with a cache; imgs (may be NULL) holds a chart already drawn
+ * for each kind, in format img_format, SVG or PNG (empty buffer: draw an
+ * SVG). */
 enum tt_code report_html(const struct tt_report *r, struct tt_run *run,
-			 struct chart_cache *cache, const struct tt_buf *svgs,
-			 struct tt_buf *out, struct tt_error *err);
+			 struct chart_cache *cache, const struct tt_buf *imgs,
+			 enum tt_chart_format img_format, struct tt_buf *out,
+			 struct tt_error *err);
 enum tt_code report_pdf(const struct tt_report *r, struct tt_run *run,
 			struct chart_cache *cache, struct tt_buf *out, struct tt_error *err);
 

@@ -130,7 +130,8 @@ static const char css[] =
 	".st{display:inline-block;padding:0 6px;border-radius:4px;font-size:13px}"
 	".s1{background:#fff1d6}.s2{background:#eceef1;color:#5f6368}.s3{background:#fde2d6}"
 	".s4,.s5,.s6,.s7{background:#eceef1}"
-	".note{color:#5f6368;font-size:13px;margin:6px 0 0}"
+	".note{color:#5f6368;font-size:13px;margin:6px 0 0}.m{color:#5f6368;font-size:12px}"
+	"nav{font-size:14px;margin:0 0 14px}nav a{color:#0b57d0;margin-right:14px}"
 	"figure{margin:18px 0;background:#fff;border:1px solid #e3e5e8;border-radius:8px;"
 	"padding:8px}"
 	"figure img{display:block;width:100%;height:auto}"
@@ -172,9 +173,9 @@ static void facts_html(struct tt_buf *b, const struct fact *f, size_t n)
 	}
 }
 
-static void table_html(struct tt_buf *b, const struct table *t, int status_col)
+static void table_html(struct tt_buf *b, const struct table *t, int status_col, size_t index)
 {
-	tt_buf_puts(b, "<section><h2>");
+	tt_buf_printf(b, "<section id=\"table-%zu\"><h2>", index + 1);
 	esc(b, t->title);
 	tt_buf_puts(b, "</h2>");
 	if (t->caption) {
@@ -204,8 +205,18 @@ static void table_html(struct tt_buf *b, const struct table *t, int status_col)
 				tt_buf_printf(b, "<span class=\"st s%d\">", t->row_status[i]);
 				esc(b, s);
 				tt_buf_puts(b, "</span>");
+			} else if (strchr(s, '\n')) {
+				/* matrix entries: the rate first, in bold */
+				const char *nl = strchr(s, '\n');
+				char first[128];
+				snprintf(first, sizeof first, "%.*s", (int)(nl - s), s);
+				tt_buf_puts(b, "<strong>");
+				esc(b, first);
+				tt_buf_puts(b, "</strong><br><span class=\"m\">");
+				esc_lines(b, nl + 1);
+				tt_buf_puts(b, "</span>");
 			} else {
-				esc_lines(b, s);
+				esc(b, s);
 			}
 			tt_buf_puts(b, "</td>");
 		}
@@ -231,12 +242,13 @@ static int status_column(const struct table *t)
 enum tt_code tt_render_html(const struct tt_report *r, struct tt_run *run, struct tt_buf *out,
 			    struct tt_error *err)
 {
-	return report_html(r, run, NULL, NULL, out, err);
+	return report_html(r, run, NULL, NULL, TT_CHART_SVG, out, err);
 }
 
 enum tt_code report_html(const struct tt_report *r, struct tt_run *run,
-			 struct chart_cache *cache, const struct tt_buf *svgs,
-			 struct tt_buf *out, struct tt_error *err)
+			 struct chart_cache *cache, const struct tt_buf *imgs,
+			 enum tt_chart_format img_format, struct tt_buf *out,
+			 struct tt_error *err)
 {
 	struct fact *facts = NULL;
 	struct table *tables = NULL;
@@ -271,26 +283,39 @@ enum tt_code report_html(const struct tt_report *r, struct tt_run *run,
 		      css);
 	esc(out, sub);
 	tt_buf_puts(out, "</p></header>\n");
+	n_charts = report_chart_list(r, run, charts, sizeof charts / sizeof charts[0]);
+	tt_buf_puts(out, "<nav>");
+	for (size_t k = 0; k < n_tables; k++) {
+		tt_buf_printf(out, "<a href=\"#table-%zu\">", k + 1);
+		esc(out, tables[k].title);
+		tt_buf_puts(out, "</a>");
+	}
+	if (n_charts)
+		tt_buf_puts(out, "<a href=\"#charts\">Charts</a>");
+	tt_buf_puts(out, "</nav>\n");
 	facts_html(out, facts, n_facts);
 	tt_buf_puts(out, "\n");
 	for (size_t k = 0; k < n_tables; k++) {
-		table_html(out, &tables[k], status_column(&tables[k]));
+		table_html(out, &tables[k], status_column(&tables[k]), k);
 		tt_buf_puts(out, "\n");
 	}
 
-	n_charts = report_chart_list(r, run, charts, sizeof charts / sizeof charts[0]);
 	if (n_charts)
 		tt_buf_puts(out, "<section id=\"charts\"><h2>Charts</h2>\n");
 	for (size_t k = 0; k < n_charts; k++) {
 		struct tt_error cerr;
 		const char *name = tt_chart_kind_name(charts[k].kind);
 		const struct tt_buf *img = &svg;
+		const char *mime = "image/svg+xml";
 		charts[k].format = TT_CHART_SVG;
 		tt_buf_reset(&svg);
 		tt_error_clear(&cerr);
-		if (svgs && svgs[charts[k].kind].len > 0)
-			img = &svgs[charts[k].kind]; /* drawn already, the same bytes */
-		else if (chart_render(r, run, &charts[k], cache, &svg, NULL, &cerr) != TT_OK) {
+		if (imgs && imgs[charts[k].kind].len > 0 &&
+		    (img_format == TT_CHART_SVG || img_format == TT_CHART_PNG)) {
+			img = &imgs[charts[k].kind]; /* drawn already: the same bytes */
+			if (img_format == TT_CHART_PNG)
+				mime = "image/png";
+		} else if (chart_render(r, run, &charts[k], cache, &svg, NULL, &cerr) != TT_OK) {
 			/* A chart that cannot be drawn (no trace for it, damage) is
 			 * named with the reason; the rest of the report stands. */
 			if (cerr.code == TT_ENOMEM) {
@@ -307,7 +332,7 @@ enum tt_code report_html(const struct tt_report *r, struct tt_run *run,
 		tt_buf_printf(out, "<figure id=\"chart-%s\"><img width=\"960\" height=\"600\" alt=\"",
 			      name);
 		esc(out, chart_kind_title(charts[k].kind));
-		tt_buf_puts(out, "\" src=\"data:image/svg+xml;base64,");
+		tt_buf_printf(out, "\" src=\"data:%s;base64,", mime);
 		base64(out, (const unsigned char *)img->data, img->len);
 		tt_buf_puts(out, "\"><figcaption>");
 		esc(out, tt_chart_kind_about(charts[k].kind));
