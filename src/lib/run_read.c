@@ -14,8 +14,9 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "trace_stream.h"
+
 #define MAX_MANIFEST ((size_t)64 << 20)
-#define MAX_TRACE ((size_t)4 << 30)
 
 struct tt_run {
 	char *path;
@@ -255,16 +256,61 @@ void tt_run_free(struct tt_run *run)
 	free(run);
 }
 
-/* Decode one cell's trace bytes, naming the cell in every message. */
-static enum tt_code decode_cell(struct tt_run *run, size_t cell, const char *data, size_t len,
-				const struct tt_trace_visitor *v, struct tt_error *err)
+static void cell_name(const struct tt_run *run, size_t cell, char *name, size_t len)
+{
+	snprintf(name, len, "%s%s%s (cell %s)", run->path, run->is_archive ? ":" : "/",
+		 run->m.cells[cell].trace, run->m.cells[cell].id);
+}
+
+static ptrdiff_t read_fd(void *ctx, void *buf, size_t len)
+{
+	int fd = *(int *)ctx;
+	for (;;) {
+		ssize_t k = read(fd, buf, len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		return k;
+	}
+}
+
+static ptrdiff_t read_archive(void *ctx, void *buf, size_t len)
+{
+	la_ssize_t k = archive_read_data(ctx, buf, len);
+	return k < 0 ? -1 : (ptrdiff_t)k;
+}
+
+/* Stream one cell's trace from a file or the current archive entry; memory
+ * stays at a frame or two whatever the trace's size. */
+static enum tt_code decode_cell_fd(struct tt_run *run, size_t cell, const char *path,
+				   const struct tt_trace_visitor *v, struct tt_error *err)
+{
+	char name[4200];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	enum tt_code rc;
+
+	if (fd < 0)
+		return tt_error_set(err, errno == ENOENT ? TT_ENOTFOUND : TT_EIO,
+				    "cell '%s': cannot open '%s': %s", run->m.cells[cell].id, path,
+				    strerror(errno));
+	cell_name(run, cell, name, sizeof name);
+	rc = tt_trace_decode_stream(read_fd, &fd, name, v, err);
+	close(fd);
+	return rc;
+}
+
+static enum tt_code decode_cell_archive(struct tt_run *run, size_t cell, struct archive *a,
+					const struct tt_trace_visitor *v, struct tt_error *err)
 {
 	char name[4200];
 	enum tt_code rc;
 
-	snprintf(name, sizeof name, "%s%s%s (cell %s)", run->path, run->is_archive ? ":" : "/",
-		 run->m.cells[cell].trace, run->m.cells[cell].id);
-	rc = tt_trace_decode(data, len, name, v, err);
+	cell_name(run, cell, name, sizeof name);
+	rc = tt_trace_decode_stream(read_archive, a, name, v, err);
+	if (rc == TT_WARN || rc == TT_EFORMAT || rc == TT_ETRUNC) {
+		const char *ae = archive_error_string(a);
+		if (ae && err)
+			tt_error_prefix(err, "archive: %s", ae);
+	}
 	return rc;
 }
 
@@ -272,8 +318,6 @@ enum tt_code tt_run_read_cell(struct tt_run *run, size_t cell, const struct tt_t
 			      struct tt_error *err)
 {
 	const struct tt_cell_info *c;
-	char *data = NULL;
-	size_t len = 0;
 	enum tt_code rc;
 
 	if (cell >= run->m.n_cells)
@@ -285,19 +329,13 @@ enum tt_code tt_run_read_cell(struct tt_run *run, size_t cell, const struct tt_t
 	if (!run->is_archive) {
 		char p[4200];
 		snprintf(p, sizeof p, "%s/%s", run->path, c->trace);
-		rc = read_whole_file(p, MAX_TRACE, &data, &len, err);
-		if (rc)
-			return rc;
-		rc = decode_cell(run, cell, data, len, v, err);
-		free(data);
-		return rc;
+		return decode_cell_fd(run, cell, p, v, err);
 	}
 	{
 		struct archive *a = open_archive(run->path, err);
 		struct archive_entry *e;
 		char want[4200];
 		int r;
-		struct tt_error rerr;
 
 		if (!a)
 			return err ? err->code : TT_EFORMAT;
@@ -307,20 +345,7 @@ enum tt_code tt_run_read_cell(struct tt_run *run, size_t cell, const struct tt_t
 		while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
 			if (strcmp(archive_entry_pathname(e), want) != 0)
 				continue;
-			tt_error_clear(&rerr);
-			rc = read_entry(a, e, run->path, MAX_TRACE, &data, &len, &rerr);
-			if (rc) {
-				if (err)
-					*err = rerr;
-				break;
-			}
-			rc = decode_cell(run, cell, data, len, v, err);
-			if (rc == TT_OK && rerr.code == TT_WARN) {
-				rc = TT_WARN;
-				if (err)
-					*err = rerr;
-			}
-			free(data);
+			rc = decode_cell_archive(run, cell, a, v, err);
 			break;
 		}
 		archive_read_free(a);
@@ -375,8 +400,6 @@ enum tt_code tt_run_read_all(struct tt_run *run, const struct tt_run_visitor *v,
 			for (size_t i = 0; name && i < run->m.n_cells; i++) {
 				const struct tt_cell_info *c = &run->m.cells[i];
 				struct tt_error cerr;
-				char *data = NULL;
-				size_t len = 0;
 				enum tt_code rc;
 
 				if (seen[i] || !c->trace || strncmp(name, run->prefix, plen) != 0 ||
@@ -386,17 +409,7 @@ enum tt_code tt_run_read_all(struct tt_run *run, const struct tt_run_visitor *v,
 				tt_error_clear(&cerr);
 				if (v->begin_cell)
 					v->begin_cell(v->ctx, i);
-				rc = read_entry(a, e, run->path, MAX_TRACE, &data, &len, &cerr);
-				if (!rc) {
-					struct tt_error derr;
-					tt_error_clear(&derr);
-					rc = decode_cell(run, i, data, len, &tv, &derr);
-					if (rc || cerr.code != TT_WARN)
-						cerr = derr;
-					else
-						rc = TT_WARN;
-				}
-				free(data);
+				rc = decode_cell_archive(run, i, a, &tv, &cerr);
 				if (v->end_cell)
 					v->end_cell(v->ctx, i, rc, &cerr);
 				if (rc > worst) {

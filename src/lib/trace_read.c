@@ -10,6 +10,7 @@
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_FRAMEHEADERSIZE_MAX */
 #include <zstd.h>
 
+#include "trace_stream.h"
 #include "varint.h"
 
 #define MAX_FRAME_CONTENT ((size_t)64 << 20)
@@ -247,83 +248,171 @@ static int decode_frame(struct decoder *d, const uint8_t *p, size_t len, size_t 
 	return accepted;
 }
 
-static size_t find_magic(const uint8_t *p, size_t len, size_t from)
+/* Input window over the trace bytes.  In memory the window is the whole
+ * buffer; streamed, it holds at most a frame or two plus one read, so memory
+ * stays flat however large a cell's trace grows. */
+struct source {
+	tt_read_fn read;
+	void *ctx;
+	const uint8_t *p;
+	size_t start, end;     /* unread bytes are p[start..end) */
+	uint8_t *own;          /* streamed: the buffer p points into */
+	size_t cap;
+	uint64_t base;         /* file offset of p[0] */
+	int eof;
+	int ioerr;
+};
+
+#define READ_CHUNK ((size_t)256 << 10)
+#define MAX_WINDOW ((size_t)256 << 20)
+
+/* Make `want` unread bytes available if the input has them; returns how many
+ * are available (fewer only at the end of the input). */
+static size_t src_fill(struct source *s, size_t want)
 {
-	static const uint8_t magic[4] = {0x28, 0xB5, 0x2F, 0xFD};
-	for (size_t i = from; i + 4 <= len; i++)
-		if (p[i] == magic[0] && memcmp(p + i, magic, 4) == 0)
-			return i;
-	return len;
+	if (want > MAX_WINDOW)
+		want = MAX_WINDOW;
+	while (s->end - s->start < want && !s->eof) {
+		ptrdiff_t got;
+		if (s->start > 0) { /* slide unread bytes to the front */
+			memmove(s->own, s->own + s->start, s->end - s->start);
+			s->base += s->start;
+			s->end -= s->start;
+			s->start = 0;
+		}
+		if (s->cap - s->end < READ_CHUNK) {
+			size_t cap = s->cap ? s->cap * 2 : READ_CHUNK * 2;
+			uint8_t *n;
+			while (cap - s->end < READ_CHUNK)
+				cap *= 2;
+			n = realloc(s->own, cap);
+			if (!n) {
+				s->eof = 1;
+				s->ioerr = 2;
+				break;
+			}
+			s->own = n;
+			s->cap = cap;
+			s->p = n;
+		}
+		got = s->read(s->ctx, s->own + s->end, s->cap - s->end);
+		if (got < 0) {
+			s->eof = 1;
+			s->ioerr = 1;
+		} else if (got == 0) {
+			s->eof = 1;
+		} else {
+			s->end += (size_t)got;
+		}
+	}
+	return s->end - s->start < want ? s->end - s->start : want;
 }
 
-enum tt_code tt_trace_decode(const void *data, size_t len, const char *name,
-			     const struct tt_trace_visitor *v, struct tt_error *err)
+static uint64_t src_offset(const struct source *s)
 {
-	const uint8_t *p = data;
+	return s->base + s->start;
+}
+
+/* Skip to the next zstd frame magic; returns 0 if the input ended first. */
+static int src_skip_to_magic(struct source *s)
+{
+	static const uint8_t magic[4] = {0x28, 0xB5, 0x2F, 0xFD};
+
+	s->start++;
+	for (;;) {
+		size_t have = src_fill(s, READ_CHUNK);
+		const uint8_t *q = s->p + s->start;
+		for (size_t i = 0; i + 4 <= have; i++)
+			if (q[i] == magic[0] && memcmp(q + i, magic, 4) == 0) {
+				s->start += i;
+				return 1;
+			}
+		if (have < READ_CHUNK) { /* the input ends inside this window */
+			s->start = s->end;
+			return 0;
+		}
+		s->start += have - 3; /* a magic may straddle the boundary */
+	}
+}
+
+static enum tt_code decode_source(struct source *s, const char *name,
+				  const struct tt_trace_visitor *v, struct tt_error *err)
+{
 	struct decoder d;
-	size_t pos = 0;
 	unsigned frames = 0;
 	enum tt_code rc = TT_OK;
 
 	memset(&d, 0, sizeof d);
 	d.name = name;
 	d.v = v;
-	if (len == 0)
-		return tt_error_set(err, TT_ETRUNC, "trace '%s' is empty (0 bytes)", name);
+	if (src_fill(s, 1) == 0)
+		return tt_error_set(err, s->ioerr ? TT_EIO : TT_ETRUNC,
+				    s->ioerr ? "cannot read trace '%s'" : "trace '%s' is empty (0 bytes)",
+				    name);
 	d.dctx = ZSTD_createDCtx();
 	if (!d.dctx)
 		return tt_error_set(err, TT_ENOMEM, "out of memory reading '%s'", name);
-	while (pos < len && !d.stopped) {
-		size_t fsize, got;
+	while (!d.stopped) {
+		size_t have = src_fill(s, 4), fsize = 0, got, want;
 		unsigned long long csize;
 		uint32_t magic;
+		const uint8_t *q;
 
-		if (len - pos < 4) {
-			note_damage(&d, pos, "truncated frame");
+		if (have == 0)
+			break;
+		q = s->p + s->start;
+		if (have < 4) {
+			note_damage(&d, src_offset(s), "truncated frame (file cut short)");
 			break;
 		}
-		magic = (uint32_t)p[pos] | (uint32_t)p[pos + 1] << 8 | (uint32_t)p[pos + 2] << 16 |
-			(uint32_t)p[pos + 3] << 24;
+		magic = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 |
+			(uint32_t)q[3] << 24;
 		if (magic != ZSTD_MAGIC && (magic & 0xFFFFFFF0u) != 0x184D2A50u) {
-			size_t next = find_magic(p, len, pos + 1);
-			note_damage(&d, pos, next < len ? "bytes that are not a zstd frame" :
-							  "trailing bytes that are not a zstd frame");
-			pos = next;
+			uint64_t at = src_offset(s);
+			int more = src_skip_to_magic(s);
+			note_damage(&d, at, more ? "bytes that are not a zstd frame" :
+						   "trailing bytes that are not a zstd frame");
 			continue;
 		}
-		fsize = ZSTD_findFrameCompressedSize(p + pos, len - pos);
+		/* The frame's size: read on until the whole frame is in the window. */
+		for (want = 64 << 10;; want *= 2) {
+			have = src_fill(s, want);
+			fsize = ZSTD_findFrameCompressedSize(s->p + s->start, have);
+			if (!ZSTD_isError(fsize) || have < want || want >= MAX_WINDOW)
+				break;
+		}
 		if (ZSTD_isError(fsize)) {
-			size_t next = find_magic(p, len, pos + 1);
-			note_damage(&d, pos, next < len ? "damaged frame" :
-							  "truncated frame (file cut short)");
-			pos = next;
+			uint64_t at = src_offset(s);
+			int more = src_skip_to_magic(s);
+			note_damage(&d, at, more ? "damaged frame" : "truncated frame (file cut short)");
 			continue;
 		}
+		q = s->p + s->start;
 		if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {
-			pos += fsize;
+			s->start += fsize;
 			continue;
 		}
-		csize = ZSTD_getFrameContentSize(p + pos, fsize);
+		csize = ZSTD_getFrameContentSize(q, fsize);
 		if (csize == ZSTD_CONTENTSIZE_UNKNOWN || csize == ZSTD_CONTENTSIZE_ERROR ||
 		    csize > MAX_FRAME_CONTENT) {
-			note_damage(&d, pos, "frame without a valid content size");
-			pos += fsize;
+			note_damage(&d, src_offset(s), "frame without a valid content size");
+			s->start += fsize;
 			continue;
 		}
 		if (grow((void **)&d.frame, &d.frame_cap, (size_t)csize + 1, 1)) {
 			rc = tt_error_set(err, TT_ENOMEM, "out of memory reading '%s'", name);
 			goto cleanup;
 		}
-		got = ZSTD_decompressDCtx(d.dctx, d.frame, (size_t)csize + 1, p + pos, fsize);
+		got = ZSTD_decompressDCtx(d.dctx, d.frame, (size_t)csize + 1, q, fsize);
 		if (ZSTD_isError(got) || got != csize) {
 			char what[200];
 			snprintf(what, sizeof what, "damaged frame (%s)",
 				 ZSTD_isError(got) ? ZSTD_getErrorName(got) : "size mismatch");
-			note_damage(&d, pos, what);
-			pos += fsize;
+			note_damage(&d, src_offset(s), what);
+			s->start += fsize;
 			continue;
 		}
-		switch (decode_frame(&d, d.frame, got, pos)) {
+		switch (decode_frame(&d, d.frame, got, src_offset(s))) {
 		case -2:
 			rc = tt_error_set(err, TT_ENOMEM, "out of memory reading '%s'", name);
 			goto cleanup;
@@ -333,8 +422,10 @@ enum tt_code tt_trace_decode(const void *data, size_t len, const char *name,
 		default:
 			break;
 		}
-		pos += fsize;
+		s->start += fsize;
 	}
+	if (s->ioerr)
+		note_damage(&d, src_offset(s), s->ioerr == 2 ? "out of memory" : "read error");
 	if (d.damaged) {
 		if (frames == 0)
 			rc = tt_error_set(err, TT_EFORMAT, "trace '%s' is unreadable: %s", name,
@@ -351,5 +442,31 @@ cleanup:
 	free(d.samples);
 	free(d.strs);
 	free(d.frame);
+	return rc;
+}
+
+enum tt_code tt_trace_decode(const void *data, size_t len, const char *name,
+			     const struct tt_trace_visitor *v, struct tt_error *err)
+{
+	struct source s;
+
+	memset(&s, 0, sizeof s);
+	s.p = data;
+	s.end = len;
+	s.eof = 1;
+	return decode_source(&s, name, v, err);
+}
+
+enum tt_code tt_trace_decode_stream(tt_read_fn read, void *ctx, const char *name,
+				    const struct tt_trace_visitor *v, struct tt_error *err)
+{
+	struct source s;
+	enum tt_code rc;
+
+	memset(&s, 0, sizeof s);
+	s.read = read;
+	s.ctx = ctx;
+	rc = decode_source(&s, name, v, err);
+	free(s.own);
 	return rc;
 }

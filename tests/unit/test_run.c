@@ -213,6 +213,77 @@ static void test_writer_resume_and_existing(void **state)
 	free(run);
 }
 
+/* A trace larger than the reader's window, damaged in the middle and cut
+ * at the end, read from disk: every intact frame still arrives. */
+static void test_streamed_damage(void **state)
+{
+	char *dir = tu_tmpdir("stream");
+	char path[4200];
+	struct tt_trace_writer *w;
+	struct tt_trace_opts o = {1, 1, 64 * 1024, 0}; /* ns unit: incompressible low digits */
+	struct tt_error err;
+	struct tt_run_writer *rw;
+	struct tt_manifest m;
+	struct tt_run *run;
+	struct tu_collect c;
+	struct tt_trace_visitor v = {&c, tu_on_request, NULL};
+	static struct tt_chunk ch[4096];
+	size_t idx, len, full;
+	char *data;
+	uint64_t x = 12345;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/run", dir);
+	tt_manifest_init(&m);
+	tt_manifest_add_cell(&m, TT_PHASE_DECODE, 1024, 1, &idx);
+	assert_int_equal(tt_run_writer_create(path, &m, &rw, &err), TT_OK);
+	assert_int_equal(tt_run_writer_open_cell(rw, idx, &o, &w, &err), TT_OK);
+	for (int q = 0; q < 120; q++) {
+		struct tt_request r;
+		int64_t t = 1000000000LL + q * 5000000000LL;
+		memset(&r, 0, sizeof r);
+		r.seq = (uint32_t)q;
+		r.t_sched_ns = r.t_send_ns = t;
+		for (int i = 0; i < 4096; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			t += 900000 + (int64_t)(x >> 44);
+			ch[i].t_ns = t;
+			ch[i].tokens = 1;
+		}
+		r.t_end_ns = t;
+		r.finish = TT_FINISH_LENGTH;
+		r.n_chunks = 4096;
+		r.chunks = ch;
+		assert_int_equal(tt_trace_write_request(w, &r, &err), TT_OK);
+	}
+	assert_int_equal(tt_trace_writer_close(w, &err), TT_OK);
+	tt_run_writer_manifest(rw)->cells[idx].state = TT_CELL_DONE;
+	assert_int_equal(tt_run_writer_commit(rw, &err), TT_OK);
+	tt_run_writer_free(rw);
+	tt_manifest_release(&m);
+
+	snprintf(path, sizeof path, "%s/run/cells/decode-1024x1.ttz", dir);
+	data = tu_read(path, &len);
+	assert_true(len > 1024 * 1024); /* several reader windows */
+	for (size_t i = len / 2; i < len / 2 + 64; i++)
+		data[i] ^= 0xA5;
+	assert_int_equal(tu_write(path, data, len - 100), 0);
+	free(data);
+
+	snprintf(path, sizeof path, "%s/run", dir);
+	assert_int_equal(tt_run_open(path, &run, &err), TT_OK);
+	memset(&c, 0, sizeof c);
+	assert_int_equal(tt_run_read_cell(run, 0, &v, &err), TT_WARN);
+	assert_non_null(strstr(err.msg, "2 damaged parts"));
+	assert_non_null(strstr(err.msg, "decode-1024x1"));
+	full = c.requests;
+	assert_true(full >= 110 && full < 120);
+	assert_int_equal(c.tokens, (uint64_t)full * 4096);
+	tt_run_free(run);
+	tu_rmrf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +291,7 @@ int main(void)
 		cmocka_unit_test(test_damaged_cell_contained),
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test(test_writer_resume_and_existing),
+		cmocka_unit_test(test_streamed_damage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
