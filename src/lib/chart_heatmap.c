@@ -81,7 +81,7 @@ static double colour_t(double v, double vmin, double vmax)
 }
 
 static void draw_cell(struct canvas *c, const struct tt_cell_figures *f, double cx, double cy,
-		      double cw, double ch, double vmin, double vmax)
+		      double cw, double ch, double vmin, double vmax, double fs, int line2_ok)
 {
 	char v[48], line2[96];
 	struct tstyle st;
@@ -131,14 +131,16 @@ static void draw_cell(struct canvas *c, const struct tt_cell_figures *f, double 
 			tt_fmt_ms(f->ttft_ms.p50, ms, sizeof ms);
 			snprintf(line2, sizeof line2, "%s TTFT", ms);
 		}
-		cv_measure(c, v, 14, 1, NULL, &th1);
+		if (!line2_ok)
+			two_lines = 0;
+		cv_measure(c, v, fs, 1, NULL, &th1);
 		if (two_lines && line2[0])
-			cv_measure(c, line2, 10.5, 0, NULL, &th2);
-		st = tstyle_make(14, 1, ink, 0.5, 0);
+			cv_measure(c, line2, fs * 0.75, 0, NULL, &th2);
+		st = tstyle_make(fs, 1, ink, 0.5, 0);
 		st.max_w = cw - 4;
 		cv_text(c, cx + cw / 2, cy + (ch - th1 - th2) / 2, v, &st);
 		if (two_lines && line2[0]) {
-			st = tstyle_make(10.5, 0, ink, 0.5, 0);
+			st = tstyle_make(fs * 0.75, 0, ink, 0.5, 0);
 			st.max_w = cw - 6;
 			cv_text(c, cx + cw / 2, cy + (ch - th1 - th2) / 2 + th1, line2, &st);
 		}
@@ -157,7 +159,8 @@ enum tt_code chart_draw_heatmap(struct canvas *c, double x, double y, double w, 
 	int conc[MAX_COLS];
 	size_t nr, nc;
 	double vmin = INFINITY, vmax = -INFINITY, top, left_w = 0, th;
-	double gx, gy, gw, gh, cw, ch, bar_x;
+	double gx, gy, gw, gh, cw, ch, bar_x, fs = 14, fs2 = 14;
+	int line2_ok = 1;
 	int any_queued = 0, any_over = 0, any_err = 0;
 	char sub[600], buf[64];
 	struct tstyle st;
@@ -208,6 +211,34 @@ enum tt_code chart_draw_heatmap(struct canvas *c, double x, double y, double w, 
 		gh = ch * (double)nr;
 	}
 
+	/* One font size for every cell, small enough that the widest value
+	 * and its TTFT line fit: many columns shrink the text, never overlap. */
+	for (size_t i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *f = &r->cells[i];
+		double tw;
+		if (f->phase != TT_PHASE_DECODE || !chart_cell_has_value(f))
+			continue;
+		tt_fmt_rate(f->total_tok_s, buf, sizeof buf);
+		cv_measure(c, buf, 14, 1, &tw, NULL);
+		if (tw > cw - 8)
+			fs = fmin(fs, 14 * (cw - 8) / tw);
+		if (f->ttft_ms.n > 0 && isfinite(f->ttft_ms.p50)) {
+			char ms[32], l2[64];
+			tt_fmt_ms(f->ttft_ms.p50, ms, sizeof ms);
+			snprintf(l2, sizeof l2, "%s TTFT", ms);
+			cv_measure(c, l2, 10.5, 0, &tw, NULL);
+			if (tw > cw - 8)
+				fs2 = fmin(fs2, 14 * (cw - 8) / tw);
+		}
+	}
+	/* the TTFT line goes when it would be too small to read */
+	if (fmin(fs, fs2) * 0.75 >= 8)
+		fs = fmin(fs, fs2);
+	else
+		line2_ok = 0;
+	if (fs < 8)
+		fs = 8;
+
 	st = tstyle_make(13, 0, chart_ink, 0.5, 0);
 	cv_text(c, gx + gw / 2, y + top + 6, "Requests at once (concurrency)", &st);
 	for (size_t j = 0; j < nc; j++) {
@@ -226,7 +257,7 @@ enum tt_code chart_draw_heatmap(struct canvas *c, double x, double y, double w, 
 			const struct tt_cell_figures *f =
 				chart_find_cell(r, TT_PHASE_DECODE, ctx[i], conc[j]);
 			draw_cell(c, f, gx + cw * (double)j, gy + ch * (double)i, cw, ch, vmin,
-				  vmax);
+				  vmax, fs, line2_ok);
 		}
 	}
 	/* White gaps between cells drawn over the fills keep cells apart
@@ -270,34 +301,40 @@ enum tt_code chart_draw_heatmap(struct canvas *c, double x, double y, double w, 
 
 	/* Status legend under the grid: only the marks that appear. */
 	{
-		double lx = gx, ly = gy + gh + 14;
+		/* Items flow left to right and wrap, never past the right edge. */
+		static const char *const texts[] = {
+			"Total output tok/s (median TTFT below).", "Requests queued",
+			"requests failed", "Over capacity: not run (KV cache too small)"};
+		int shown[4];
+		double lx = gx, ly = gy + gh + 14, right = x + w - 20;
+		shown[0] = 1;
+		shown[1] = any_queued;
+		shown[2] = any_err;
+		shown[3] = any_over;
 		st = tstyle_make(11.5, 0, chart_muted, 0, 0.5);
-		cv_text(c, lx, ly + 6, "Total output tok/s (median TTFT below).", &st);
-		{
-			double tw;
-			cv_measure(c, "Total output tok/s (median TTFT below).", 11.5, 0, &tw,
-				   NULL);
-			lx += tw + 18;
-		}
-		if (any_queued) {
-			double tw;
-			queued_mark(c, lx + 12, ly, 12);
-			cv_text(c, lx + 18, ly + 6, "Requests queued", &st);
-			cv_measure(c, "Requests queued", 11.5, 0, &tw, NULL);
-			lx += tw + 36;
-		}
-		if (any_err) {
-			double tw;
-			error_mark(c, lx + 6, ly + 6, 6);
-			cv_text(c, lx + 16, ly + 6, "requests failed", &st);
-			cv_measure(c, "requests failed", 11.5, 0, &tw, NULL);
-			lx += tw + 34;
-		}
-		if (any_over) {
-			cv_rect(c, lx, ly, 18, 12, (struct rgb){0.95, 0.95, 0.95});
-			cv_hatch(c, lx, ly, 18, 12, 5, (struct rgb){0.7, 0.7, 0.72});
-			cv_text(c, lx + 24, ly + 6, "Over capacity: not run (KV cache too small)",
+		for (int k = 0; k < 4; k++) {
+			double tw, iw, tx;
+			if (!shown[k])
+				continue;
+			cv_measure(c, k == 0 && !line2_ok ? "Total output tok/s." : texts[k], 11.5, 0,
+				   &tw, NULL);
+			iw = (k == 0 ? 0 : 24) + tw;
+			if (lx > gx && lx + iw > right) {
+				lx = gx;
+				ly += 18;
+			}
+			tx = lx + (k == 0 ? 0 : 24);
+			if (k == 1)
+				queued_mark(c, lx + 14, ly, 12);
+			else if (k == 2)
+				error_mark(c, lx + 8, ly + 6, 6);
+			else if (k == 3) {
+				cv_rect(c, lx, ly, 18, 12, (struct rgb){0.95, 0.95, 0.95});
+				cv_hatch(c, lx, ly, 18, 12, 5, (struct rgb){0.7, 0.7, 0.72});
+			}
+			cv_text(c, tx, ly + 6, k == 0 && !line2_ok ? "Total output tok/s." : texts[k],
 				&st);
+			lx += iw + 20;
 		}
 	}
 	if (info) {
