@@ -36,6 +36,9 @@ static int live_add(struct sim_server *srv, struct sim_req *r)
 	return 0;
 }
 
+/* The dirty list is a FIFO (dirty[dirty_head .. ndirty)): every request
+ * with new tokens is served in turn, so under overload none starves while
+ * the ones the output pass reached first get served again. */
 static void dirty_remove(struct sim_server *srv, struct sim_req *r)
 {
 	if (!r->dirty)
@@ -44,12 +47,23 @@ static void dirty_remove(struct sim_server *srv, struct sim_req *r)
 	srv->dirty[r->dirty_idx] = last;
 	last->dirty_idx = r->dirty_idx;
 	r->dirty = 0;
+	if (srv->dirty_head > srv->ndirty)
+		srv->dirty_head = srv->ndirty;
 }
 
 void api_mark_dirty(struct sim_server *srv, struct sim_req *r)
 {
 	if (r->dirty)
 		return;
+	if (srv->ndirty == srv->dirty_cap && srv->dirty_head) {
+		/* drop the served prefix */
+		size_t n = srv->ndirty - srv->dirty_head;
+		memmove(srv->dirty, srv->dirty + srv->dirty_head, n * sizeof *srv->dirty);
+		for (size_t i = 0; i < n; i++)
+			srv->dirty[i]->dirty_idx = i;
+		srv->ndirty = n;
+		srv->dirty_head = 0;
+	}
 	if (srv->ndirty == srv->dirty_cap) {
 		size_t cap = srv->dirty_cap ? srv->dirty_cap * 2 : 64;
 		struct sim_req **nd = realloc(srv->dirty, cap * sizeof *nd);
@@ -995,17 +1009,17 @@ void api_flush(struct sim_server *srv)
 {
 	uint64_t start = sim_now_ns();
 	unsigned k = 0;
-	while (srv->ndirty) {
-		struct sim_req *r = srv->dirty[srv->ndirty - 1];
-		srv->ndirty--;
+	while (srv->dirty_head < srv->ndirty) {
+		struct sim_req *r = srv->dirty[srv->dirty_head++];
 		r->dirty = 0;
 		stream_emit(srv, r);
 		if ((++k & 15) == 0 && sim_now_ns() - start > 50000) {
-			if (srv->ndirty)
+			if (srv->dirty_head < srv->ndirty)
 				event_active(srv->flush_ev, EV_WRITE, 0);
 			return;
 		}
 	}
+	srv->dirty_head = srv->ndirty = 0;
 }
 
 /* Big token-id prompts (128K ids are ~750 KB of JSON) arrive in fewer loop

@@ -361,7 +361,7 @@ static void arm_timer(struct engine *e)
 static void maybe_flush(struct engine *e, int force)
 {
 	struct sim_server *srv = e->srv;
-	if (!srv->ndirty)
+	if (srv->dirty_head == srv->ndirty)
 		return;
 	e->steps_since_flush++;
 	if (force || srv->cfg.merge_steps <= 1 ||

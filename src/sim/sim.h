@@ -188,7 +188,7 @@ struct sim_server {
 	double start_unix;         /* for the _created samples */
 	/* requests with tokens to send */
 	struct sim_req **dirty;
-	size_t ndirty, dirty_cap;
+	size_t dirty_head, ndirty, dirty_cap;
 	struct sim_req **live;  /* every request not yet freed, for shutdown */
 	size_t nlive, live_cap;
 	int exit_code;
