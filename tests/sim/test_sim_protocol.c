@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "sim_client.h"
@@ -512,15 +513,89 @@ static void test_flavor_llamacpp(void **state)
 	stop(&p);
 }
 
+struct term_at {
+	pid_t pid;
+	int sent;
+};
+
+static int term_once(void *arg, double t)
+{
+	struct term_at *ta = arg;
+	if (!ta->sent && t > 0.2) {
+		kill(ta->pid, SIGTERM);
+		ta->sent = 1;
+	}
+	return 0;
+}
+
+/* SIGTERM with a stream in flight: the stream is cut, the truth log is
+ * flushed with the request marked as ended by the stop, the exit is 0. */
 static void test_sigterm_exit_zero(void **state)
 {
 	(void)state;
-	/* a stream is in flight when the signal arrives */
-	struct sim_proc p = start(NULL);
-	struct http_reply r;
-	assert_int_equal(http_do(&p, "/health", NULL, NULL, &r), 0);
-	http_reply_free(&r);
+	char path[] = "/tmp/tt-sim-term-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	const char *args[] = {"--truth", path, "--step-base-ms", "5", NULL};
+	struct sim_proc p = start(args);
+	char *body = body_token_prompt(32, 1, 10000, 1, "\"ignore_eos\":true");
+	const char *bodies[] = {body};
+	struct stream_result r;
+	struct term_at ta = {p.pid, 0};
+	stream_many(&p, "/v1/completions", bodies, 1, 1, 10, term_once, &ta, &r);
+	assert_true(ta.sent);
+	assert_true(r.n > 5);
+	assert_false(r.n && !strcmp(r.ev[r.n - 1].data, "[DONE]"));
 	assert_int_equal(sim_terminate(&p), 0);
+	struct truth t;
+	assert_int_equal(truth_read(path, &t), 0);
+	const struct truth_req *q = truth_find(&t, 1);
+	assert_non_null(q);
+	assert_true(q->ended);
+	assert_int_equal(q->outcome, 6);
+	assert_true(t.nchunks >= 5);
+	truth_free(&t);
+	stream_result_free(&r);
+	free(body);
+	unlink(path);
+}
+
+/* Every flag --help prints is documented in docs/sim.md, and every flag the
+ * doc's table lists exists. */
+static void test_help_matches_docs(void **state)
+{
+	(void)state;
+	static char help[16384], doc[65536];
+	FILE *f = popen(TT_SIM_PATH " --help", "r");
+	assert_non_null(f);
+	size_t n = fread(help, 1, sizeof help - 1, f);
+	help[n] = '\0';
+	assert_int_equal(pclose(f), 0);
+	f = fopen(TT_SIM_DOC, "r");
+	assert_non_null(f);
+	n = fread(doc, 1, sizeof doc - 1, f);
+	doc[n] = '\0';
+	fclose(f);
+	int flags = 0;
+	for (char *l = help; (l = strstr(l, "\n  --")); l++) {
+		char name[64], want[72];
+		if (sscanf(l + 3, "--%63[a-z-]", name) != 1)
+			continue;
+		snprintf(want, sizeof want, "`--%s", name);
+		if (!strstr(doc, want))
+			fail_msg("--%s is in --help but not in docs/sim.md", name);
+		flags++;
+	}
+	assert_true(flags >= 20);
+	for (char *l = doc; (l = strstr(l, "\n| `--")); l++) {
+		char name[64], want[72];
+		if (sscanf(l + 4, "--%63[a-z-]", name) != 1)
+			continue;
+		snprintf(want, sizeof want, "  --%s", name);
+		if (!strstr(help, want))
+			fail_msg("--%s is in docs/sim.md but not in --help", name);
+	}
 }
 
 int main(int argc, char **argv)
@@ -540,6 +615,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_flavor_sglang),
 		cmocka_unit_test(test_flavor_llamacpp),
 		cmocka_unit_test(test_sigterm_exit_zero),
+		cmocka_unit_test(test_help_matches_docs),
 	};
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]);
