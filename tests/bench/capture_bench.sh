@@ -22,8 +22,8 @@ T=$(mktemp -d)
 trap 'kill $SRV 2>/dev/null || true; rm -rf "$T"' EXIT INT TERM
 SRV=
 cap="$B/src/capture/tokentrace-capture"
-port() { sed -n 's/.*127.0.0.1:\([0-9]*\).*/\1/p' "$1"; }
-wait_port() { i=0; while [ -z "$(port "$1")" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; }
+port() { [ -f "$1" ] && sed -n 's/.*127.0.0.1:\([0-9]*\).*/\1/p' "$1"; }
+wait_port() { i=0; while [ -z "$(port "$1" 2>/dev/null)" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; }
 run_cap() { # URL C OUT
 	/usr/bin/time -f "  capture CPU: user %U s + sys %S s over %e s wall (max RSS %M KB)" \
 		"$cap" "$1" -o "$3" --contexts 128 --concurrency "$2" --cells "decode-128x$2" \
