@@ -437,8 +437,8 @@ static enum tt_code draw_prefill(struct canvas *c, double x, double y, double w,
 	axis_fit(&a.y, AXIS_LINEAR, UNIT_SI, 0, vmax * 1.08, 1);
 	axis_fit(&b.y, AXIS_LINEAR, UNIT_MS, 0, tmax * 1.08, 1);
 	pw = (w - 40 - 30) / 2;
-	panel_layout(c, &a, x + 20, y + top + 8, pw, h - top - 8 - foot_h - 20);
-	panel_layout(c, &b, x + 20 + pw + 30, y + top + 8, pw, h - top - 8 - foot_h - 20);
+	panel_layout(c, &a, x + 20, y + top + 14, pw, h - top - 14 - foot_h - 20);
+	panel_layout(c, &b, x + 20 + pw + 30, y + top + 14, pw, h - top - 14 - foot_h - 20);
 	panel_draw(c, &a);
 	panel_draw(c, &b);
 	bars(c, &a, cells, n, 0);

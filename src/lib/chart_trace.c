@@ -403,7 +403,7 @@ enum tt_code chart_draw_timeline(struct canvas *c, double x, double y, double w,
 	memset(&pc, 0, sizeof pc);
 	{
 		double ymax = 0, amax = 0;
-		double area_y = y + top + 8, area_h = h - top - 8 - foot_h - 20;
+		double area_y = y + top + 14, area_h = h - top - 14 - foot_h - 20;
 		double pw = w - 40 - legend_w - 24;
 		double hb;
 		int three = have_kv;
@@ -721,8 +721,8 @@ enum tt_code chart_draw_tbt_cdf(struct canvas *c, double x, double y, double w, 
 	p.y.hi = 1.02;
 	while (p.y.n_ticks > 0 && p.y.ticks[p.y.n_ticks - 1] > 1.0001)
 		p.y.n_ticks--;
-	panel_layout(c, &p, x + 20, y + top + 8, w - 40 - legend_w - 24,
-		     h - top - 8 - foot_h - 20);
+	panel_layout(c, &p, x + 20, y + top + 14, w - 40 - legend_w - 24,
+		     h - top - 14 - foot_h - 20);
 	/* Points beyond the axis ends are pinned to them, not dropped, so the
 	 * curves still reach 0 % and 100 %. */
 	for (size_t k = 0; k < nser; k++)
