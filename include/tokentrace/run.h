@@ -92,7 +92,8 @@ void tt_manifest_init(struct tt_manifest *m);
 void tt_manifest_release(struct tt_manifest *m);
 /* Replace *dst with a copy of src (NULL allowed). */
 enum tt_code tt_manifest_set_str(char **dst, const char *src);
-/* Append or replace a note. */
+/* Append or replace a note.  A note whose key contains "command" (e.g.
+ * launch_command) is stored with tt_redact_secrets applied. */
 enum tt_code tt_manifest_set_note(struct tt_manifest *m, const char *key, const char *value);
 const char *tt_manifest_note(const struct tt_manifest *m, const char *key);
 /* Append a cell (id, phase, context, concurrency; state pending, times -1).

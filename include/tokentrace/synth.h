@@ -27,6 +27,8 @@ struct tt_synth_opts {
 	uint32_t time_unit_ns;  /* trace time resolution (0: format default) */
 	int level;              /* zstd level (0: default) */
 	const char *model;      /* manifest model name (default "synthetic-model") */
+	const char *const *notes; /* n_notes "key=value" strings for the manifest */
+	size_t n_notes;
 };
 void tt_synth_opts_init(struct tt_synth_opts *o);
 

@@ -24,6 +24,7 @@ static const char usage_text[] =
 	"  --error-rate R      share of measured requests that fail mid-stream (default 0)\n"
 	"  --max-tokens N      output tokens per request (default 4096)\n"
 	"  --model NAME        model name in the manifest (default synthetic-model)\n"
+	"  --note KEY=VALUE    a manifest note (gpu, vram, launch_command, ...); repeatable\n"
 	"  --level L           zstd level for the traces (default 3)\n"
 	"  -q, --quiet         print nothing on success\n";
 
@@ -55,6 +56,8 @@ int cmd_synth(int argc, char **argv)
 	uint64_t bytes = 0;
 	int quiet = 0;
 	double d;
+	const char *notes[64];
+	size_t n_notes = 0;
 
 	tt_synth_opts_init(&o);
 	for (int i = 1; i < argc; i++) {
@@ -104,6 +107,19 @@ int cmd_synth(int argc, char **argv)
 				goto missing;
 			o.model = v;
 			i++;
+		} else if (!strcmp(a, "--note")) {
+			if (!v)
+				goto missing;
+			if (n_notes == sizeof notes / sizeof *notes) {
+				cli_error("at most %zu --note options", sizeof notes / sizeof *notes);
+				return 2;
+			}
+			if (!strchr(v, '=') || v[0] == '=') {
+				cli_error("--note: '%s' is not KEY=VALUE", v);
+				return 2;
+			}
+			notes[n_notes++] = v;
+			i++;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			quiet = 1;
 		} else {
@@ -119,6 +135,8 @@ missing:
 		cli_error("synth needs --profile CSV and -o RUN (see 'tokentrace synth --help')");
 		return 2;
 	}
+	o.notes = notes;
+	o.n_notes = n_notes;
 	tt_error_clear(&err);
 	if (tt_profile_load(profile, &p, &err)) {
 		cli_error("%s", err.msg);

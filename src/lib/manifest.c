@@ -73,16 +73,32 @@ enum tt_code tt_manifest_set_str(char **dst, const char *src)
 enum tt_code tt_manifest_set_note(struct tt_manifest *m, const char *key, const char *value)
 {
 	struct tt_note *n;
+	char *clean = NULL;
+	enum tt_code rc;
 
+	/* A command line is where API keys hide: no writer can store one. */
+	if (value && strstr(key, "command")) {
+		clean = tt_redact_secrets(value);
+		if (!clean)
+			return TT_ENOMEM;
+		value = clean;
+	}
+	rc = TT_OK;
 	for (size_t i = 0; i < m->n_notes; i++)
-		if (strcmp(m->notes[i].key, key) == 0)
-			return tt_manifest_set_str(&m->notes[i].value, value);
+		if (strcmp(m->notes[i].key, key) == 0) {
+			rc = tt_manifest_set_str(&m->notes[i].value, value);
+			free(clean);
+			return rc;
+		}
 	n = realloc(m->notes, (m->n_notes + 1) * sizeof *n);
-	if (!n)
+	if (!n) {
+		free(clean);
 		return TT_ENOMEM;
+	}
 	m->notes = n;
 	n[m->n_notes].key = strdup(key);
 	n[m->n_notes].value = strdup(value ? value : "");
+	free(clean);
 	if (!n[m->n_notes].key || !n[m->n_notes].value) {
 		free(n[m->n_notes].key);
 		free(n[m->n_notes].value);

@@ -585,6 +585,19 @@ static enum tt_code build_manifest(struct synth *s, struct tt_manifest *m, struc
 	    tt_manifest_set_str(&m->kv_capacity_source, "profile") ||
 	    tt_manifest_set_str(&m->server_url, "synthetic:"))
 		goto nomem;
+	for (size_t i = 0; i < s->o.n_notes; i++) {
+		const char *kv = s->o.notes[i], *eq = strchr(kv, '=');
+		char key[128];
+		if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof key) {
+			tt_manifest_release(m);
+			free(conc);
+			return tt_error_set(err, TT_EARG, "note '%s' is not KEY=VALUE", kv);
+		}
+		memcpy(key, kv, (size_t)(eq - kv));
+		key[eq - kv] = '\0';
+		if (tt_manifest_set_note(m, key, eq + 1))
+			goto nomem;
+	}
 	/* Cells in the reference tool's order: prefill rows, then decode rows. */
 	for (int phase = 0; phase < 2; phase++)
 		for (size_t i = 0; i < n; i++) {

@@ -23,6 +23,7 @@ static void test_round_trip(void **state)
 	tt_manifest_set_str(&m.model, "LiquidAI/LFM2.5-350M");
 	tt_manifest_set_note(&m, "gpu", "H200 NVL");
 	tt_manifest_set_note(&m, "gpu", "H100"); /* replaces */
+	tt_manifest_set_note(&m, "launch_command", "vllm serve x --api-key sk-live-1 --port 1");
 	m.origin_unix_ns = 1764680000123456789LL;
 	m.kv_capacity_tokens = 12345678;
 	assert_int_equal(tt_manifest_add_cell(&m, TT_PHASE_DECODE, 8192, 16, &idx), TT_OK);
@@ -34,7 +35,9 @@ static void test_round_trip(void **state)
 	assert_int_equal(tt_manifest_from_json(json, strlen(json), "m.json", &back, &err), TT_OK);
 	assert_string_equal(back.engine, "vllm");
 	assert_string_equal(tt_manifest_note(&back, "gpu"), "H100");
-	assert_int_equal(back.n_notes, 1);
+	assert_int_equal(back.n_notes, 2);
+	assert_string_equal(tt_manifest_note(&back, "launch_command"),
+			    "vllm serve x --api-key <redacted> --port 1");
 	assert_int_equal(back.origin_unix_ns, 1764680000123456789LL); /* exact past 2^53 */
 	assert_int_equal(back.kv_capacity_tokens, 12345678);
 	assert_int_equal(back.n_cells, 2);
