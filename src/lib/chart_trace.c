@@ -497,13 +497,15 @@ cleanup:
 
 /* ---- distribution of time between tokens ----------------------------- */
 
-/* Gaps go into log-spaced bins (0.58 % wide, 100 ns to 1000 s): a chart
- * cannot show finer detail, and sorting millions of gaps would cost more
- * than the whole analysis. */
-#define GAP_BINS_PER_DECADE 400
-#define GAP_LO_LOG10 (-4.0) /* 1e-4 ms */
-#define GAP_DECADES 10
-#define GAP_BINS (GAP_BINS_PER_DECADE * GAP_DECADES + 2) /* + zero + overflow */
+/* Gaps go into log-spaced bins, 128 per doubling (0.54 % wide), from 2^-14
+ * ms (61 ns) to 2^20 ms: a chart cannot show finer detail, and sorting
+ * millions of gaps would cost more than the whole analysis.  The bin is
+ * read off the double's exponent and top mantissa bits (HdrHistogram's
+ * trick), so no logarithm is taken per token. */
+#define GAP_SUB_BITS 7
+#define GAP_MIN_EXP (-14)
+#define GAP_MAX_EXP 20
+#define GAP_BINS (((GAP_MAX_EXP - GAP_MIN_EXP) << GAP_SUB_BITS) + 3) /* + zero, under, over */
 
 struct cdf_data {
 	const struct tt_cell_info *ci;
@@ -511,25 +513,40 @@ struct cdf_data {
 	uint64_t tokens;
 };
 
-static size_t gap_bin(double ms)
+static uint64_t gap_key(double ms)
 {
-	double b;
-	if (!(ms > 0))
-		return 0;
-	b = (log10(ms) - GAP_LO_LOG10) * GAP_BINS_PER_DECADE;
-	if (b < 0)
-		return 1;
-	if (b >= GAP_BINS - 2)
-		return GAP_BINS - 1;
-	return 1 + (size_t)b;
+	uint64_t u;
+	memcpy(&u, &ms, sizeof u);
+	return u >> (52 - GAP_SUB_BITS);
 }
 
-/* The value a bin stands for: its geometric centre. */
+static size_t gap_bin(double ms)
+{
+	static const double lo = 0x1p-14, hi = 0x1p20;
+	if (!(ms > 0))
+		return 0;
+	if (ms < lo)
+		return 1;
+	if (ms >= hi)
+		return GAP_BINS - 1;
+	return 2 + (size_t)(gap_key(ms) - gap_key(lo));
+}
+
+/* The value a bin stands for: its middle (under and over: the bounds). */
 static double bin_value(size_t i)
 {
+	uint64_t u;
+	double v;
 	if (i == 0)
 		return 0;
-	return pow(10, GAP_LO_LOG10 + ((double)(i - 1) + 0.5) / GAP_BINS_PER_DECADE);
+	if (i == 1)
+		return 0x1p-14;
+	if (i >= GAP_BINS - 1)
+		return 0x1p20;
+	u = (gap_key(0x1p-14) + (i - 2)) << (52 - GAP_SUB_BITS);
+	u |= (uint64_t)1 << (52 - GAP_SUB_BITS - 1);
+	memcpy(&v, &u, sizeof v);
+	return v;
 }
 
 static int cdf_request(void *ctx, const struct tt_request *r)

@@ -300,23 +300,29 @@ static void table_pdf(struct flow *f, const struct table *t)
 {
 	double *cw = calloc(t->n_cols, sizeof *cw);
 	double *rows = calloc(t->n_rows ? t->n_rows : 1, sizeof *rows); /* row heights */
+	/* natural width of every cell at TFONT: with hinting off, text width
+	 * is proportional to the font size, so one measure serves every size */
+	double *nat = calloc(t->n_rows * t->n_cols + 1, sizeof *nat);
 	double avail = PAGE_W - 2 * MARGIN, total = 0, size = TFONT, hh = 0;
 	int status_col = -1;
-	if (!cw || !rows) {
+	if (!cw || !rows || !nat) {
 		free(cw);
 		free(rows);
+		free(nat);
 		return;
 	}
 	for (size_t j = 0; j < t->n_cols; j++)
 		if (strcmp(t->head[j], "Status") == 0)
 			status_col = (int)j;
+	for (size_t i = 0; i < t->n_rows * t->n_cols; i++)
+		nat[i] = cell_natural(f->c, t->cells[i], TFONT);
 	/* Natural widths; shrink the font until the table fits the page. */
 	for (int pass = 0; pass < 4; pass++) {
 		total = 0;
 		for (size_t j = 0; j < t->n_cols; j++) {
 			double w = longest_word(f->c, t->head[j], size, 1);
 			for (size_t i = 0; i < t->n_rows; i++) {
-				double cwid = cell_natural(f->c, t->cells[i * t->n_cols + j], size);
+				double cwid = nat[i * t->n_cols + j] * size / TFONT;
 				if (cwid > avail * 0.45)
 					cwid = avail * 0.45;
 				if (cwid > w)
@@ -353,7 +359,8 @@ static void table_pdf(struct flow *f, const struct table *t)
 			for (size_t j = 0; j < t->n_cols; j++) {
 				const char *s = t->cells[i * t->n_cols + j];
 				/* one line unless it wraps or breaks: skip pango */
-				if (!strchr(s, '\n') && cell_natural(f->c, s, size) <= cw[j] - 2 * PAD)
+				if (!strchr(s, '\n') &&
+				    nat[i * t->n_cols + j] * size / TFONT <= cw[j] - 2 * PAD)
 					rh = fmax(rh, f->line_h);
 				else
 					rh = fmax(rh, cell_height(f->c, s, cw[j] - 2 * PAD, size));
@@ -390,6 +397,7 @@ static void table_pdf(struct flow *f, const struct table *t)
 		paragraph(f, t->note, 10.5, chart_muted);
 	free(cw);
 	free(rows);
+	free(nat);
 }
 
 enum tt_code report_pdf(const struct tt_report *r, struct tt_run *run,
