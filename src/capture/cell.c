@@ -32,6 +32,7 @@ struct cellrun {
 	int warm_left;
 	int scout_done;
 	const char *path;
+	long n_ok, n_connect_fail; /* to tell a dead server from bad requests */
 };
 
 static double since_s(int64_t a, int64_t b)
@@ -88,6 +89,10 @@ static void gen_done(struct cap *c, struct xfer *x, CURLcode res)
 
 	gen_record(c, x, res, TT_FINISH_UNKNOWN, x->t_end);
 	ok = res == CURLE_OK && x->http_status < 300 && !x->error_event && !x->malformed;
+	if (ok)
+		cr->n_ok++;
+	else if (!x->http_status)
+		cr->n_connect_fail++;
 	if (x->st.tokens > 0)
 		cr->produced[slot] = 1;
 	cr->cur[slot] = NULL;
@@ -231,6 +236,22 @@ static enum tt_code finish_cell(struct cap *c, size_t i, struct tt_trace_writer 
 	return rc;
 }
 
+/* Nothing got through and nothing answered: the server is gone.  The cell
+ * is kept (its trace says what happened) and the run stops here instead
+ * of spending readiness timeouts on every remaining cell. */
+static int server_gone(const struct cellrun *cr)
+{
+	return cr->n_ok == 0 && cr->n_connect_fail > 0;
+}
+
+static enum tt_code gone_error(struct cap *c, struct tt_error *err)
+{
+	return tt_error_set(err, TT_ENET,
+			    "no request got an answer from '%s' during the cell; "
+			    "stopping (continue later with --resume %s)",
+			    c->url, tt_run_writer_dir(c->run));
+}
+
 static enum tt_code run_prefill(struct cap *c, size_t i, struct tt_trace_writer *tw,
 				struct tt_error *err)
 {
@@ -238,7 +259,7 @@ static enum tt_code run_prefill(struct cap *c, size_t i, struct tt_trace_writer 
 	struct cellrun cr;
 	int64_t start = now_ns();
 	enum tt_code rc;
-	int stopped = 0;
+	int stopped = 0, gone;
 
 	rc = cellrun_init(&cr, c, 1, err);
 	if (rc == TT_OK)
@@ -265,9 +286,14 @@ static enum tt_code run_prefill(struct cap *c, size_t i, struct tt_trace_writer 
 		turn(&cr, now_ns() + 20000000, start);
 	}
 	ci->end_ns = ci->window_end_ns = rel_ns(c, now_ns());
+	gone = !stopped && server_gone(&cr);
 	cellrun_free(&cr);
-	rc = finish_cell(c, i, tw, stopped ? TT_CELL_INTERRUPTED : TT_CELL_DONE,
-			 stopped ? "stopped by the user" : NULL, err);
+	rc = finish_cell(c, i, tw,
+			 stopped ? TT_CELL_INTERRUPTED : gone ? TT_CELL_FAILED : TT_CELL_DONE,
+			 stopped ? "stopped by the user" : gone ? "the server did not answer" : NULL,
+			 err);
+	if (rc == TT_OK && gone)
+		return gone_error(c, err);
 	return rc != TT_OK ? rc : stopped ? TT_EOF : TT_OK;
 }
 
@@ -362,6 +388,11 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 	cut_all(&cr, TT_FINISH_CUT, wend);
 	ci->window_end_ns = rel_ns(c, wend);
 	ci->end_ns = rel_ns(c, now_ns());
+	if (server_gone(&cr)) {
+		cellrun_free(&cr);
+		rc = finish_cell(c, i, tw, TT_CELL_FAILED, "the server did not answer", err);
+		return rc != TT_OK ? rc : gone_error(c, err);
+	}
 	cellrun_free(&cr);
 	return finish_cell(c, i, tw, TT_CELL_DONE, NULL, err);
 
@@ -398,6 +429,22 @@ enum tt_code cell_run(struct cap *c, size_t i, struct tt_error *err)
 				 ci->concurrency, (long long)ci->context, (long long)m->max_tokens,
 				 (long long)need, (long long)m->kv_capacity_tokens);
 			ci->state = TT_CELL_OVER_CAPACITY;
+			tt_manifest_set_str(&ci->reason, reason);
+			commit(c);
+			return TT_OK;
+		}
+	}
+	if (m->max_model_len > 0) {
+		int64_t want = ci->context + (ci->phase == TT_PHASE_DECODE ? m->max_tokens : 1);
+		if (want > m->max_model_len) {
+			/* The server would refuse every request: say so once. */
+			char reason[256];
+			snprintf(reason, sizeof reason,
+				 "%lld prompt + %lld output tokens = %lld > max_model_len %lld",
+				 (long long)ci->context,
+				 (long long)(want - ci->context), (long long)want,
+				 (long long)m->max_model_len);
+			ci->state = TT_CELL_FAILED;
 			tt_manifest_set_str(&ci->reason, reason);
 			commit(c);
 			return TT_OK;

@@ -298,6 +298,36 @@ static enum tt_code build_matrix(struct tt_manifest *m, const struct cap_opts *o
 	return rc;
 }
 
+/* The first --cells item that names no cell of the full matrix, or NULL.
+ * (A typo would otherwise silently shrink the run.) */
+static char *unknown_cell(const struct cap_opts *o)
+{
+	struct cap_opts all = *o;
+	struct tt_manifest full;
+	char *copy, *save = NULL, *tok, *bad = NULL;
+
+	if (!o->cells)
+		return NULL;
+	all.cells = NULL;
+	tt_manifest_init(&full);
+	copy = strdup(o->cells);
+	if (!copy || build_matrix(&full, &all) != TT_OK) {
+		free(copy);
+		tt_manifest_release(&full);
+		return NULL;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok && !bad; tok = strtok_r(NULL, ",", &save)) {
+		int hit = 0;
+		for (size_t i = 0; i < full.n_cells && !hit; i++)
+			hit = cell_selected(tok, &full.cells[i]);
+		if (!hit)
+			bad = strdup(tok);
+	}
+	free(copy);
+	tt_manifest_release(&full);
+	return bad;
+}
+
 /* Base URL: scheme checked, no trailing '/' or '/v1', no credentials. */
 static int clean_url(const char *in, char *out, size_t len)
 {
@@ -616,6 +646,15 @@ int main(int argc, char **argv)
 	if (!o.resume && !url_arg) {
 		status = usage_error("no server URL (e.g. http://127.0.0.1:8000)");
 		goto cleanup;
+	}
+	if (!o.resume) {
+		char *bad = unknown_cell(&o);
+		if (bad) {
+			status = usage_error("--cells: '%s' is not a cell of the matrix "
+					     "(ids look like prefill-8K or decode-8Kx16)", bad);
+			free(bad);
+			goto cleanup;
+		}
 	}
 
 	c.o = &o;

@@ -625,6 +625,14 @@ static void test_bad_input(void **state)
 		rc = run_capture("bad4", args, 30, 0);
 	}
 	assert_int_equal(rc, 2);
+	{
+		const char *args[] = {"http://127.0.0.1:9", "-o", run_dir, "--contexts", "8K",
+				      "--cells", "decode-8Kx3", NULL};
+		rc = run_capture("bad7", args, 30, 0);
+	}
+	assert_int_equal(rc, 2);
+	snprintf(p, sizeof p, "%s/bad7.stderr", workdir);
+	assert_true(file_contains(p, "'decode-8Kx3' is not a cell"));
 	/* a server that wants a key we did not give */
 	{
 		const char *sim_args[] = {"--api-key", API_KEY, NULL};
@@ -651,6 +659,74 @@ static void test_bad_input(void **state)
 	snprintf(p, sizeof p, "%s/bad6.stderr", workdir);
 	assert_true(file_contains(p, run_dir));
 	assert_false(file_contains(p, API_KEY));
+}
+
+/* The server goes away in the middle: finished cells stay, the cell that
+ * got no answer at all is failed, the capture stops with a clear message. */
+static void test_server_dies(void **state)
+{
+	const char *sim_args[] = {"--max-runtime", "3", NULL};
+	struct sim s;
+	char run_dir[600], p[700];
+	struct tt_run *run;
+	int rc;
+	(void)state;
+
+	sim_start(&s, sim_args);
+	run_path(run_dir, sizeof run_dir, "dies");
+	{
+		const char *args[] = {s.url, "-o", run_dir, "--contexts", "1K", "--concurrency",
+				      "1,2,4", "--duration", "1.5s", "--max-tokens", "64",
+				      "--readiness", "0.2s", "--readiness-timeout", "2s", NULL};
+		rc = run_capture("dies", args, 40, 0);
+	}
+	sim_stop(&s);
+	assert_int_equal(rc, 1);
+	snprintf(p, sizeof p, "%s/dies.stderr", workdir);
+	assert_true(file_contains(p, "no request got an answer from"));
+	run = open_run(run_dir);
+	assert_int_equal(cell(run, "prefill-1024")->state, TT_CELL_DONE);
+	assert_int_equal(cell(run, "decode-1024x1")->state, TT_CELL_DONE);
+	assert_int_equal(cell(run, "decode-1024x2")->state, TT_CELL_DONE);
+	assert_int_equal(cell(run, "decode-1024x4")->state, TT_CELL_FAILED);
+	{
+		struct tally t;
+		tally_cell(run, "decode-1024x2", 1024, 64, &t);
+		assert_true(t.finished_len > 0);
+		assert_true(t.fails[TT_FAIL_CONNECT] + t.fails[TT_FAIL_RESET] > 0);
+		tally_cell(run, "decode-1024x4", 1024, 64, &t);
+		assert_true(t.fails[TT_FAIL_CONNECT] > 0);
+	}
+	tt_run_free(run);
+}
+
+/* Cells that cannot fit the model's length are failed up front. */
+static void test_model_len(void **state)
+{
+	const char *sim_args[] = {"--max-model-len", "2K", NULL};
+	struct sim s;
+	char run_dir[600];
+	struct tt_run *run;
+	int rc;
+	(void)state;
+
+	sim_start(&s, sim_args);
+	run_path(run_dir, sizeof run_dir, "modellen");
+	{
+		const char *args[] = {s.url, "-o", run_dir, "--contexts", "1K,2K", "--concurrency", "1",
+				      "--duration", "0.5s", "--max-tokens", "512", "--readiness", "0.1s",
+				      "--readiness-timeout", "5s", "-q", NULL};
+		rc = run_capture("modellen", args, 30, 0);
+	}
+	sim_stop(&s);
+	assert_int_equal(rc, 0);
+	run = open_run(run_dir);
+	assert_int_equal(tt_run_manifest(run)->max_model_len, 2048);
+	assert_int_equal(cell(run, "decode-1024x1")->state, TT_CELL_DONE);
+	assert_int_equal(cell(run, "prefill-2048")->state, TT_CELL_FAILED);
+	assert_int_equal(cell(run, "decode-2048x1")->state, TT_CELL_FAILED);
+	assert_non_null(strstr(cell(run, "decode-2048x1")->reason, "2560 > max_model_len 2048"));
+	tt_run_free(run);
 }
 
 /* llama.cpp flavour: usage only at the end, no min_tokens; counted right. */
@@ -727,6 +803,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_llamacpp_flavor),
 		cmocka_unit_test(test_chat_text),
+		cmocka_unit_test(test_server_dies),
+		cmocka_unit_test(test_model_len),
 	};
 	struct CMUnitTest one[1];
 	size_t n = sizeof all / sizeof all[0];
