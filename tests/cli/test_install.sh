@@ -2,7 +2,7 @@
 # cmake --install puts programs, headers, a CMake package and a .pc file in
 # place, and a downstream project builds against them both ways.
 set -eu
-build=$1; src=$2; fixtures=$3
+build=$1; src=$2; fixtures=$3; extra=${4:-}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" > /dev/null
 for f in bin/tokentrace bin/tokentrace-demo include/tokentrace/run.h include/tokentrace/analysis.h; do
@@ -10,12 +10,12 @@ for f in bin/tokentrace bin/tokentrace-demo include/tokentrace/run.h include/tok
 done
 ls "$tmp"/prefix/lib*/pkgconfig/tokentrace.pc > /dev/null
 ls "$tmp"/prefix/lib*/cmake/tokentrace/tokentraceConfig.cmake > /dev/null
-cmake -S "$src" -B "$tmp/c" -DCMAKE_PREFIX_PATH="$tmp/prefix" > /dev/null
+cmake -S "$src" -B "$tmp/c" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_C_FLAGS="$extra" > /dev/null
 cmake --build "$tmp/c" > /dev/null
 out=$("$tmp/c/consumer" "$fixtures/damaged/flipped-bytes")
 grep -q "7 cells, first Valid" <<<"$out" || { echo "FAIL: consumer printed '$out'"; exit 1; }
 PKG_CONFIG_PATH=$(echo "$tmp"/prefix/lib*/pkgconfig) pkg-config --cflags --libs tokentrace > "$tmp/flags"
 grep -q -- "-ltokentrace" "$tmp/flags"
-cc -o "$tmp/pc" "$src/main.c" $(cat "$tmp/flags")
+cc $extra -o "$tmp/pc" "$src/main.c" $(cat "$tmp/flags")
 "$tmp/pc" "$fixtures/damaged/flipped-bytes" > /dev/null
 echo "1 passed, 0 failed"
