@@ -12,7 +12,10 @@ trap 'rm -rf "$tmp"' EXIT
 run=${2:-}
 if [ -z "$run" ]; then
   run=$tmp/run
-  "$tt" synth --profile "$root/fixtures/profiles/seed-matrix.csv" -o "$run" -q
+  # the seed report's model and GPU, so the titles show what a real run's do;
+  # the engine line says "synthetic"
+  "$tt" synth --profile "$root/fixtures/profiles/seed-matrix.csv" -o "$run" -q \
+    --model LiquidAI/LFM2.5-350M --note gpu="H200 NVL" --note quantization=BF16
 fi
 mkdir -p "$root/docs/img"
 for k in heatmap throughput per-request tradeoff ttft tbt prefill timeline tbt-cdf; do
