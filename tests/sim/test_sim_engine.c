@@ -74,8 +74,7 @@ static size_t chunk_sizes(const struct stream_result *r, long *sizes, size_t max
 struct gauges {
 	const struct sim_proc *p;
 	double max_waiting, max_running, max_kv;
-	int stopped;
-	double stop_at;
+	int two_run_one_waits;
 };
 
 static int sample_gauges(void *arg, double t)
@@ -91,6 +90,10 @@ static int sample_gauges(void *arg, double t)
 		g->max_running = r;
 	if (kv > g->max_kv)
 		g->max_kv = kv;
+	/* a request just arrived waits for the next step even with room; what
+	 * the test wants is the steady state: two running, one held back */
+	if (r == 2.0 && w == 1.0)
+		g->two_run_one_waits = 1;
 	return 0;
 }
 
@@ -106,11 +109,11 @@ static void test_queue_when_kv_full(void **state)
 	struct stream_result r[3];
 	for (int i = 0; i < 3; i++)
 		b[i] = body_token_prompt(800, 10 + i, 100, 1, STREAM_USAGE);
-	struct gauges g = {&p, 0, 0, 0, 0, 0};
+	struct gauges g = {&p, 0, 0, 0, 0};
 	stream_many(&p, "/v1/completions", (const char *const *)b, 3, 1, 30, sample_gauges, &g, r);
-	assert_true(g.max_waiting == 1.0);
-	assert_true(g.max_running == 2.0);
-	assert_true(g.max_kv > 0.7 && g.max_kv <= 1.0);
+	if (!g.two_run_one_waits || g.max_running != 2.0 || !(g.max_kv > 0.7 && g.max_kv <= 1.0))
+		fail_msg("running %g (max), kv %g, two running with one waiting seen: %d",
+			 g.max_running, g.max_kv, g.two_run_one_waits);
 	uint64_t first_end = r[0].t_end < r[1].t_end ? r[0].t_end : r[1].t_end;
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(r[i].status, 200);
@@ -355,7 +358,7 @@ static void test_max_num_seqs(void **state)
 	struct stream_result r[4];
 	for (int i = 0; i < 4; i++)
 		b[i] = body_token_prompt(64, i, 40, 1, STREAM_USAGE);
-	struct gauges g = {&p, 0, 0, 0, 0, 0};
+	struct gauges g = {&p, 0, 0, 0, 0};
 	stream_many(&p, "/v1/completions", (const char *const *)b, 4, 1, 30, sample_gauges, &g, r);
 	assert_true(g.max_running == 2.0);
 	assert_true(g.max_waiting >= 1.0);
