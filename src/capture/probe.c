@@ -208,8 +208,8 @@ enum tt_code probe_server(struct cap *c, struct tt_manifest *m, struct tt_error 
 		}
 		src = "server-log";
 	}
-	if (kv < 0 && prom)
-		kv = tt_kv_from_metrics(prom->samples, prom->n_samples, &src);
+	/* SGLang's own report first: its source name is the one the run
+	 * format lists; the metric says the same where it exists. */
 	if (kv < 0 && c->engine == TT_ENGINE_SGLANG) {
 		x = net_fetch(c, "/get_server_info", NULL, 10, NULL);
 		if (x) {
@@ -220,6 +220,8 @@ enum tt_code probe_server(struct cap *c, struct tt_manifest *m, struct tt_error 
 			xfer_put(c, x);
 		}
 	}
+	if (kv < 0 && prom)
+		kv = tt_kv_from_metrics(prom->samples, prom->n_samples, &src);
 	m->kv_capacity_tokens = kv > 0 ? kv : -1;
 	tt_manifest_set_str(&m->kv_capacity_source, kv > 0 ? src : "unknown");
 	rc = TT_OK;

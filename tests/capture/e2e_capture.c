@@ -759,6 +759,38 @@ static void test_llamacpp_flavor(void **state)
 	tt_run_free(run);
 }
 
+/* SGLang flavour: engine and KV capacity from its own server info. */
+static void test_sglang_flavor(void **state)
+{
+	const char *sim_args[] = {"--flavor", "sglang", "--kv-capacity", "300000", NULL};
+	struct sim s;
+	char run_dir[600];
+	struct tt_run *run;
+	struct tally t;
+	int rc;
+	(void)state;
+
+	sim_start(&s, sim_args);
+	run_path(run_dir, sizeof run_dir, "sglang");
+	{
+		const char *args[] = {s.url, "-o", run_dir, "--contexts", "512", "--concurrency", "2",
+				      "--cells", "decode-512x2", "--duration", "1s", "--max-tokens", "32",
+				      "--readiness", "0.2s", "--readiness-timeout", "5s", "-q", NULL};
+		rc = run_capture("sglang", args, 30, 0);
+	}
+	sim_stop(&s);
+	assert_int_equal(rc, 0);
+	run = open_run(run_dir);
+	assert_string_equal(tt_run_manifest(run)->engine, "sglang");
+	assert_int_equal(tt_run_manifest(run)->kv_capacity_tokens, 300000);
+	assert_string_equal(tt_run_manifest(run)->kv_capacity_source, "sglang:get_server_info");
+	tally_cell(run, "decode-512x2", 512, 32, &t);
+	assert_int_equal(t.errors, 0);
+	assert_true(t.finished_len > 2);
+	assert_int_equal(t.finished_len_tokens_ok, t.finished_len);
+	tt_run_free(run);
+}
+
 /* Chat with text prompts calibrated to within 1 % of the target. */
 static void test_chat_text(void **state)
 {
@@ -805,6 +837,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_chat_text),
 		cmocka_unit_test(test_server_dies),
 		cmocka_unit_test(test_model_len),
+		cmocka_unit_test(test_sglang_flavor),
 	};
 	struct CMUnitTest one[1];
 	size_t n = sizeof all / sizeof all[0];
