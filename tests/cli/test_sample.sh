@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The bundled sample run (a real capture, format 1.0) reads back with exactly
+# the figures recorded in fixtures/runs/sample.expected.csv.
+set -u
+tt=$1; fx=$2
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+"$tt" report "$fx/runs/sample.tar.zst" --format csv -o "$tmp/got.csv" || { echo "FAIL: report exited $?"; exit 1; }
+if ! cmp -s "$tmp/got.csv" "$fx/runs/sample.expected.csv"; then
+  echo "FAIL: figures differ from fixtures/runs/sample.expected.csv:"
+  diff "$fx/runs/sample.expected.csv" "$tmp/got.csv" | head -20
+  exit 1
+fi
+# Same run unpacked: the directory reader agrees with the archive reader.
+tar -C "$tmp" --zstd -xf "$fx/runs/sample.tar.zst"
+"$tt" report "$tmp/sample" --format csv -o "$tmp/dir.csv"
+cmp -s "$tmp/dir.csv" "$tmp/got.csv" || { echo "FAIL: directory and archive differ"; exit 1; }
+echo "2 passed, 0 failed"
