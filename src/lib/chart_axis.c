@@ -189,7 +189,7 @@ static void fit_log10(struct axis *a, double dmin, double dmax)
 	for (int d = d0; d <= d1; d++) {
 		for (int m = 1; m <= 9; m++) {
 			double t = m * pow(10, d);
-			int major = (d1 - d0 > 3) ? m == 1 : (m == 1 || m == 2 || m == 5);
+			int major = (d1 - d0 > 4) ? m == 1 : (m == 1 || m == 2 || m == 5);
 			if (t < a->lo * (1 - 1e-9) || t > a->hi * (1 + 1e-9))
 				continue;
 			if (major && a->n_ticks < AXIS_MAX_TICKS)

@@ -62,7 +62,7 @@ static void queued_mark(struct canvas *c, double x, double y, double s)
 
 static void error_mark(struct canvas *c, double x, double y, double r)
 {
-	struct tstyle st = tstyle_make(r * 1.5, 1, (struct rgb){1, 1, 1}, 0.5, 0.5);
+	struct tstyle st = tstyle_make(r * 1.7, 1, (struct rgb){1, 1, 1}, 0.5, 0.5);
 	cairo_new_path(c->cr);
 	cairo_arc(c->cr, x, y, r, 0, 2 * M_PI);
 	cv_set(c, chart_palette[3], 1);
@@ -147,7 +147,7 @@ static void draw_cell(struct canvas *c, const struct tt_cell_figures *f, double 
 		if (f->status == TT_STATUS_QUEUED)
 			queued_mark(c, cx + cw - 1, cy + 1, fmin(18, ch * 0.4));
 		if (f->errors > 0)
-			error_mark(c, cx + 8, cy + 8, 6);
+			error_mark(c, cx + 9, cy + 9, 7);
 	}
 }
 

@@ -109,6 +109,43 @@ static void test_throughput_points_where_the_data_says(void **state)
 	cf_report_free(r);
 }
 
+static void test_ttft_band_from_quantiles(void **state)
+{
+	struct tt_report *r = cf_seed_report(NULL);
+	struct tt_buf b;
+	struct tt_chart_info info;
+	struct cf_image img;
+	/* the 120K colour at 16 % over white: the band's fill */
+	int R = (int)lround(255 * 0.84 + chart_palette[4].r * 255 * 0.16);
+	int G = (int)lround(255 * 0.84 + chart_palette[4].g * 255 * 0.16);
+	int B = (int)lround(255 * 0.84 + chart_palette[4].b * 255 * 0.16);
+	int x, y_in, y_out;
+	(void)state;
+	tt_buf_init(&b, 0);
+	assert_int_equal(render(r, TT_CHART_TTFT, TT_CHART_PNG, 960, 600, 96, &b, &info), TT_OK);
+	assert_int_equal(cf_png_decode(&b, &img), 0);
+	assert_int_equal(info.y_scale, 10);
+	/* 120K x 64: median 8,393 ms, band 0.8x to 1.4x (6,714 to 11,750 ms) */
+	x = (int)lround(cf_map_x(&info, 64)) - 6;
+	y_in = (int)lround(cf_map_y(&info, 8393 * 1.25));
+	y_out = (int)lround(cf_map_y(&info, 8393 * 1.6));
+	assert_true(cf_count_near(&img, x, y_in, 2, R, G, B, 6) >= 5);
+	assert_int_equal(cf_count_near(&img, x, y_out, 2, R, G, B, 6), 0);
+	cf_image_free(&img);
+	/* without quantiles 10 and 90 there is no band, and the chart says so */
+	r->opts.quantiles[0] = 50;
+	r->opts.quantiles[1] = 99;
+	tt_buf_reset(&b);
+	assert_int_equal(render(r, TT_CHART_TTFT, TT_CHART_PNG, 960, 600, 96, &b, &info), TT_OK);
+	assert_int_equal(cf_png_decode(&b, &img), 0);
+	assert_int_equal(cf_count_near(&img, x, y_in, 2, R, G, B, 6), 0);
+	cf_image_free(&img);
+	tt_buf_reset(&b);
+	assert_int_equal(render(r, TT_CHART_TTFT, TT_CHART_SVG, 960, 600, 96, &b, NULL), TT_OK);
+	tt_buf_release(&b);
+	cf_report_free(r);
+}
+
 static void cell_origin(const struct tt_chart_info *in, size_t row, size_t col, int *x, int *y,
 			int *w, int *h)
 {
@@ -165,9 +202,9 @@ static void test_heatmap_colours_and_marks(void **state)
 	/* Errors (16K x 64): the vermillion badge top left */
 	cell_origin(&info, 1, 6, &x, &y, &w, &h);
 	rgb_of(chart_palette[3], &R, &G, &B);
-	assert_true(cf_count_near(&img, x + 8, y + 8, 3, R, G, B, 30) >= 10);
+	assert_true(cf_count_near(&img, x + 9, y + 9, 3, R, G, B, 30) >= 10);
 	cell_origin(&info, 1, 5, &x, &y, &w, &h);
-	assert_int_equal(cf_count_near(&img, x + 8, y + 8, 3, R, G, B, 30), 0);
+	assert_int_equal(cf_count_near(&img, x + 9, y + 9, 3, R, G, B, 30), 0);
 	cf_image_free(&img);
 	tt_buf_release(&b);
 	cf_report_free(r);
@@ -368,6 +405,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_every_kind_png_size_and_ink),
 		cmocka_unit_test(test_throughput_points_where_the_data_says),
 		cmocka_unit_test(test_heatmap_colours_and_marks),
+		cmocka_unit_test(test_ttft_band_from_quantiles),
 		cmocka_unit_test(test_size_and_dpi),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_svg_is_vector),
