@@ -182,7 +182,10 @@ static void housekeep(struct cellrun *cr, int64_t now)
 
 	for (int s = 0; s < cr->n; s++) {
 		struct xfer *x = cr->cur[s];
-		if (x && now - x->last_rx > limit)
+		/* Before its first token a request may wait its turn in the
+		 * server's queue (128 warm-ups of 120K each take minutes), so it
+		 * gets ten times as long; once streaming, silence is a stall. */
+		if (x && now - x->last_rx > (x->n_chunks ? limit : 10 * limit))
 			xfer_timeout(c, x, now);
 		if (cr->phase == PH_RUN && !cr->cur[s] && cr->restart_at[s] >= 0 &&
 		    cr->restart_at[s] <= now) {
