@@ -255,12 +255,13 @@ void canvas_release(struct canvas *c)
 
 struct tstyle tstyle_make(double size, int bold, struct rgb col, double ax, double ay)
 {
-	struct tstyle st = {size, bold, col, ax, ay, 0, 0};
+	struct tstyle st = {size, bold, col, ax, ay, 0, 0, 0};
 	return st;
 }
 
-static void set_text(struct canvas *c, const char *s, double size, int bold)
+static void set_text_family(struct canvas *c, const char *s, double size, int bold, int mono)
 {
+	pango_font_description_set_family_static(c->font, mono ? "DejaVu Sans Mono" : "DejaVu Sans");
 	pango_font_description_set_absolute_size(c->font, size * PANGO_SCALE);
 	pango_font_description_set_weight(c->font, bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL);
 	pango_layout_set_font_description(c->layout, c->font);
@@ -274,6 +275,11 @@ static void set_text(struct canvas *c, const char *s, double size, int bold)
 		pango_layout_set_text(c->layout, v, -1);
 		g_free(v);
 	}
+}
+
+static void set_text(struct canvas *c, const char *s, double size, int bold)
+{
+	set_text_family(c, s, size, bold, 0);
 }
 
 static void logical_size(struct canvas *c, double *w, double *h)
@@ -307,7 +313,7 @@ void cv_text(struct canvas *c, double x, double y, const char *s, const struct t
 		pango_layout_set_width(c->layout, -1);
 		pango_layout_set_ellipsize(c->layout, PANGO_ELLIPSIZE_NONE);
 	}
-	set_text(c, s, st->size, st->bold);
+	set_text_family(c, s, st->size, st->bold, st->mono);
 	logical_size(c, &tw, &th);
 	if (st->max_w > 0 && tw > st->max_w)
 		tw = st->max_w;
@@ -329,7 +335,7 @@ double cv_paragraph(struct canvas *c, double x, double y, double w, const char *
 	pango_layout_set_width(c->layout, (int)(w * PANGO_SCALE));
 	pango_layout_set_ellipsize(c->layout, PANGO_ELLIPSIZE_NONE);
 	pango_layout_set_wrap(c->layout, PANGO_WRAP_WORD_CHAR);
-	set_text(c, s, st->size, st->bold);
+	set_text_family(c, s, st->size, st->bold, st->mono);
 	logical_size(c, &tw, &th);
 	if (draw) {
 		cairo_save(c->cr);

@@ -67,6 +67,7 @@ struct tstyle {
 	double ax, ay;    /* anchor: 0 left/top, 0.5 centre, 1 right/bottom */
 	double angle;     /* radians, counter-clockwise turn is negative (cairo) */
 	double max_w;     /* > 0: ellipsize to this width */
+	int mono;         /* DejaVu Sans Mono (command lines) */
 };
 struct tstyle tstyle_make(double size, int bold, struct rgb col, double ax, double ay);
 /* Draw s (plain text, never markup; invalid UTF-8 shown as U+FFFD). */

@@ -62,9 +62,10 @@ static void heading(struct flow *f, const char *text, double size)
 	f->y += h + 4;
 }
 
-static void paragraph(struct flow *f, const char *text, double size, struct rgb col)
+static void paragraph(struct flow *f, const char *text, double size, struct rgb col, int mono)
 {
 	struct tstyle st = tstyle_make(size, 0, col, 0, 0);
+	st.mono = mono;
 	double h = cv_paragraph(f->c, 0, 0, PAGE_W - 2 * MARGIN, text, &st, 0);
 	if (f->y + h > bottom())
 		new_page(f);
@@ -120,7 +121,7 @@ static void facts_page(struct flow *f, const struct fact *facts, size_t n)
 		if (strcmp(facts[i].group, "Launch command") != 0)
 			continue;
 		heading(f, "Launch command", 13.5);
-		paragraph(f, facts[i].value, 10.5, chart_ink);
+		paragraph(f, facts[i].value, 10, chart_ink, 1);
 	}
 }
 
@@ -394,7 +395,7 @@ static void table_pdf(struct flow *f, const struct table *t)
 	}
 	f->y += 6;
 	if (t->note)
-		paragraph(f, t->note, 10.5, chart_muted);
+		paragraph(f, t->note, 10.5, chart_muted, 0);
 	free(cw);
 	free(rows);
 	free(nat);
@@ -462,7 +463,7 @@ enum tt_code report_pdf(const struct tt_report *r, struct tt_run *run,
 			f.y = MARGIN;
 			heading(&f, chart_kind_title(charts[k].kind), 18);
 			snprintf(msg, sizeof msg, "Not drawn: %s", cerr.msg);
-			paragraph(&f, msg, 12, chart_muted);
+			paragraph(&f, msg, 12, chart_muted, 0);
 		}
 	}
 	page_footer(&f);
