@@ -194,7 +194,10 @@ static uint64_t take_first_byte(struct evhttp_request *http, uint64_t now)
 	evutil_socket_t fd = bev ? bufferevent_getfd(bev) : -1;
 	uint64_t t = now;
 	if (fd >= 0 && fd < MAX_FD_TRACKED) {
-		if (first_byte_ns[fd] && first_byte_ns[fd] <= now)
+		/* a stamp left by a connection that died mid-request, its fd since
+		 * reused, is old: ignore stamps older than 30 s */
+		if (first_byte_ns[fd] && first_byte_ns[fd] <= now &&
+		    now - first_byte_ns[fd] < 30000000000ull)
 			t = first_byte_ns[fd];
 		first_byte_ns[fd] = 0;
 	}
