@@ -301,6 +301,13 @@ static enum tt_code draw_lines(struct canvas *c, double x, double y, double w, d
 	} else {
 		axis_fit(&p.x, AXIS_LOG2, UNIT_PLAIN, xmin, xmax, 0);
 		p.xlabel = "Requests at once (concurrency)";
+		/* Ticks at the levels measured, so 3 or 48 are named too. */
+		if (d->n_conc > 0 && d->n_conc <= AXIS_MAX_TICKS) {
+			p.x.n_ticks = 0;
+			for (size_t j = 0; j < d->n_conc; j++)
+				if (d->conc[j] >= p.x.lo && d->conc[j] <= p.x.hi)
+					p.x.ticks[p.x.n_ticks++] = d->conc[j];
+		}
 	}
 	switch (kind) {
 	case TT_CHART_THROUGHPUT:
