@@ -58,9 +58,9 @@ enum tt_code sink_set_writer(struct sink *s, struct tt_trace_writer *tw, struct 
 /* Queue a finished request; takes ownership of chunks (malloc'd) and error. */
 void sink_request(struct sink *s, const struct tt_request *r, struct tt_chunk *chunks,
 		  char *error);
-/* Queue a scrape; takes ownership of the parse result (struct tt_prom *). */
-struct tt_prom;
-void sink_scrape(struct sink *s, int64_t t_ns, struct tt_prom *p);
+/* Queue a scrape's /metrics text (malloc'd; the sink takes it and parses
+ * it on its own thread). */
+void sink_scrape(struct sink *s, int64_t t_ns, char *text, size_t len);
 void sink_stop(struct sink *s);
 
 /* ---- transfers (net.c) ------------------------------------------------- */

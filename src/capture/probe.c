@@ -8,20 +8,44 @@
 #include "capture.h"
 #include "tokentrace/prom.h"
 
+/* Sum of one metric's series, reading only the lines that start with its
+ * name: the full parse happens on the writer thread, off the loop. */
+static double gauge(const char *text, size_t len, const char *name)
+{
+	size_t nl = strlen(name);
+	double sum = NAN;
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *next = eol ? eol + 1 : end;
+		if ((size_t)(next - p) > nl && memcmp(p, name, nl) == 0 &&
+		    (p[nl] == '{' || p[nl] == ' ')) {
+			struct tt_prom *one = NULL;
+			if (tt_prom_parse(p, (size_t)(next - p), &one, NULL) == TT_OK &&
+			    one->n_samples == 1 && !isnan(one->samples[0].value))
+				sum = (isnan(sum) ? 0 : sum) + one->samples[0].value;
+			tt_prom_free(one);
+		}
+		p = next;
+	}
+	return sum;
+}
+
 static void scrape_done(struct cap *c, struct xfer *x, CURLcode res)
 {
-	struct tt_prom *p = NULL;
-
 	c->scrape = NULL;
-	if (res == CURLE_OK && x->http_status == 200 && x->resp_len &&
-	    tt_prom_parse(x->resp, x->resp_len, &p, NULL) <= TT_WARN) {
+	if (res == CURLE_OK && x->http_status == 200 && x->resp_len) {
 		const char *run = tt_metric_running(c->engine);
 		const char *wait = tt_metric_waiting(c->engine);
-		c->last_running = run ? tt_prom_sum(p->samples, p->n_samples, run) : NAN;
-		c->last_waiting = wait ? tt_prom_sum(p->samples, p->n_samples, wait) : NAN;
+		c->last_running = run ? gauge(x->resp, x->resp_len, run) : NAN;
+		c->last_waiting = wait ? gauge(x->resp, x->resp_len, wait) : NAN;
 		c->last_scrape_t = x->t_end;
-		/* The scrape is stamped when its response was complete. */
-		sink_scrape(c->sink, x->t_end, p);
+		/* The scrape is stamped when its response was complete; the
+		 * writer thread parses it (the text changes hands, no copy). */
+		sink_scrape(c->sink, x->t_end, x->resp, x->resp_len);
+		x->resp = NULL;
+		x->resp_len = x->resp_cap = 0;
 	}
 	xfer_put(c, x);
 }

@@ -19,7 +19,8 @@ struct item {
 	struct tt_chunk *chunks;
 	char *error;
 	int64_t t_ns;
-	struct tt_prom *prom;
+	char *text;
+	size_t len;
 };
 
 struct sink {
@@ -39,7 +40,7 @@ static void item_free(struct item *it)
 {
 	free(it->chunks);
 	free(it->error);
-	tt_prom_free(it->prom);
+	free(it->text);
 	free(it);
 }
 
@@ -51,8 +52,15 @@ static void write_item(struct sink *s, struct tt_trace_writer *tw, struct item *
 	if (!tw)
 		return;
 	if (it->is_scrape) {
-		struct tt_scrape sc = {it->t_ns, it->prom->n_samples, it->prom->samples};
-		rc = tt_trace_write_scrape(tw, &sc, &e);
+		struct tt_prom *p = NULL;
+		/* A scrape with bad lines keeps its good ones (TT_WARN). */
+		if (tt_prom_parse(it->text, it->len, &p, NULL) > TT_WARN)
+			return;
+		{
+			struct tt_scrape sc = {it->t_ns, p->n_samples, p->samples};
+			rc = tt_trace_write_scrape(tw, &sc, &e);
+		}
+		tt_prom_free(p);
 	} else {
 		it->r.chunks = it->chunks;
 		it->r.error = it->error;
@@ -193,17 +201,18 @@ void sink_request(struct sink *s, const struct tt_request *r, struct tt_chunk *c
 	push(s, it);
 }
 
-void sink_scrape(struct sink *s, int64_t t_ns, struct tt_prom *p)
+void sink_scrape(struct sink *s, int64_t t_ns, char *text, size_t len)
 {
 	struct item *it = calloc(1, sizeof *it);
 
 	if (!it) {
-		tt_prom_free(p);
+		free(text);
 		return;
 	}
 	it->is_scrape = 1;
 	it->t_ns = t_ns;
-	it->prom = p;
+	it->text = text;
+	it->len = len;
 	push(s, it);
 }
 
