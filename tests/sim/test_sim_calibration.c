@@ -75,11 +75,27 @@ static int window_done(void *arg, double elapsed)
 	return now_ns() > last_start + (uint64_t)((WARM_S + WINDOW_S + 0.05) * 1e9);
 }
 
+/* Runs the load; returns the median time between tokens (ms) and the
+ * total tok/s over the window. */
+static void run_load(int64_t ctx, int conc, double *tbt_ms, double *total_tok_s);
+
 static void decode_point(const char *ctx_s, int conc)
 {
 	int64_t ctx = tt_parse_tokens(ctx_s);
 	const struct tt_profile_point *pt = tt_profile_find(prof, TT_PHASE_DECODE, ctx, conc);
 	assert_non_null(pt);
+	double med, total;
+	run_load(ctx, conc, &med, &total);
+	double e_tbt = med / pt->tbt_ms - 1, e_tot = total / pt->total_tok_s - 1;
+	printf("calibration decode %5s x %3d: tbt %.3f ms (profile %.1f, %+.1f%%)  "
+	       "total %.0f tok/s (profile %.0f, %+.1f%%)\n", ctx_s, conc, med, pt->tbt_ms,
+	       100 * e_tbt, total, pt->total_tok_s, 100 * e_tot);
+	assert_true(fabs(e_tbt) <= 0.05);
+	assert_true(fabs(e_tot) <= 0.05);
+}
+
+static void run_load(int64_t ctx, int conc, double *tbt_ms, double *total_tok_s)
+{
 	const char *args[] = {"--profile", SEED, "--model", "sim", NULL};
 	struct sim_proc p;
 	assert_int_equal(sim_spawn(&p, args), 0);
@@ -133,13 +149,8 @@ static void decode_point(const char *ctx_s, int conc)
 	}
 	qsort(tbt, (size_t)conc, sizeof *tbt, cmp_double);
 	double med = conc % 2 ? tbt[conc / 2] : (tbt[conc / 2 - 1] + tbt[conc / 2]) / 2;
-	double total = (double)tokens / WINDOW_S;
-	double e_tbt = med / pt->tbt_ms - 1, e_tot = total / pt->total_tok_s - 1;
-	printf("calibration decode %5s x %3d: tbt %.3f ms (profile %.1f, %+.1f%%)  "
-	       "total %.0f tok/s (profile %.0f, %+.1f%%)\n", ctx_s, conc, med, pt->tbt_ms,
-	       100 * e_tbt, total, pt->total_tok_s, 100 * e_tot);
-	assert_true(fabs(e_tbt) <= 0.05);
-	assert_true(fabs(e_tot) <= 0.05);
+	*tbt_ms = med;
+	*total_tok_s = (double)tokens / WINDOW_S;
 	for (int i = 0; i < conc; i++)
 		stream_result_free(&r[i]);
 	free(r);
@@ -179,6 +190,21 @@ static void prefill_point(const char *ctx_s)
 	free(body);
 }
 
+/* Between measured cells the load follows the interpolated model, which
+ * lies between its neighbours. */
+static void test_decode_between_cells(void **state)
+{
+	(void)state;
+	double med, total, model = tt_profile_tbt_ms(prof, 12288, 24);
+	run_load(12288, 24, &med, &total);
+	printf("calibration decode   12K x  24: tbt %.3f ms (model %.3f, %+.1f%%), total %.0f tok/s\n",
+	       med, model, 100 * (med / model - 1), total);
+	assert_true(model > tt_profile_tbt_ms(prof, 8192, 16));
+	assert_true(model < tt_profile_tbt_ms(prof, 16384, 32));
+	assert_true(fabs(med / model - 1) <= 0.05);
+	assert_true(fabs(total / (24 * 1000.0 / model) - 1) <= 0.05);
+}
+
 static void test_decode_8k_1(void **state) { (void)state; decode_point("8K", 1); }
 static void test_decode_8k_16(void **state) { (void)state; decode_point("8K", 16); }
 static void test_decode_8k_128(void **state) { (void)state; decode_point("8K", 128); }
@@ -197,6 +223,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_decode_16k_64),
 		cmocka_unit_test(test_decode_32k_8),
 		cmocka_unit_test(test_decode_64k_4),
+		cmocka_unit_test(test_decode_between_cells),
 		cmocka_unit_test(test_prefill_8k),
 		cmocka_unit_test(test_prefill_64k),
 	};
