@@ -38,14 +38,13 @@ int64_t *sim_tokenize(const char *text, size_t len, size_t *n)
 	if (!ids)
 		return NULL;
 	while (i < len) {
-		size_t start = i, piece = 0;
+		size_t piece = 0;
 		uint64_t h = 1469598103934665603ULL;
 		do {
 			h = (h ^ (unsigned char)text[i]) * 1099511628211ULL;
 			i++;
 			piece++;
 		} while (i < len && piece < 4 && !isspace((unsigned char)text[i]));
-		(void)start;
 		ids[k++] = (int64_t)(mix64(h) % VOCAB);
 	}
 	*n = k;
