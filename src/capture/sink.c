@@ -5,6 +5,10 @@
  * holds back the timestamp of a chunk.  Frames are ended at least once a
  * second so a crash loses at most about a second of records. */
 #include <errno.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -78,6 +82,20 @@ static void *sink_main(void *arg)
 {
 	struct sink *s = arg;
 	struct timespec last;
+
+#ifdef __linux__
+	{
+		/* Lower this thread's priority (Linux nice is per thread): when
+		 * the loop and the writer share a core, the loop must win, or a
+		 * batch being compressed delays a whole wake of timestamps.  The
+		 * writer only has to keep up on average. */
+		pid_t tid = (pid_t)syscall(SYS_gettid);
+		errno = 0;
+		int prio = getpriority(PRIO_PROCESS, (id_t)tid);
+		if (errno == 0)
+			setpriority(PRIO_PROCESS, (id_t)tid, prio + 10 > 19 ? 19 : prio + 10);
+	}
+#endif
 
 	clock_gettime(CLOCK_MONOTONIC, &last);
 	pthread_mutex_lock(&s->mu);
