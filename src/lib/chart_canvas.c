@@ -220,8 +220,13 @@ enum tt_code canvas_finish(struct canvas *c, struct tt_error *err)
 	if (rc != TT_OK)
 		return rc;
 	if (c->format == TT_CHART_PNG) {
-		cairo_surface_flush(c->surface);
-		st = cairo_surface_write_to_png_stream(c->surface, stream_write, c);
+		size_t start = c->out->len;
+		rc = chart_png_encode(c->surface, c->out, err);
+		if (rc != TT_OK) {
+			c->out->len = start;
+			return rc;
+		}
+		st = CAIRO_STATUS_SUCCESS;
 	} else {
 		cairo_surface_finish(c->surface);
 		st = cairo_surface_status(c->surface);

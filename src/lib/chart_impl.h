@@ -50,6 +50,8 @@ void canvas_next_page(struct canvas *c);
 /* Finish the surface: PNG is encoded into out, PDF and SVG flushed. */
 enum tt_code canvas_finish(struct canvas *c, struct tt_error *err);
 void canvas_release(struct canvas *c);
+/* Encode an RGB24 image surface as PNG (fast: zlib level 1, Sub/Up). */
+enum tt_code chart_png_encode(cairo_surface_t *s, struct tt_buf *out, struct tt_error *err);
 /* PDF dates and title (ignored for PNG and SVG); NULL date keeps the fixed
  * default so output never depends on the time of now. */
 void canvas_set_date(struct canvas *c, const char *iso8601);
