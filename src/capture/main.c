@@ -428,6 +428,7 @@ int main(int argc, char **argv)
 	size_t done = 0, over = 0, failed = 0, interrupted = 0;
 	struct timespec wall;
 	char created[40];
+	char *key_copy = NULL;
 
 	memset(&o, 0, sizeof o);
 	memset(&c, 0, sizeof c);
@@ -572,7 +573,14 @@ int main(int argc, char **argv)
 			o.seed_given = 1;
 		} else if (!strcmp(name, "--api-key")) {
 			VAL();
-			o.api_key = v;
+			/* Keep a copy and blank the argument, so the key does not
+			 * stay readable in /proc/PID/cmdline for the whole run. */
+			free(key_copy);
+			key_copy = strdup(v);
+			if (!key_copy)
+				goto cleanup;
+			memset((char *)v, '*', strlen(v));
+			o.api_key = key_copy;
 		} else if (!strcmp(name, "--request-timeout")) {
 			VAL();
 			o.request_timeout_s = parse_duration(v);
@@ -645,6 +653,10 @@ int main(int argc, char **argv)
 	}
 	if (!o.resume && !url_arg) {
 		status = usage_error("no server URL (e.g. http://127.0.0.1:8000)");
+		goto cleanup;
+	}
+	if (o.prompt_kind && !strcmp(o.prompt_kind, "token_ids") && !strcmp(o.endpoint, "chat")) {
+		status = usage_error("--prompt ids needs --endpoint completions (chat takes text)");
 		goto cleanup;
 	}
 	if (!o.resume) {
@@ -879,5 +891,10 @@ cleanup:
 	free(o.concurrency);
 	free(o.prefill);
 	free(o.notes);
+	if (key_copy) {
+		memset(key_copy, 0, strlen(key_copy));
+		free(key_copy);
+	}
+	memset(c.auth, 0, sizeof c.auth);
 	return status;
 }
