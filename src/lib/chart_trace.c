@@ -134,6 +134,27 @@ static int tl_scrape(void *ctx, const struct tt_scrape *s)
 	return 0;
 }
 
+#define GAP_SUB_BITS 7
+#define GAP_MIN_EXP (-14)
+#define GAP_MAX_EXP 20
+#define GAP_BINS (((GAP_MAX_EXP - GAP_MIN_EXP) << GAP_SUB_BITS) + 3) /* + zero, under, over */
+
+struct cdf_data {
+	const struct tt_cell_info *ci;
+	uint64_t *bins; /* GAP_BINS token counts; bin 0 holds gaps of 0 */
+	uint64_t tokens;
+};
+
+static int cdf_request(void *ctx, const struct tt_request *r);
+
+/* Per-cell binned gaps for the CDF (defined below). */
+struct gap_bins {
+	int loaded;
+	enum tt_code rc;
+	uint64_t *bins;
+	uint64_t tokens;
+};
+
 /* A cell's records as the timeline needs them, kept in a chart_cache so
  * that every output of one report reads the trace once. */
 struct tl_read {
@@ -152,19 +173,59 @@ static void tl_release(struct tl_read *t)
 	t->cell = -1;
 }
 
+/* The timeline's cell is often one the CDF shows too (the highest
+ * concurrency): with a cache, one read fills both. */
+struct tl_both {
+	struct tl_data *d;
+	struct cdf_data cd;
+	int with_gaps;
+};
+
+static int both_request(void *ctx, const struct tt_request *r)
+{
+	struct tl_both *b = ctx;
+	if (b->with_gaps)
+		cdf_request(&b->cd, r);
+	return tl_request(b->d, r);
+}
+
+static int both_scrape(void *ctx, const struct tt_scrape *s)
+{
+	struct tl_both *b = ctx;
+	return tl_scrape(b->d, s);
+}
+
 static enum tt_code tl_load(struct tt_run *run, const struct tt_cell_info *ci, long cell,
-			    struct tl_read *t, struct tt_error *err)
+			    struct tl_read *t, struct gap_bins *g, struct tt_error *err)
 {
 	struct tt_trace_visitor v;
 	struct tt_error rerr;
+	struct tl_both both;
 	tl_release(t);
 	t->d.tmin = INT64_MAX;
 	t->d.tmax = INT64_MIN;
-	v.ctx = &t->d;
-	v.on_request = tl_request;
-	v.on_scrape = tl_scrape;
+	memset(&both, 0, sizeof both);
+	both.d = &t->d;
+	if (g && !g->loaded) {
+		if (!g->bins)
+			g->bins = calloc(GAP_BINS, sizeof *g->bins);
+		if (g->bins) {
+			memset(g->bins, 0, GAP_BINS * sizeof *g->bins);
+			both.cd.ci = ci;
+			both.cd.bins = g->bins;
+			both.with_gaps = 1;
+		}
+	}
+	v.ctx = &both;
+	v.on_request = both_request;
+	v.on_scrape = both_scrape;
 	tt_error_clear(&rerr);
 	t->rc = tt_run_read_cell(run, (size_t)cell, &v, &rerr);
+	if (both.with_gaps && t->rc <= TT_WARN && !t->d.oom) {
+		g->tokens = both.cd.tokens;
+		g->rc = t->rc;
+		g->loaded = 1;
+	}
 	if (t->d.oom) {
 		tl_release(t);
 		return tt_error_set(err, TT_ENOMEM, "out of memory reading cell '%s'", ci->id);
@@ -179,13 +240,6 @@ static enum tt_code tl_load(struct tt_run *run, const struct tt_cell_info *ci, l
 	return TT_OK;
 }
 
-/* Per-cell binned gaps for the CDF (defined below). */
-struct gap_bins {
-	int loaded;
-	enum tt_code rc;
-	uint64_t *bins;
-	uint64_t tokens;
-};
 
 struct chart_cache {
 	struct tt_run *run;
@@ -280,7 +334,9 @@ enum tt_code chart_draw_timeline(struct canvas *c, double x, double y, double w,
 	ci = &m->cells[cell];
 	tr = cache && cache->run == run ? &cache->tl : &local;
 	if (tr->cell != cell) {
-		rc = tl_load(run, ci, cell, tr, err);
+		rc = tl_load(run, ci, cell, tr,
+			     tr == &local || (size_t)cell >= cache->n_cells ? NULL : &cache->gaps[cell],
+			     err);
 		if (rc != TT_OK)
 			goto cleanup;
 	}
@@ -502,17 +558,6 @@ cleanup:
  * millions of gaps would cost more than the whole analysis.  The bin is
  * read off the double's exponent and top mantissa bits (HdrHistogram's
  * trick), so no logarithm is taken per token. */
-#define GAP_SUB_BITS 7
-#define GAP_MIN_EXP (-14)
-#define GAP_MAX_EXP 20
-#define GAP_BINS (((GAP_MAX_EXP - GAP_MIN_EXP) << GAP_SUB_BITS) + 3) /* + zero, under, over */
-
-struct cdf_data {
-	const struct tt_cell_info *ci;
-	uint64_t *bins; /* GAP_BINS token counts; bin 0 holds gaps of 0 */
-	uint64_t tokens;
-};
-
 static uint64_t gap_key(double ms)
 {
 	uint64_t u;

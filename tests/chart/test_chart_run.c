@@ -337,6 +337,24 @@ static void test_render_all_writes_everything(void **state)
 	free(enc);
 	free(svg);
 	free(html);
+	/* the CDF drawn from the cache (its 16-request cells partly read along
+	 * with the timeline's) equals one drawn from fresh reads */
+	snprintf(path, sizeof path, "%s/tbt-cdf.svg", dir);
+	svg = cf_read(path, &len);
+	assert_non_null(svg);
+	{
+		struct tt_chart_opts o;
+		struct tt_buf b;
+		tt_chart_opts_init(&o);
+		o.kind = TT_CHART_TBT_CDF;
+		o.format = TT_CHART_SVG;
+		tt_buf_init(&b, 0);
+		assert_int_equal(tt_chart_render(f->rep, f->run, &o, &b, NULL, &err), TT_OK);
+		assert_int_equal(b.len, len);
+		assert_memory_equal(b.data, svg, len);
+		tt_buf_release(&b);
+	}
+	free(svg);
 	/* the PDF report is there and whole */
 	snprintf(path, sizeof path, "%s/report.pdf", dir);
 	svg = cf_read(path, &len);
