@@ -407,6 +407,24 @@ static double estimate_cell_s(const struct cap *c, const struct tt_cell_info *ci
 	return c->o->duration_s + c->o->readiness_s + 2;
 }
 
+/* RUN/capture-info.json: facts about this capture process that are not
+ * run facts.  The monotonic origin lets other logs of this machine (a
+ * server's, the simulator's ground truth) line up with the traces to the
+ * nanosecond, which wall clocks cannot.  Readers of runs ignore the file. */
+static void write_capture_info(const struct cap *c)
+{
+	char path[4200];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/capture-info.json", tt_run_writer_dir(c->run));
+	f = fopen(path, "w");
+	if (!f)
+		return; /* optional: the run is complete without it */
+	fprintf(f, "{\n\t\"origin_monotonic_ns\": %lld,\n\t\"libcurl\": \"%s\"\n}\n",
+		(long long)c->origin, curl_version_info(CURLVERSION_NOW)->version);
+	fclose(f);
+}
+
 static void rfc3339(int64_t unix_ns, char *buf, size_t len)
 {
 	time_t t = (time_t)(unix_ns / 1000000000);
@@ -759,14 +777,6 @@ int main(int argc, char **argv)
 		tt_manifest_set_str(&m.tool_version, tt_version());
 		tt_manifest_set_str(&m.server_url, c.url);
 		settings_to_manifest(&m, &o, text);
-		{
-			/* The monotonic origin, so that other logs on this machine
-			 * (a server's, the simulator's ground truth) line up with the
-			 * traces to the nanosecond; wall clocks drift. */
-			char mono[32];
-			snprintf(mono, sizeof mono, "%lld", (long long)c.origin);
-			tt_manifest_set_note(&m, "origin_monotonic_ns", mono);
-		}
 		for (size_t i = 0; i < o.n_notes; i++) {
 			char *kv = strdup(o.notes[i]), *val;
 			if (!kv)
@@ -795,6 +805,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "error: %s\n", err.msg);
 			goto cleanup;
 		}
+		write_capture_info(&c);
 	}
 
 	{

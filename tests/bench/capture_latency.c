@@ -7,7 +7,8 @@
  * X-Request-Id the capture sends, tokens by their index in the response)
  * and prints the distribution of (recorded arrival - emission time), plus
  * the recorded token rate.  Both clocks are this machine's CLOCK_MONOTONIC:
- * the run's note origin_monotonic_ns maps trace times back onto it. */
+ * RUN/capture-info.json's origin_monotonic_ns maps trace times back onto
+ * it. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -255,9 +256,25 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	manifest = tt_run_manifest(run);
-	mono = tt_manifest_note(manifest, "origin_monotonic_ns");
+	{
+		char path[4200];
+		FILE *f;
+		snprintf(path, sizeof path, "%s/capture-info.json", argv[1]);
+		f = fopen(path, "r");
+		mono = NULL;
+		if (f) {
+			static char buf[4096];
+			size_t n = fread(buf, 1, sizeof buf - 1, f);
+			buf[n] = '\0';
+			fclose(f);
+			mono = strstr(buf, "\"origin_monotonic_ns\":");
+			if (mono)
+				mono += strlen("\"origin_monotonic_ns\":");
+		}
+	}
 	if (!mono) {
-		fprintf(stderr, "error: run '%s' has no origin_monotonic_ns note\n", argv[1]);
+		fprintf(stderr, "error: run '%s' has no capture-info.json with origin_monotonic_ns\n",
+			argv[1]);
 		return 1;
 	}
 	memset(&a, 0, sizeof a);
