@@ -240,6 +240,13 @@ static void test_pdf_report_pages_and_text(void **state)
 	assert_non_null(strstr(text, "page 2"));
 	free(info);
 	free(text);
+	/* true vector: not one raster image on any page (the listing is its
+	 * two header lines) */
+	snprintf(cmd, sizeof cmd, "pdfimages -list '%s'", path);
+	text = cf_run_cmd(cmd);
+	assert_non_null(text);
+	assert_int_equal(count(text, "\n"), 2);
+	free(text);
 }
 
 static void test_reports_deterministic(void **state)
