@@ -413,6 +413,11 @@ static void h_stats(struct sim_server *srv, struct evhttp_request *http)
 	cJSON_AddNumberToObject(o, "lateness_p50_us", (double)lateness_quantile_ns(l, 0.5) / 1e3);
 	cJSON_AddNumberToObject(o, "lateness_p99_us", (double)lateness_quantile_ns(l, 0.99) / 1e3);
 	cJSON_AddNumberToObject(o, "lateness_max_us", (double)l->max_ns / 1e3);
+	uint64_t within = 0;
+	for (int i = 0; i < 100; i++)
+		within += l->us[i];
+	cJSON_AddNumberToObject(o, "lateness_within_100us",
+				l->count ? (double)within / (double)l->count : 1.0);
 	cJSON_AddNumberToObject(o, "lateness_mean_us",
 				l->count ? (double)l->sum_ns / (double)l->count / 1e3 : 0);
 	cJSON_AddNumberToObject(o, "running", (double)srv->eng.nrunning);
