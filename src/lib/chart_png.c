@@ -13,25 +13,27 @@
 
 #include "chart_impl.h"
 
-static uint32_t crc_table[256];
-static int crc_ready;
+/* CRC-32 table, built per image (2K steps) rather than once into a global:
+ * no shared state, so encoding is safe from several threads. */
+struct crc {
+	uint32_t t[256];
+};
 
-static void crc_init(void)
+static void crc_init(struct crc *k)
 {
 	for (uint32_t n = 0; n < 256; n++) {
 		uint32_t c = n;
-		for (int k = 0; k < 8; k++)
+		for (int i = 0; i < 8; i++)
 			c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-		crc_table[n] = c;
+		k->t[n] = c;
 	}
-	crc_ready = 1;
 }
 
-static uint32_t crc32_update(uint32_t crc, const unsigned char *d, size_t n)
+static uint32_t crc32_update(const struct crc *k, uint32_t crc, const unsigned char *d, size_t n)
 {
 	crc = ~crc;
 	for (size_t i = 0; i < n; i++)
-		crc = crc_table[(crc ^ d[i]) & 0xff] ^ (crc >> 8);
+		crc = k->t[(crc ^ d[i]) & 0xff] ^ (crc >> 8);
 	return ~crc;
 }
 
@@ -60,14 +62,15 @@ static void put32(unsigned char *p, uint32_t v)
 	p[3] = (unsigned char)v;
 }
 
-static void chunk(struct tt_buf *out, const char *type, const unsigned char *data, size_t len)
+static void chunk(struct tt_buf *out, const struct crc *k, const char *type,
+		  const unsigned char *data, size_t len)
 {
 	unsigned char hdr[8], crc[4];
 	uint32_t c;
 	put32(hdr, (uint32_t)len);
 	memcpy(hdr + 4, type, 4);
-	c = crc32_update(0, hdr + 4, 4);
-	c = crc32_update(c, data, len);
+	c = crc32_update(k, 0, hdr + 4, 4);
+	c = crc32_update(k, c, data, len);
 	put32(crc, c);
 	tt_buf_append(out, hdr, 8);
 	if (len)
@@ -158,12 +161,12 @@ enum tt_code chart_png_encode(cairo_surface_t *s, struct tt_buf *out, struct tt_
 	const unsigned char *deflated = NULL;
 	size_t dlen = 0;
 	struct tt_buf gz, idat;
+	struct crc crc;
 	enum tt_code rc;
 
 	tt_buf_init(&gz, 0);
 	tt_buf_init(&idat, 0);
-	if (!crc_ready)
-		crc_init();
+	crc_init(&crc);
 	cairo_surface_flush(s);
 	px = cairo_image_surface_get_data(s);
 	raw = malloc(raw_len);
@@ -220,9 +223,9 @@ enum tt_code chart_png_encode(cairo_surface_t *s, struct tt_buf *out, struct tt_
 	ihdr[11] = 0; /* adaptive filtering */
 	ihdr[12] = 0; /* no interlace */
 	tt_buf_append(out, sig, sizeof sig);
-	chunk(out, "IHDR", ihdr, sizeof ihdr);
-	chunk(out, "IDAT", (const unsigned char *)idat.data, idat.len);
-	chunk(out, "IEND", NULL, 0);
+	chunk(out, &crc, "IHDR", ihdr, sizeof ihdr);
+	chunk(out, &crc, "IDAT", (const unsigned char *)idat.data, idat.len);
+	chunk(out, &crc, "IEND", NULL, 0);
 	if (idat.failed || out->failed)
 		rc = tt_error_set(err, TT_ENOMEM, "cannot write a chart: output buffer is full");
 cleanup:
