@@ -62,7 +62,8 @@ void tt_chart_opts_init(struct tt_chart_opts *o);
  * tools can find a data point in the image. */
 struct tt_chart_info {
 	double plot_x, plot_y, plot_w, plot_h; /* plot area (heatmap: the grid) */
-	double x_lo, x_hi, y_lo, y_hi;         /* axis ranges (heatmap: unused) */
+	double x_lo, x_hi, y_lo, y_hi;         /* axis ranges (heatmap: x_lo, x_hi are
+						* the colour scale's tok/s range) */
 	int x_scale, y_scale;                  /* 0 linear, 2 log2, 10 log10 */
 	size_t rows, cols;                     /* heatmap grid; 0 otherwise */
 	size_t n_series;                       /* lines drawn (contexts) */
