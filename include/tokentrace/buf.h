@@ -30,7 +30,11 @@ enum tt_code tt_buf_printf(struct tt_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)))
 #endif
 	;
-enum tt_code tt_buf_vprintf(struct tt_buf *b, const char *fmt, va_list ap);
+enum tt_code tt_buf_vprintf(struct tt_buf *b, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 0)))
+#endif
+	;
 /* Take ownership of the data (caller frees); the buffer is re-initialised. */
 char *tt_buf_steal(struct tt_buf *b, size_t *len);
 
