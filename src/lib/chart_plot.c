@@ -419,11 +419,24 @@ static const char *note_of(const struct tt_manifest *m, const char *key)
 	return NULL;
 }
 
+/* "LiquidAI/LFM2.5-350M" reads "LFM2.5-350M" in a title, as in the seed
+ * report; anything that is not a plain org/name id is shown whole. */
+static const char *short_model(const char *model)
+{
+	const char *slash = strchr(model, '/');
+	if (!slash || !slash[1] || strchr(slash + 1, '/') || strpbrk(model, " \t<>\"'"))
+		return model;
+	return slash + 1;
+}
+
 void chart_subtitle(const struct tt_manifest *m, char *buf, size_t len)
 {
-	const char *model = m->model && *m->model ? m->model
-			    : m->served_model    ? m->served_model
-						 : "unknown model";
+	const char *model = note_of(m, "model_name");
+	if (!model)
+		model = m->model && *m->model ? m->model
+			: m->served_model && *m->served_model ? m->served_model
+							      : "unknown model";
+	model = short_model(model);
 	const char *gpu = note_of(m, "gpu");
 	const char *quant = note_of(m, "quantization");
 	size_t n;
