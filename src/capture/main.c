@@ -12,6 +12,7 @@
 
 #include "capture.h"
 #include "tokentrace/profile.h"
+#include "tokentrace/units.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -77,26 +78,6 @@ static int usage_error(const char *fmt, ...)
 }
 
 /* "30s", "250ms", "2m", "1h", "1.5" (seconds).  -1 on error. */
-static double parse_duration(const char *s)
-{
-	char *end = NULL;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || v < 0 || !isfinite(v))
-		return -1;
-	if (*end == '\0' || strcmp(end, "s") == 0)
-		return v;
-	if (strcmp(end, "ms") == 0)
-		return v / 1000;
-	if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
-		return v * 60;
-	if (strcmp(end, "h") == 0)
-		return v * 3600;
-	return -1;
-}
-
 static int parse_token_list(const char *s, int64_t **out, size_t *n)
 {
 	char *copy = strdup(s), *save = NULL, *tok;
@@ -530,7 +511,7 @@ int main(int argc, char **argv)
 			}
 		} else if (!strcmp(name, "--duration")) {
 			VAL();
-			o.duration_s = parse_duration(v);
+			o.duration_s = tt_parse_duration(v);
 			if (o.duration_s <= 0) {
 				status = usage_error("bad --duration '%s' (expected e.g. 30s)", v);
 				goto cleanup;
@@ -554,7 +535,7 @@ int main(int argc, char **argv)
 			o.order = v;
 		} else if (!strcmp(name, "--pause")) {
 			VAL();
-			o.pause_s = parse_duration(v);
+			o.pause_s = tt_parse_duration(v);
 			if (o.pause_s < 0) {
 				status = usage_error("bad --pause '%s'", v);
 				goto cleanup;
@@ -601,28 +582,28 @@ int main(int argc, char **argv)
 			o.api_key = key_copy;
 		} else if (!strcmp(name, "--request-timeout")) {
 			VAL();
-			o.request_timeout_s = parse_duration(v);
+			o.request_timeout_s = tt_parse_duration(v);
 			if (o.request_timeout_s <= 0) {
 				status = usage_error("bad --request-timeout '%s'", v);
 				goto cleanup;
 			}
 		} else if (!strcmp(name, "--readiness")) {
 			VAL();
-			o.readiness_s = parse_duration(v);
+			o.readiness_s = tt_parse_duration(v);
 			if (o.readiness_s < 0) {
 				status = usage_error("bad --readiness '%s'", v);
 				goto cleanup;
 			}
 		} else if (!strcmp(name, "--readiness-timeout")) {
 			VAL();
-			o.readiness_timeout_s = parse_duration(v);
+			o.readiness_timeout_s = tt_parse_duration(v);
 			if (o.readiness_timeout_s < 0) {
 				status = usage_error("bad --readiness-timeout '%s'", v);
 				goto cleanup;
 			}
 		} else if (!strcmp(name, "--scrape-interval")) {
 			VAL();
-			o.scrape_s = parse_duration(v);
+			o.scrape_s = tt_parse_duration(v);
 			if (o.scrape_s < 0) {
 				status = usage_error("bad --scrape-interval '%s'", v);
 				goto cleanup;

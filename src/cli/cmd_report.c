@@ -10,6 +10,7 @@
 #include "tokentrace/chart.h"
 #include "tokentrace/render.h"
 #include "tokentrace/run.h"
+#include "tokentrace/units.h"
 
 #include "commands.h"
 
@@ -113,12 +114,12 @@ int cmd_report(int argc, char **argv)
 			} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
 				out = v;
 			} else if (!strcmp(a, "--skip-first")) {
-				if ((ao.skip_first_s = cli_parse_seconds(v)) < 0) {
+				if ((ao.skip_first_s = tt_parse_duration(v)) < 0) {
 					cli_error("--skip-first: '%s' is not a duration (e.g. 5s)", v);
 					return 2;
 				}
 			} else if (!strcmp(a, "--window")) {
-				if ((ao.window_s = cli_parse_seconds(v)) <= 0) {
+				if ((ao.window_s = tt_parse_duration(v)) <= 0) {
 					cli_error("--window: '%s' is not a positive duration (e.g. 10s)", v);
 					return 2;
 				}

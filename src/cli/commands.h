@@ -13,7 +13,5 @@ void cli_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)))
 #endif
 	;
-/* Parse "5s", "250ms", "1.5m", "30" (seconds) into seconds; -1 on error. */
-double cli_parse_seconds(const char *s);
 
 #endif
