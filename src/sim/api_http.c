@@ -674,7 +674,7 @@ static void on_flush(evutil_socket_t fd, short what, void *arg)
 }
 
 /* Sends what the dirty requests have produced.  Gives the loop back after
- * ~50 us so a due engine step is never held up by a long flush. */
+ * ~25 us so a due engine step is never held up by a long flush. */
 void api_flush(struct sim_server *srv)
 {
 	uint64_t start = sim_now_ns();
@@ -683,7 +683,7 @@ void api_flush(struct sim_server *srv)
 		struct sim_req *r = srv->dirty[srv->dirty_head++];
 		r->dirty = 0;
 		stream_emit(srv, r);
-		if ((++k & 15) == 0 && sim_now_ns() - start > 50000) {
+		if ((++k & 7) == 0 && sim_now_ns() - start > 25000) {
 			if (srv->dirty_head < srv->ndirty)
 				event_active(srv->flush_ev, EV_WRITE, 0);
 			return;

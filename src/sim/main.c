@@ -352,7 +352,7 @@ int main(int argc, char **argv)
 	ecfg = event_config_new();
 	if (ecfg) {
 		/* sub-millisecond steps need timerfd, not epoll's ms timeout */
-		struct timeval slice = {0, 50};
+		struct timeval slice = {0, 25};
 		event_config_set_flag(ecfg, EVENT_BASE_FLAG_PRECISE_TIMER);
 		event_config_set_max_dispatch_interval(ecfg, &slice, -1, 1);
 		srv->base = event_base_new_with_config(ecfg);
