@@ -371,6 +371,49 @@ static void test_max_num_seqs(void **state)
 	stop(&p);
 }
 
+/* The capacity rule of docs/sim.md 4.4 at small scale: C * (context +
+ * max_tokens) <= capacity runs all C at once without preemption; a longer
+ * context makes requests wait, for the same reason as the seed's cells. */
+static void capacity_case(long context, int conc, double *max_running, double *max_waiting,
+			  double *preemptions)
+{
+	/* 4 x (1024 + 64) = 4352 tokens = 272 blocks */
+	const char *args[] = {"--kv-capacity", "4352", "--max-model-len", "2048", "--step-base-ms",
+			      "3", "--per-seq-ms", "0", "--per-ctx-token-ns", "0", NULL};
+	struct sim_proc p = start(args);
+	char **b = calloc((size_t)conc, sizeof *b);
+	struct stream_result *r = calloc((size_t)conc, sizeof *r);
+	for (int i = 0; i < conc; i++)
+		b[i] = body_token_prompt(context, 40 + i, 64, 1, STREAM_USAGE);
+	struct gauges g = {&p, 0, 0, 0, 0};
+	stream_many(&p, "/v1/completions", (const char *const *)b, (size_t)conc, 1, 30,
+		    sample_gauges, &g, r);
+	for (int i = 0; i < conc; i++) {
+		assert_int_equal(final_tokens(&r[i]), 64);
+		stream_result_free(&r[i]);
+		free(b[i]);
+	}
+	free(b);
+	free(r);
+	*max_running = g.max_running;
+	*max_waiting = g.max_waiting;
+	*preemptions = metric_now(&p, "vllm:num_preemptions_total");
+	stop(&p);
+}
+
+static void test_capacity_rule(void **state)
+{
+	(void)state;
+	double run, wait, pre;
+	capacity_case(1024, 4, &run, &wait, &pre);   /* 4 x 1088 = 4352: fits */
+	assert_true(run == 4.0);
+	assert_true(pre == 0.0);
+	capacity_case(1100, 4, &run, &wait, &pre);   /* 4 x 1164 > 4352: queued */
+	assert_true(run == 3.0);
+	assert_true(wait >= 1.0);
+	assert_true(pre == 0.0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +424,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_late_loop_merges_without_drift),
 		cmocka_unit_test(test_max_num_seqs),
+		cmocka_unit_test(test_capacity_rule),
 	};
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]);
