@@ -1,6 +1,7 @@
 /* tokentrace chart RUN KIND [-o FILE.png|.svg|.pdf] [--width W] [--height H]
  *                 [--dpi D] [--cell ID] [--concurrency C]
  * tokentrace chart RUN all [-o DIR] [--as svg|png|pdf]
+ * (both also take report's --skip-first D and --window D)
  * Draws one chart of a run (the output format follows the file extension),
  * or every chart and both reports into a directory. */
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include "tokentrace/analysis.h"
 #include "tokentrace/chart.h"
 #include "tokentrace/run.h"
+#include "tokentrace/units.h"
 
 #include "commands.h"
 
@@ -40,6 +42,8 @@ static void usage(FILE *f)
 		"                      (default: the highest concurrency at the smallest context)\n"
 		"  --concurrency C     tbt-cdf: the concurrency level (default: the highest)\n"
 		"  --as FORMAT         all: chart format, svg, png or pdf (default svg)\n"
+		"  --skip-first D      start each decode window D later (e.g. 5s), as report\n"
+		"  --window D          measure at most D of each window (e.g. 10s), as report\n"
 		"  -h, --help          show this help\n"
 		"\n"
 		"exit status: 0 drawn; 1 the run or the chart failed; 2 wrong usage;\n"
@@ -78,7 +82,7 @@ int cmd_chart(int argc, char **argv)
 	struct tt_error err;
 	enum tt_code rc;
 	int kind, fmt, status = 1, warned = 0;
-	double v;
+	double v, skip_first = 0, window = 0;
 
 	tt_chart_opts_init(&o);
 	tt_error_clear(&err);
@@ -114,6 +118,21 @@ int cmd_chart(int argc, char **argv)
 				o.dpi = v;
 			else
 				o.concurrency = (int)v;
+		} else if (strcmp(a, "--skip-first") == 0 || strcmp(a, "--window") == 0) {
+			int skip = strcmp(a, "--skip-first") == 0;
+			double d = i + 1 < argc ? tt_parse_duration(argv[i + 1]) : -1;
+			if (d < 0 || (!skip && d == 0)) {
+				cli_error("%s: '%s' is not a%s duration (e.g. %s)", a,
+					  i + 1 < argc ? argv[i + 1] : "", skip ? "" : " positive",
+					  skip ? "5s" : "10s");
+				status = 2;
+				goto cleanup;
+			}
+			i++;
+			if (skip)
+				skip_first = d;
+			else
+				window = d;
 		} else if (strcmp(a, "--as") == 0) {
 			if (++i >= argc) {
 				cli_error("option '--as' needs a format: svg, png or pdf");
@@ -205,6 +224,8 @@ int cmd_chart(int argc, char **argv)
 	}
 	tt_analysis_opts_init(&ao);
 	tt_chart_analysis_opts(&ao);
+	ao.skip_first_s = skip_first;
+	ao.window_s = window;
 	rc = tt_analyze(run, &ao, &rep, &err);
 	warned = rc == TT_WARN;
 	if (rc == TT_WARN)

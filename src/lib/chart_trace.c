@@ -140,10 +140,26 @@ static int tl_scrape(void *ctx, const struct tt_scrape *s)
 #define GAP_BINS (((GAP_MAX_EXP - GAP_MIN_EXP) << GAP_SUB_BITS) + 3) /* + zero, under, over */
 
 struct cdf_data {
-	const struct tt_cell_info *ci;
+	int64_t ws, we; /* the measured window; -1: none */
 	uint64_t *bins; /* GAP_BINS token counts; bin 0 holds gaps of 0 */
 	uint64_t tokens;
 };
+
+/* M-window (docs/metrics.md) exactly as figures.c applies it: the recorded
+ * window, moved by skip_first_s, capped by window_s; -1 when there is none. */
+static void measured_window(const struct tt_analysis_opts *o, const struct tt_cell_info *c,
+			    int64_t *ws, int64_t *we)
+{
+	*ws = *we = -1;
+	if (c->window_start_ns >= 0 && c->window_end_ns > c->window_start_ns) {
+		*ws = c->window_start_ns + (int64_t)(o->skip_first_s * 1e9);
+		*we = c->window_end_ns;
+		if (o->window_s > 0 && *ws + (int64_t)(o->window_s * 1e9) < *we)
+			*we = *ws + (int64_t)(o->window_s * 1e9);
+		if (*ws >= *we)
+			*ws = *we = -1;
+	}
+}
 
 static int cdf_request(void *ctx, const struct tt_request *r);
 
@@ -195,8 +211,9 @@ static int both_scrape(void *ctx, const struct tt_scrape *s)
 	return tl_scrape(b->d, s);
 }
 
-static enum tt_code tl_load(struct tt_run *run, const struct tt_cell_info *ci, long cell,
-			    struct tl_read *t, struct gap_bins *g, struct tt_error *err)
+static enum tt_code tl_load(struct tt_run *run, const struct tt_analysis_opts *o,
+			    const struct tt_cell_info *ci, long cell, struct tl_read *t,
+			    struct gap_bins *g, struct tt_error *err)
 {
 	struct tt_trace_visitor v;
 	struct tt_error rerr;
@@ -211,7 +228,7 @@ static enum tt_code tl_load(struct tt_run *run, const struct tt_cell_info *ci, l
 			g->bins = calloc(GAP_BINS, sizeof *g->bins);
 		if (g->bins) {
 			memset(g->bins, 0, GAP_BINS * sizeof *g->bins);
-			both.cd.ci = ci;
+			measured_window(o, ci, &both.cd.ws, &both.cd.we);
 			both.cd.bins = g->bins;
 			both.with_gaps = 1;
 		}
@@ -334,7 +351,7 @@ enum tt_code chart_draw_timeline(struct canvas *c, double x, double y, double w,
 	ci = &m->cells[cell];
 	tr = cache && cache->run == run ? &cache->tl : &local;
 	if (tr->cell != cell) {
-		rc = tl_load(run, ci, cell, tr,
+		rc = tl_load(run, &r->opts, ci, cell, tr,
 			     tr == &local || (size_t)cell >= cache->n_cells ? NULL : &cache->gaps[cell],
 			     err);
 		if (rc != TT_OK)
@@ -450,8 +467,13 @@ enum tt_code chart_draw_timeline(struct canvas *c, double x, double y, double w,
 	items[n_items++] = (struct legend_item){"measurement window", 5, -1, 1};
 	legend_w = legend_draw(c, 0, 0, NULL, items, n_items, 0);
 
-	band.x0 = ci->window_start_ns >= 0 ? (double)(ci->window_start_ns - t0) / 1e9 : NAN;
-	band.x1 = ci->window_end_ns >= 0 ? (double)(ci->window_end_ns - t0) / 1e9 : NAN;
+	{
+		/* the window the figures used (moved or capped by the options) */
+		int64_t ws, we;
+		measured_window(&r->opts, ci, &ws, &we);
+		band.x0 = ws >= 0 ? (double)(ws - t0) / 1e9 : NAN;
+		band.x1 = we >= 0 ? (double)(we - t0) / 1e9 : NAN;
+	}
 	band.label = "measurement window";
 
 	memset(&pa, 0, sizeof pa);
@@ -597,13 +619,10 @@ static double bin_value(size_t i)
 static int cdf_request(void *ctx, const struct tt_request *r)
 {
 	struct cdf_data *d = ctx;
-	int64_t ws = d->ci->window_start_ns, we = d->ci->window_end_ns, prev = -1;
-	if (r->role != TT_ROLE_MEASURED)
+	int64_t ws = d->ws, we = d->we, prev = -1;
+	/* as the figures: only measured requests, only a cell with a window */
+	if (r->role != TT_ROLE_MEASURED || ws < 0)
 		return 0;
-	if (ws < 0 || we < 0) {
-		ws = INT64_MIN;
-		we = INT64_MAX;
-	}
 	for (size_t i = 0; i < r->n_chunks; i++) {
 		const struct tt_chunk *ch = &r->chunks[i];
 		if (ch->tokens == 0)
@@ -648,8 +667,9 @@ static double binned_q(const uint64_t *bins, uint64_t total, double q)
 }
 
 /* Bin the gaps of one cell, or take them from the cache. */
-static enum tt_code gaps_load(struct tt_run *run, const struct tt_manifest *m, size_t cell,
-			      struct gap_bins *g, struct tt_error *err)
+static enum tt_code gaps_load(struct tt_run *run, const struct tt_analysis_opts *o,
+			      const struct tt_manifest *m, size_t cell, struct gap_bins *g,
+			      struct tt_error *err)
 {
 	struct cdf_data cd;
 	struct tt_trace_visitor v;
@@ -662,7 +682,7 @@ static enum tt_code gaps_load(struct tt_run *run, const struct tt_manifest *m, s
 		return tt_error_set(err, TT_ENOMEM, "out of memory reading cell '%s'",
 				    m->cells[cell].id);
 	memset(g->bins, 0, GAP_BINS * sizeof *g->bins);
-	cd.ci = &m->cells[cell];
+	measured_window(o, &m->cells[cell], &cd.ws, &cd.we);
 	cd.bins = g->bins;
 	cd.tokens = 0;
 	v.ctx = &cd;
@@ -671,7 +691,7 @@ static enum tt_code gaps_load(struct tt_run *run, const struct tt_manifest *m, s
 	tt_error_clear(&rerr);
 	g->rc = tt_run_read_cell(run, cell, &v, &rerr);
 	if (g->rc > TT_WARN)
-		return tt_error_set(err, g->rc, "cell '%s': %s", cd.ci->id, rerr.msg);
+		return tt_error_set(err, g->rc, "cell '%s': %s", m->cells[cell].id, rerr.msg);
 	g->tokens = cd.tokens;
 	g->loaded = 1;
 	return TT_OK;
@@ -717,7 +737,7 @@ enum tt_code chart_draw_tbt_cdf(struct canvas *c, double x, double y, double w, 
 			cd = &local;
 			local.loaded = 0;
 		}
-		rc = gaps_load(run, m, f->cell, cd, err);
+		rc = gaps_load(run, &r->opts, m, f->cell, cd, err);
 		if (rc != TT_OK)
 			goto cleanup;
 		damaged |= cd->rc == TT_WARN;

@@ -40,6 +40,13 @@ expect 1 "no cell 'decode-1x1'" -- "$tt" chart "$run" timeline --cell decode-1x1
 expect 1 "cannot open" -- "$tt" chart "$tmp/no-such-run" heatmap -o "$tmp/h.png"
 expect 1 "concurrency 2" -- "$tt" chart "$run" tbt-cdf --concurrency 2 -o "$tmp/c.png"
 
+expect 2 "--skip-first: 'soon' is not a duration" -- "$tt" chart "$run" heatmap --skip-first soon
+expect 2 "--window: '0' is not a positive duration" -- "$tt" chart "$run" heatmap --window 0
+# re-windowed figures move the timeline's marked window: the picture differs
+expect 0 '' -- "$tt" chart "$run" timeline --cell decode-8192x4 -o "$tmp/w0.svg"
+expect 0 '' -- "$tt" chart "$run" timeline --cell decode-8192x4 --skip-first 1s -o "$tmp/w1.svg"
+n=$((n + 1)); if cmp -s "$tmp/w0.svg" "$tmp/w1.svg"; then echo "FAIL: --skip-first changed nothing"; fail=$((fail + 1)); fi
+
 # the surface follows the extension
 expect 0 '' -- "$tt" chart "$run" throughput -o "$tmp/t.svg"
 check "svg output is SVG" -- grep -q '<svg' "$tmp/t.svg"
