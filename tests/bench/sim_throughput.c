@@ -26,8 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -123,6 +125,52 @@ static double loopback_rate(size_t size, double secs, double *mbps)
 	close(ls);
 	*mbps = (double)bytes / dt / 1e6;
 	return (double)bytes / (double)size / dt;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The floor under any step lateness here: a bare loop sleeping on a timerfd
+ * to absolute deadlines `period_ns` apart, on CPU 0 (as the simulator),
+ * 1 ns timer slack, no work at all. */
+static void timer_floor(uint64_t period_ns, int n)
+{
+	uint64_t *lat = calloc((size_t)n, sizeof *lat);
+	int fd = timerfd_create(CLOCK_MONOTONIC, 0), within = 0;
+	pid_t pid;
+	if (!lat || fd < 0)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		pin(0);
+		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+		uint64_t t = now_ns() + period_ns;
+		for (int i = 0; i < n; i++) {
+			struct itimerspec its = {{0, 0}, {(time_t)(t / 1000000000u),
+							  (long)(t % 1000000000u)}};
+			uint64_t x;
+			timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
+			if (read(fd, &x, sizeof x) < 0)
+				_exit(1);
+			lat[i] = now_ns() - t;
+			t += period_ns;
+		}
+		qsort(lat, (size_t)n, sizeof *lat, cmp_u64);
+		for (int i = 0; i < n; i++)
+			within += lat[i] < 100000;
+		printf("timer floor, CPU 0, bare timerfd every %.3f ms: lateness p50 %.0f us, "
+		       "p99 %.0f us, max %.0f us, %.2f%% within 100 us\n", (double)period_ns / 1e6,
+		       (double)lat[n / 2] / 1e3, (double)lat[n * 99 / 100] / 1e3,
+		       (double)lat[n - 1] / 1e3, 100.0 * within / n);
+		fflush(stdout);
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	close(fd);
+	free(lat);
 }
 
 struct sim {
@@ -269,6 +317,7 @@ int main(int argc, char **argv)
 		rate = atof(re);
 	double small = loopback_rate(CHUNK_BYTES, 1.0, &mb1);
 	loopback_rate(65536, 1.0, &mb2);
+	timer_floor((uint64_t)(streams * 1e9 / rate), 4000);
 	printf("loopback, one core writing: %.0f writes/s of %d B (%.0f MB/s); %.0f MB/s in 64 KiB writes\n",
 	       small, CHUNK_BYTES, mb1, mb2);
 
