@@ -364,12 +364,12 @@ static void arm_timer(struct engine *e)
 	evtimer_add(e->step_ev, &tv);
 }
 
-static void maybe_flush(struct engine *e, int force)
+static void maybe_flush(struct engine *e, int force, unsigned steps)
 {
 	struct sim_server *srv = e->srv;
 	if (srv->dirty_head == srv->ndirty)
 		return;
-	e->steps_since_flush++;
+	e->steps_since_flush += steps;
 	if (force || srv->cfg.merge_steps <= 1 ||
 	    e->steps_since_flush >= (uint64_t)srv->cfg.merge_steps) {
 		e->steps_since_flush = 0;
@@ -396,6 +396,7 @@ static void on_step(evutil_socket_t fd, short what, void *arg)
 	struct engine *e = arg;
 	uint64_t now = sim_now_ns();
 	int finished = 0;
+	unsigned steps = 0;
 	(void)fd;
 	(void)what;
 
@@ -407,13 +408,14 @@ static void on_step(evutil_socket_t fd, short what, void *arg)
 		uint64_t t = e->step_end_ns;
 		lateness_note(&e->late, now - t);
 		finished |= complete_step(e, t);
+		steps++;
 		start_step_at(e, t);
 		if (!e->busy && e->whead) {
 			/* work arrived after t but before now: start it now */
 			start_step_at(e, now);
 		}
 	}
-	maybe_flush(e, finished);
+	maybe_flush(e, finished, steps);
 	if (e->busy)
 		arm_timer(e);
 }
