@@ -200,6 +200,8 @@ static void emit_content(struct sim_server *srv, struct sim_req *r, int64_t n, i
 			 uint64_t now)
 {
 	int chat = r->api == API_CHAT, lcpp = srv->cfg.flavor == FLAVOR_LLAMACPP;
+	/* SGLang writes every field of its chunk model, unset ones as null */
+	int sgl = srv->cfg.flavor == FLAVOR_SGLANG;
 	/* llama-server reports finish_reason in a chunk of its own, with usage */
 	const char *fr = last && !lcpp ? finish_reason(r) : NULL;
 
@@ -217,7 +219,10 @@ static void emit_content(struct sim_server *srv, struct sim_req *r, int64_t n, i
 		r->role_sent = 1;
 	}
 	ob_head(srv, r);
-	if (chat)
+	if (chat && sgl)
+		OB_LIT(srv, "\"choices\":[{\"index\":0,\"delta\":{\"role\":null,"
+			    "\"reasoning_content\":null,\"tool_calls\":null,\"content\":\"");
+	else if (chat)
 		OB_LIT(srv, "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"");
 	else
 		OB_LIT(srv, "\"choices\":[{\"index\":0,\"text\":\"");
@@ -238,6 +243,8 @@ static void emit_content(struct sim_server *srv, struct sim_req *r, int64_t n, i
 	}
 	if (!chat)
 		OB_LIT(srv, ",\"stop_reason\":null");
+	if (sgl)
+		OB_LIT(srv, ",\"matched_stop\":null");
 	if (r->return_token_ids) {
 		OB_LIT(srv, ",\"token_ids\":[");
 		for (int64_t i = r->emitted; i < r->emitted + n; i++) {
@@ -253,6 +260,8 @@ static void emit_content(struct sim_server *srv, struct sim_req *r, int64_t n, i
 	if (r->continuous_usage) {
 		OB_LIT(srv, ",");
 		ob_usage(srv, r, r->emitted + n);
+	} else if (sgl) {
+		OB_LIT(srv, ",\"usage\":null");
 	}
 	if (lcpp && r->timings_per_token) {
 		struct evbuffer *b = srv->scratch;

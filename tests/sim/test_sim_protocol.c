@@ -454,6 +454,17 @@ static void test_flavor_sglang(void **state)
 	assert_null(strstr(r.body, "vllm:"));
 	assert_true(prom_value(r.body, "sglang:max_total_num_tokens") == 200000.0);
 	http_reply_free(&r);
+	/* SGLang's chunks spell out unset fields as null; usage still adds up */
+	const char *body = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+			   "\"max_tokens\":4,\"ignore_eos\":true,\"stream\":true}";
+	const char *bodies[] = {body};
+	struct stream_result s;
+	stream_many(&p, "/v1/chat/completions", bodies, 1, 1, 20, NULL, NULL, &s);
+	assert_int_equal(s.status, 200);
+	assert_non_null(strstr(s.ev[1].data, "\"tool_calls\":null"));
+	assert_non_null(strstr(s.ev[1].data, "\"usage\":null"));
+	assert_string_equal(s.ev[s.n - 1].data, "[DONE]");
+	stream_result_free(&s);
 	assert_int_equal(http_do(&p, "/get_server_info", NULL, NULL, &r), 0);
 	assert_int_equal(r.status, 200);
 	cJSON *j = cJSON_Parse(r.body);
