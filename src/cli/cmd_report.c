@@ -156,6 +156,9 @@ int cmd_report(int argc, char **argv)
 		cli_error("--format pdf needs -o FILE.pdf");
 		return 2;
 	}
+	/* The charts' p10-p90 bands need those quantiles besides the user's. */
+	if (f == TT_FORMAT_HTML || f == TT_FORMAT_PDF)
+		tt_chart_analysis_opts(&ao);
 	tt_error_clear(&err);
 	rc = tt_run_open(run_path, &run, &err);
 	if (rc) {

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Regenerate docs/img/chart-*.png, the pictures of docs/charts.md.
 # usage: tests/chart/make_doc_images.sh TOKENTRACE [RUN]
-# Without RUN, a seed-scale synthetic run is made from
-# fixtures/profiles/seed-matrix.csv (tokentrace synth, seed 1): charts are
+# RUN defaults to the bundled sample run, fixtures/runs/sample.tar.zst;
+# RUN=synth makes a seed-scale synthetic run from
+# fixtures/profiles/seed-matrix.csv (tokentrace synth, seed 1).  Charts are
 # deterministic, so the same command gives the same pictures.
 set -eu
 tt=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tt-doc-img-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-run=${2:-}
-if [ -z "$run" ]; then
+run=${2:-$root/fixtures/runs/sample.tar.zst}
+if [ "$run" = synth ]; then
   run=$tmp/run
   # the seed report's model and GPU, so the titles show what a real run's do;
   # the engine line says "synthetic"
