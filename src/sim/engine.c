@@ -361,6 +361,9 @@ static void arm_timer(struct engine *e)
 	uint64_t at = e->step_end_ns > SPIN_NS ? e->step_end_ns - SPIN_NS : 0;
 	uint64_t d = at > now ? at - now : 0;
 	struct timeval tv = {(time_t)(d / 1000000000u), (suseconds_t)((d % 1000000000u) / 1000)};
+	/* evtimer_add counts from the loop's cached time, which may be a whole
+	 * callback old; d was computed from the clock now */
+	event_base_update_cache_time(e->srv->base);
 	evtimer_add(e->step_ev, &tv);
 }
 

@@ -395,6 +395,8 @@ cleanup:
 	metrics_release(&srv->m);
 	if (srv->flush_ev)
 		event_free(srv->flush_ev);
+	if (srv->flush_pause_ev)
+		event_free(srv->flush_pause_ev);
 	if (srv->sigterm_ev)
 		event_free(srv->sigterm_ev);
 	if (srv->sigint_ev)

@@ -177,7 +177,7 @@ struct sim_server {
 	struct sim_config cfg;
 	struct event_base *base;
 	struct evhttp *http;
-	struct event *flush_ev, *sigterm_ev, *sigint_ev, *runtime_ev;
+	struct event *flush_ev, *flush_pause_ev, *sigterm_ev, *sigint_ev, *runtime_ev;
 	int port;
 	struct engine eng;
 	struct sim_metrics m;
