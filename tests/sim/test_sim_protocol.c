@@ -317,6 +317,51 @@ static void test_errors(void **state)
 	stop(&p);
 }
 
+/* Hostile bodies: every one gets a 4xx with an error object, and the server
+ * is still healthy afterwards (and exits 0, clean under ASan). */
+static void test_hostile_bodies(void **state)
+{
+	(void)state;
+	struct sim_proc p = start(NULL);
+	static char deep[20000], longstr[200000];
+	size_t k = 0;
+	k += (size_t)snprintf(deep, sizeof deep, "{\"prompt\":");
+	for (int i = 0; i < 5000; i++)
+		deep[k++] = '[';
+	deep[k] = '\0';
+	snprintf(longstr, sizeof longstr, "{\"prompt\":\"x\",\"model\":\"");
+	size_t l = strlen(longstr);
+	memset(longstr + l, 'm', 150000);
+	strcpy(longstr + l + 150000, "\"}");
+	const char *bodies[] = {
+		"", "{", "}", "null", "true", "\"str\"", "{\"prompt\":}", deep, longstr,
+		"{\"prompt\":[1e400]}", "{\"prompt\":[1.5]}", "{\"prompt\":[[1],[2]]}",
+		"{\"prompt\":[{}]}", "{\"prompt\":\"\"}", "{\"prompt\":[]}",
+		"{\"prompt\":\"x\",\"max_tokens\":1e300}", "{\"prompt\":\"x\",\"max_tokens\":-5}",
+		"{\"prompt\":\"x\",\"n\":2}", "{\"prompt\":\"x\",\"temperature\":\"hot\"}",
+		"{\"prompt\":\"x\",\"stream\":true,\"stream_options\":[1]}",
+		"{\"prompt\":\"x\",\"ignore_eos\":1}", "{\"prompt\":\"\\ud800\"}",
+		"{\"messages\":\"hi\"}", "{\"messages\":[{\"role\":1,\"content\":\"x\"}]}",
+		"{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image\"}]}]}",
+		"{\"messages\":[]}", "\xff\xfe\x00garbage",
+	};
+	for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+		const char *path = strstr(bodies[i], "messages") ? "/v1/chat/completions"
+								 : "/v1/completions";
+		struct http_reply r;
+		assert_int_equal(http_do(&p, path, bodies[i], NULL, &r), 0);
+		if (r.status < 400 || r.status > 499 || !strstr(r.body, "\"error\""))
+			fail_msg("body %zu: status %ld, %.200s", i, r.status, r.body);
+		http_reply_free(&r);
+	}
+	struct http_reply r;
+	assert_int_equal(http_do(&p, "/v1/completions", "{\"prompt\":\"ok\",\"max_tokens\":2}", NULL,
+				 &r), 0);
+	assert_int_equal(r.status, 200);
+	http_reply_free(&r);
+	stop(&p);
+}
+
 static void test_bad_flags(void **state)
 {
 	(void)state;
@@ -619,6 +664,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_non_streaming),
 		cmocka_unit_test(test_auth),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_hostile_bodies),
 		cmocka_unit_test(test_bad_flags),
 		cmocka_unit_test(test_models_version_health),
 		cmocka_unit_test(test_request_id_and_truth),
