@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim_client.h"
@@ -617,6 +618,27 @@ static void test_sigterm_exit_zero(void **state)
 	unlink(path);
 }
 
+/* --max-runtime stops a forgotten simulator by itself; SIGINT stops it as
+ * SIGTERM does; both exit 0. */
+static void test_max_runtime_and_sigint(void **state)
+{
+	(void)state;
+	char err[1024];
+	const char *args[] = {"--port", "0", "--max-runtime", "0.3", NULL};
+	uint64_t t0 = now_ns();
+	assert_int_equal(sim_run_expect_exit(args, err, sizeof err), 0);
+	assert_true(now_ns() - t0 < 3000000000ull);
+	assert_non_null(strstr(err, "--max-runtime"));
+
+	struct sim_proc p = start(NULL);
+	int st = 0;
+	kill(p.pid, SIGINT);
+	for (int i = 0; i < 500 && waitpid(p.pid, &st, WNOHANG) != p.pid; i++)
+		usleep(10000);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 /* Every flag --help prints is documented in docs/sim.md, and every flag the
  * doc's table lists exists. */
 static void test_help_matches_docs(void **state)
@@ -673,6 +695,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_flavor_llamacpp),
 		cmocka_unit_test(test_sigterm_exit_zero),
 		cmocka_unit_test(test_help_matches_docs),
+		cmocka_unit_test(test_max_runtime_and_sigint),
 	};
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]);
