@@ -443,7 +443,6 @@ static void start_request(struct sim_req *r)
 		evhttp_add_header(evhttp_request_get_output_headers(r->http), "Cache-Control",
 				  "no-cache");
 		evhttp_send_reply_start(r->http, 200, "OK");
-		r->headers_sent = 1;
 		/* we write the chunk framing ourselves (api_stream.c, send_bytes) */
 		const char *te = evhttp_find_header(evhttp_request_get_output_headers(r->http),
 						    "Transfer-Encoding");
@@ -593,7 +592,6 @@ static void h_chat(struct sim_server *srv, struct evhttp_request *http)
 }
 
 #define ALL 7
-#define VLLM (1 << FLAVOR_VLLM)
 #define SGL (1 << FLAVOR_SGLANG)
 #define LCPP (1 << FLAVOR_LLAMACPP)
 

@@ -278,10 +278,8 @@ static void emit_content(struct sim_server *srv, struct sim_req *r, int64_t n, i
 	size_t have = r->pend_len - r->pend_head;
 	size_t k = (size_t)n < have ? (size_t)n : have;
 	truth_chunk(&srv->truth, r->id, now, r->emitted, t, k);
-	if (!r->emitted) {
+	if (!r->emitted)
 		metrics_observe(&srv->m.ttft, (double)(now - r->arrival_ns) / 1e9);
-		r->first_emit_ns = now;
-	}
 	for (size_t i = 0; i < k; i++) {
 		if (r->last_model_ns)
 			metrics_observe(&srv->m.itl, (double)(t[i] - r->last_model_ns) / 1e9);

@@ -111,8 +111,8 @@ struct sim_req {
 	uint64_t *pend_ns;           /* model time of each token not yet sent */
 	size_t pend_head, pend_len, pend_cap;
 	int64_t emitted;             /* tokens sent to the client */
-	int role_sent, headers_sent, dirty;
-	uint64_t first_emit_ns, last_model_ns;
+	int role_sent, dirty;
+	uint64_t last_model_ns;      /* model time of the last token sent */
 	struct fault_spec fault;
 	int fault_fired;
 	uint64_t stall_until_ns;
