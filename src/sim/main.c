@@ -390,6 +390,16 @@ int main(int argc, char **argv)
 	}
 	rc = 0;
 cleanup:
+	{
+		/* A second SIGTERM (or Ctrl-C) during the shutdown must not kill
+		 * the process before the truth log is flushed: once the signal
+		 * events are freed, libevent restores the default action. */
+		sigset_t stop;
+		sigemptyset(&stop);
+		sigaddset(&stop, SIGTERM);
+		sigaddset(&stop, SIGINT);
+		sigprocmask(SIG_BLOCK, &stop, NULL);
+	}
 	shutdown_server(srv);
 	engine_release(&srv->eng);
 	metrics_release(&srv->m);
