@@ -671,6 +671,17 @@ static void on_flush(evutil_socket_t fd, short what, void *arg)
 	api_flush(arg);
 }
 
+/* Whether the output pass is more than a step behind the engine: the
+ * oldest token waiting at the head of the queue is older than one step. */
+static int behind(const struct sim_server *srv, uint64_t now)
+{
+	const struct sim_req *r = srv->dirty[srv->dirty_head];
+	uint64_t step = srv->eng.step_end_ns - srv->eng.step_start_ns;
+	if (r->pend_head >= r->pend_len)
+		return 0;
+	return now - r->pend_ns[r->pend_head] > step;
+}
+
 /* Sends what the dirty requests have produced.  Gives the loop back after
  * ~25 us so a due engine step is never held up by a long flush. */
 void api_flush(struct sim_server *srv)
@@ -681,17 +692,23 @@ void api_flush(struct sim_server *srv)
 		struct sim_req *r = srv->dirty[srv->dirty_head++];
 		r->dirty = 0;
 		stream_emit(srv, r);
-		if ((++k & 7) == 0 && sim_now_ns() - start > 25000) {
-			/* Overloaded: give the core back for a moment before the
-			 * next slice.  Chunks merge meanwhile, as on a real server,
-			 * and a simulator that sleeps now and then is woken on time
-			 * by the kernel, where a busy one waits for its turn. */
+		uint64_t now;
+		if ((++k & 7) == 0 && (now = sim_now_ns()) - start > 25000) {
 			if (srv->dirty_head < srv->ndirty) {
-				struct timeval pause = {0, 25};
-				/* relative to now, not to the loop's cached time,
-				 * which is a whole slice old */
-				event_base_update_cache_time(srv->base);
-				evtimer_add(srv->flush_pause_ev, &pause);
+				if (behind(srv, now)) {
+					/* Overloaded: give the core back for a moment
+					 * before the next slice.  Chunks merge meanwhile,
+					 * as on a real server, and a simulator that sleeps
+					 * now and then is woken on time by the kernel,
+					 * where a busy one waits for its turn. */
+					struct timeval pause = {0, 25};
+					/* relative to now, not to the loop's cached
+					 * time, which is a whole slice old */
+					event_base_update_cache_time(srv->base);
+					evtimer_add(srv->flush_pause_ev, &pause);
+				} else {
+					event_active(srv->flush_ev, EV_WRITE, 0);
+				}
 			}
 			return;
 		}
