@@ -385,6 +385,8 @@ int main(int argc, char **argv)
 	kill(sim.pid, SIGTERM);
 	for (int i = 0; i < streams; i++)
 		close(fds[i]);
+	free(fds);
+	close(ep);
 	int st;
 	struct rusage ru;
 	wait4(sim.pid, &st, 0, &ru);
