@@ -168,7 +168,7 @@ int api_chat_ids(const cJSON *root, struct ids *out, struct perr *pe)
 	const cJSON *msgs = cJSON_GetObjectItemCaseSensitive(root, "messages"), *m;
 	char *text = NULL;
 	size_t len = 0, cap = 0, i = 0;
-	int rc = 0;
+	int rc = 0, oom = 0;
 
 	if (!msgs || !cJSON_IsArray(msgs) || !cJSON_GetArraySize(msgs))
 		return fail(pe, 400, "messages", "'messages' is required: a non-empty list of "
@@ -181,14 +181,13 @@ int api_chat_ids(const cJSON *root, struct ids *out, struct perr *pe)
 				  "string 'role'", i);
 			goto cleanup;
 		}
-		if (append_text(&text, &len, &cap, "<|", 2) ||
-		    append_text(&text, &len, &cap, role->valuestring, strlen(role->valuestring)) ||
-		    append_text(&text, &len, &cap, "|>\n", 3))
-			goto nomem;
+		/* append_text fails only when out of memory; checked once below */
+		oom |= append_text(&text, &len, &cap, "<|", 2);
+		oom |= append_text(&text, &len, &cap, role->valuestring, strlen(role->valuestring));
+		oom |= append_text(&text, &len, &cap, "|>\n", 3);
 		if (cJSON_IsString(content)) {
-			if (append_text(&text, &len, &cap, content->valuestring,
-					strlen(content->valuestring)))
-				goto nomem;
+			oom |= append_text(&text, &len, &cap, content->valuestring,
+					   strlen(content->valuestring));
 		} else if (cJSON_IsArray(content)) {
 			const cJSON *part;
 			cJSON_ArrayForEach(part, content) {
@@ -198,27 +197,22 @@ int api_chat_ids(const cJSON *root, struct ids *out, struct perr *pe)
 						  "must be {\"type\":\"text\",\"text\":...}", i);
 					goto cleanup;
 				}
-				if (append_text(&text, &len, &cap, t->valuestring,
-						strlen(t->valuestring)))
-					goto nomem;
+				oom |= append_text(&text, &len, &cap, t->valuestring,
+						   strlen(t->valuestring));
 			}
 		} else if (content && !cJSON_IsNull(content)) {
 			rc = fail(pe, 400, "messages", "'messages'[%zu].content must be a string or "
 				  "a list of parts, got %s", i, json_type(content));
 			goto cleanup;
 		}
-		if (append_text(&text, &len, &cap, "\n", 1))
-			goto nomem;
+		oom |= append_text(&text, &len, &cap, "\n", 1);
 		i++;
 	}
-	if (append_text(&text, &len, &cap, "<|assistant|>\n", 14))
-		goto nomem;
-	out->v = sim_tokenize(text, len, &out->n);
-	if (!out->v)
-		goto nomem;
-	goto cleanup;
-nomem:
-	rc = fail(pe, 500, "messages", "out of memory");
+	oom |= append_text(&text, &len, &cap, "<|assistant|>\n", 14);
+	if (!oom)
+		out->v = sim_tokenize(text, len, &out->n);
+	if (oom || !out->v)
+		rc = fail(pe, 500, "messages", "out of memory");
 cleanup:
 	free(text);
 	return rc;
