@@ -153,3 +153,27 @@ int tt_render_has_decode_figures(const struct tt_cell_figures *c)
 {
 	return c->phase == TT_PHASE_DECODE && tt_render_has_counts(c);
 }
+
+/* Sorted distinct contexts (or concurrency levels) of cells in a phase. */
+size_t tt_render_distinct(const struct tt_report *r, enum tt_phase phase, int want_conc,
+		       int64_t *vals)
+{
+	size_t n = 0, i, j, k;
+
+	for (i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *c = &r->cells[i];
+		int64_t v = want_conc ? c->concurrency : c->context;
+
+		if (c->phase != phase)
+			continue;
+		for (j = 0; j < n && vals[j] < v; j++)
+			;
+		if (j < n && vals[j] == v)
+			continue;
+		for (k = n; k > j; k--)
+			vals[k] = vals[k - 1];
+		vals[j] = v;
+		n++;
+	}
+	return n;
+}

@@ -55,29 +55,6 @@ static void item_code(struct tt_buf *out, const char *label, const char *value)
 
 /* ---- header ------------------------------------------------------------ */
 
-/* Sorted distinct contexts (or concurrency levels) of cells in a phase. */
-static size_t distinct(const struct tt_report *r, enum tt_phase phase, int want_conc,
-		       int64_t *vals)
-{
-	size_t n = 0, i, j, k;
-
-	for (i = 0; i < r->n_cells; i++) {
-		const struct tt_cell_figures *c = &r->cells[i];
-		int64_t v = want_conc ? c->concurrency : c->context;
-
-		if (c->phase != phase)
-			continue;
-		for (j = 0; j < n && vals[j] < v; j++)
-			;
-		if (j < n && vals[j] == v)
-			continue;
-		for (k = n; k > j; k--)
-			vals[k] = vals[k - 1];
-		vals[j] = v;
-		n++;
-	}
-	return n;
-}
 
 static void model_title(const struct tt_manifest *m, struct tt_buf *out)
 {
@@ -169,15 +146,15 @@ static void header(const struct tt_report *r, int64_t *scratch, struct tt_buf *o
 	if (np)
 		tt_buf_puts(out, "\n\n");
 
-	n = distinct(r, TT_PHASE_DECODE, 0, scratch);
+	n = tt_render_distinct(r, TT_PHASE_DECODE, 0, scratch);
 	if (n) {
 		range_summary(out, scratch, n, "context", "contexts", 1);
 		tt_buf_puts(out, TIMES);
-		n = distinct(r, TT_PHASE_DECODE, 1, scratch);
+		n = tt_render_distinct(r, TT_PHASE_DECODE, 1, scratch);
 		range_summary(out, scratch, n, "concurrency level", "concurrency levels", 0);
 		any = 1;
 	}
-	n = distinct(r, TT_PHASE_PREFILL, 0, scratch);
+	n = tt_render_distinct(r, TT_PHASE_PREFILL, 0, scratch);
 	if (n) {
 		tt_buf_puts(out, any ? MIDDOT "prefill at " : "prefill at ");
 		for (i = 0; i < n; i++) {
@@ -395,8 +372,8 @@ static void prefill_table(const struct tt_report *r, const size_t *order, struct
 static void decode_matrix(const struct tt_report *r, int64_t *ctxs, int64_t *concs,
 			  struct tt_buf *out)
 {
-	size_t nctx = distinct(r, TT_PHASE_DECODE, 0, ctxs);
-	size_t nconc = distinct(r, TT_PHASE_DECODE, 1, concs);
+	size_t nctx = tt_render_distinct(r, TT_PHASE_DECODE, 0, ctxs);
+	size_t nconc = tt_render_distinct(r, TT_PHASE_DECODE, 1, concs);
 	size_t i, j;
 
 	tt_buf_puts(out, "## Sustained decode\n\ntotal tok/s" MIDDOT

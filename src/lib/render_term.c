@@ -290,27 +290,6 @@ static enum tt_code prefill(const struct tt_report *r, const size_t *order, size
 	return TT_OK;
 }
 
-static size_t distinct(const struct tt_report *r, int want_conc, int64_t *vals)
-{
-	size_t n = 0, i, j, k;
-
-	for (i = 0; i < r->n_cells; i++) {
-		const struct tt_cell_figures *c = &r->cells[i];
-		int64_t v = want_conc ? c->concurrency : c->context;
-
-		if (c->phase != TT_PHASE_DECODE)
-			continue;
-		for (j = 0; j < n && vals[j] < v; j++)
-			;
-		if (j < n && vals[j] == v)
-			continue;
-		for (k = n; k > j; k--)
-			vals[k] = vals[k - 1];
-		vals[j] = v;
-		n++;
-	}
-	return n;
-}
 
 static const struct tt_cell_figures *find(const struct tt_report *r, int64_t ctx, int64_t conc)
 {
@@ -409,8 +388,8 @@ static enum tt_code decode(const struct tt_report *r, size_t avail, int use_colo
 		rc = TT_ENOMEM;
 		goto cleanup;
 	}
-	nctx = distinct(r, 0, ctxs);
-	nconc = distinct(r, 1, concs);
+	nctx = tt_render_distinct(r, TT_PHASE_DECODE, 0, ctxs);
+	nconc = tt_render_distinct(r, TT_PHASE_DECODE, 1, concs);
 	if (!nctx)
 		goto cleanup;
 	title("Sustained decode: total tok/s (rows: context, columns: simultaneous requests)",
