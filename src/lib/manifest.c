@@ -368,7 +368,7 @@ static enum tt_code parse_cells(const cJSON *a, const char *name, struct tt_mani
 		const char *trace = get_str(e, "trace");
 
 		if (!id || parse_phase(get_str(e, "phase"), &phase) || !get_num(e, "context", &ctx) ||
-		    !get_num(e, "concurrency", &conc) || ctx < 0 || conc < 1 || conc > 1e6 ||
+		    !get_num(e, "concurrency", &conc) || ctx < 0 || ctx > 1e15 || conc < 1 || conc > 1e6 ||
 		    parse_state(get_str(e, "state"), &st))
 			return tt_error_set(err, TT_EFORMAT,
 					    "%s: cell %zu ('%s') lacks a valid id, phase, context, "
@@ -482,8 +482,15 @@ enum tt_code tt_manifest_from_json(const char *text, size_t len, const char *nam
 				free(conc);
 				goto nomem;
 			}
-			for (size_t i = 0; i < nconc; i++)
+			for (size_t i = 0; i < nconc; i++) {
+				if (conc[i] < 1 || conc[i] > 1000000) {
+					free(conc);
+					rc = tt_error_set(err, TT_EFORMAT, "%s: settings: concurrency "
+							  "%lld is not in 1..1000000", name, (long long)conc[i]);
+					goto cleanup;
+				}
 				m->concurrency[i] = (int)conc[i];
+			}
 			m->n_concurrency = nconc;
 		}
 		free(conc);
