@@ -484,9 +484,9 @@ enum tt_code tt_manifest_from_json(const char *text, size_t len, const char *nam
 			}
 			for (size_t i = 0; i < nconc; i++) {
 				if (conc[i] < 1 || conc[i] > 1000000) {
-					free(conc);
 					rc = tt_error_set(err, TT_EFORMAT, "%s: settings: concurrency "
 							  "%lld is not in 1..1000000", name, (long long)conc[i]);
+					free(conc);
 					goto cleanup;
 				}
 				m->concurrency[i] = (int)conc[i];
