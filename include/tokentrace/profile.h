@@ -57,6 +57,10 @@ const struct tt_profile_point *tt_profile_find(const struct tt_profile *p, enum 
  * holding about `context` tokens; and prefill rate in prompt tokens/s. */
 double tt_profile_tbt_ms(const struct tt_profile *p, int64_t context, double batch);
 double tt_profile_prefill_tok_s(const struct tt_profile *p, int64_t context);
+/* Measured decode TTFT in ms at (context, batch), interpolated in log space
+ * between the measured rows (clamped at the ends); NaN if none has TTFT.
+ * In a closed loop this is the turnover each new request costs its stream. */
+double tt_profile_ttft_ms(const struct tt_profile *p, int64_t context, double batch);
 
 /* "8K" -> 8192, "125K" -> 128000, "1M" -> 1048576, "4096" -> 4096; -1 on error. */
 int64_t tt_parse_tokens(const char *s);

@@ -836,3 +836,60 @@ double tt_profile_prefill_tok_s(const struct tt_profile *p, int64_t context)
 	locate(p->pctx, p->np, c, &i, &w);
 	return exp((1 - w) * log(p->prate[i]) + w * log(p->prate[i + 1]));
 }
+
+/* TTFT at one measured context, interpolated over log(concurrency). */
+static double ttft_at(const struct tt_profile *p, int64_t context, double b)
+{
+	double lo_b = -1, lo_t = NAN, hi_b = -1, hi_t = NAN;
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct tt_profile_point *q = &p->pts[i];
+		double qb = q->concurrency;
+		if (q->phase != TT_PHASE_DECODE || q->context != context || !(q->ttft_ms > 0))
+			continue;
+		if (qb <= b && qb > lo_b) {
+			lo_b = qb;
+			lo_t = q->ttft_ms;
+		}
+		if (qb >= b && (hi_b < 0 || qb < hi_b)) {
+			hi_b = qb;
+			hi_t = q->ttft_ms;
+		}
+	}
+	if (lo_b < 0)
+		return hi_t;
+	if (hi_b < 0 || hi_b == lo_b)
+		return lo_t;
+	{
+		double w = log(b / lo_b) / log(hi_b / lo_b);
+		return exp((1 - w) * log(lo_t) + w * log(hi_t));
+	}
+}
+
+double tt_profile_ttft_ms(const struct tt_profile *p, int64_t context, double batch)
+{
+	int64_t lo = -1, hi = -1;
+	double b = batch >= 1 ? batch : 1, tl, th, w;
+
+	if (!p)
+		return NAN;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct tt_profile_point *q = &p->pts[i];
+		if (q->phase != TT_PHASE_DECODE || !(q->ttft_ms > 0))
+			continue;
+		if (q->context <= context && q->context > lo)
+			lo = q->context;
+		if (q->context >= context && (hi < 0 || q->context < hi))
+			hi = q->context;
+	}
+	if (lo < 0 && hi < 0)
+		return NAN;
+	if (lo < 0)
+		return ttft_at(p, hi, b);
+	if (hi < 0 || hi == lo)
+		return ttft_at(p, lo, b);
+	tl = ttft_at(p, lo, b);
+	th = ttft_at(p, hi, b);
+	w = log((double)context / (double)lo) / log((double)hi / (double)lo);
+	return exp((1 - w) * log(tl) + w * log(th));
+}

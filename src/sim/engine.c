@@ -225,6 +225,27 @@ static int64_t cached_prefix(struct engine *e, struct sim_req *r)
 	return cached < max_cached ? cached : max_cached;
 }
 
+/* With a profile, a request whose prompt is cached still costs its stream
+ * the profile's measured decode TTFT before the first token: the turnover a
+ * closed-loop worker pays per request (a hybrid model like the seed's
+ * LFM2 recomputes much of a repeated prompt; the reference's totals include
+ * it).  The request holds its KV but does no work until then; the last step
+ * (the uncached block) is left to the step model.  Cold prompts keep the
+ * prefill-rate model; parametric runs have no turnover. */
+static uint64_t turnover_until(const struct engine *e, const struct sim_req *r, int64_t cached)
+{
+	const struct sim_config *c = &e->srv->cfg;
+	double ttft, step;
+
+	if (!c->profile || cached <= 0 || r->generated > 0)
+		return 0;
+	ttft = tt_profile_ttft_ms(c->profile, r->prompt_tokens, (double)e->nrunning);
+	step = tt_profile_tbt_ms(c->profile, r->prompt_tokens, (double)e->nrunning);
+	if (!(ttft > 0) || !(step > 0) || ttft <= step)
+		return 0;
+	return r->arrival_ns + (uint64_t)((ttft - step) * 1e6);
+}
+
 /* Composes the step starting at time t; returns 0 when there is nothing to do. */
 static int plan_step(struct engine *e, uint64_t t, uint64_t *dur)
 {
@@ -233,9 +254,16 @@ static int plan_step(struct engine *e, uint64_t t, uint64_t *dur)
 	struct step_plan p = {0, 0, 0, 0};
 	int budget = c->max_batched_tokens, work = 0;
 
+	uint64_t min_hold = 0;
+
 	for (size_t i = 0; i < e->nrunning; i++) {
 		struct sim_req *r = e->running[i];
 		r->step_chunk = r->step_decode = 0;
+		if (r->hold_until > t) {
+			if (!min_hold || r->hold_until < min_hold)
+				min_hold = r->hold_until;
+			continue;
+		}
 		if (r->computed < r->prefill_target) {
 			plan_prefill(srv, r, &budget, &p);
 			work |= r->step_chunk > 0;
@@ -289,8 +317,20 @@ static int plan_step(struct engine *e, uint64_t t, uint64_t *dur)
 		srv->m.prefix_hits += (uint64_t)cached;
 		if (!r->preemptions)
 			srv->m.prompt_tokens += (uint64_t)r->prompt_tokens;
+		r->hold_until = turnover_until(e, r, cached);
+		if (r->hold_until > t) {
+			if (!min_hold || r->hold_until < min_hold)
+				min_hold = r->hold_until;
+			continue;
+		}
 		plan_prefill(srv, r, &budget, &p);
 		work |= r->step_chunk > 0;
+	}
+	if (!work && min_hold > t) {
+		/* only held requests: an empty step that ends when the first is due */
+		e->step_start_ns = t;
+		*dur = min_hold - t;
+		return 1;
 	}
 	if (!work)
 		return 0;

@@ -99,6 +99,7 @@ struct sim_req {
 	enum req_state state;
 	int64_t generated;           /* tokens produced by the engine */
 	int64_t computed;            /* KV tokens computed */
+	uint64_t hold_until;         /* profile turnover: no work before this (0: none) */
 	int64_t prefill_target;      /* KV tokens to compute before the next token */
 	int64_t blocks_held;
 	int64_t cached_tokens;       /* prefix-cache hit at the last admission */
