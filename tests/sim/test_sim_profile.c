@@ -126,6 +126,29 @@ static void expect_bad(const char *text, const char *needle)
 		fail_msg("message '%s' lacks '%s'", err.msg, needle);
 }
 
+/* The turnover model: measured decode TTFTs come back exactly; between them
+ * a log-space interpolation; outside, the nearest measured row. */
+static void test_ttft_model(void **state)
+{
+	struct tt_profile *p = NULL;
+	struct tt_error err;
+	double mid;
+
+	(void)state;
+	assert_int_equal(tt_profile_load(SEED, &p, &err), TT_OK);
+	assert_true(fabs(tt_profile_ttft_ms(p, 8192, 1) - 47) < 1e-9);
+	assert_true(fabs(tt_profile_ttft_ms(p, 122880, 64) - 8393) < 1e-9);
+	assert_true(fabs(tt_profile_ttft_ms(p, 65536, 32) - 668) < 1e-9);
+	mid = tt_profile_ttft_ms(p, 8192, 2.8284271247461903); /* between 2 and 4 */
+	assert_true(fabs(mid - sqrt(48.0 * 54.0)) < 1e-6);
+	mid = tt_profile_ttft_ms(p, 11585, 1); /* between 8K and 16K */
+	assert_true(mid > 47 && mid < 70);
+	/* 120K x 128 was not run: the nearest measured batch at 120K */
+	assert_true(fabs(tt_profile_ttft_ms(p, 122880, 128) - 8393) < 1e-9);
+	assert_true(fabs(tt_profile_ttft_ms(p, 1024, 1) - 47) < 1e-9);
+	tt_profile_free(p);
+}
+
 static void test_bad_input(void **state)
 {
 	(void)state;
@@ -250,6 +273,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_seed_loads),
 		cmocka_unit_test(test_model_hits_measured_points),
 		cmocka_unit_test(test_model_monotone),
+		cmocka_unit_test(test_ttft_model),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_tolerant_input),
 		cmocka_unit_test(test_damaged_inputs),
