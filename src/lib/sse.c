@@ -348,15 +348,16 @@ static int js_num(struct js *j, double *out)
 
 static void js_skip(struct js *j);
 
-/* Object iteration: call with *first = 1; returns 1 with the key and the
- * scanner at its value, 0 at the closing brace, -1 on error. */
-static int js_obj_next(struct js *j, const char **k, size_t *kn, int *first)
+/* One step through a container delimited by open/close: on the first call
+ * enter it; later, pass the ',' between members.  1 at a member, 0 at the
+ * closing delimiter (consumed), -1 on error.  Shared by objects and arrays. */
+static int js_container_step(struct js *j, char open, char close, int *first)
 {
 	int c = js_peek(j);
 
 	if (*first) {
-		if (c != '{') {
-			js_fail(j, "expected an object");
+		if (c != open) {
+			js_fail(j, open == '{' ? "expected an object" : "expected an array");
 			return -1;
 		}
 		if (++j->depth > JSON_MAX_DEPTH) {
@@ -365,23 +366,30 @@ static int js_obj_next(struct js *j, const char **k, size_t *kn, int *first)
 		}
 		j->p++;
 		*first = 0;
-		if (js_peek(j) == '}') {
-			j->p++;
-			j->depth--;
-			return 0;
-		}
-	} else {
-		if (c == '}') {
-			j->p++;
-			j->depth--;
-			return 0;
-		}
-		if (c != ',') {
-			js_fail(j, "expected ',' or '}'");
-			return -1;
-		}
+		c = js_peek(j);
+	} else if (c == ',') {
 		j->p++;
+		return 1;
+	} else if (c != close) {
+		js_fail(j, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+		return -1;
 	}
+	if (c == close) {
+		j->p++;
+		j->depth--;
+		return 0;
+	}
+	return 1;
+}
+
+/* Object iteration: call with *first = 1; returns 1 with the key and the
+ * scanner at its value, 0 at the closing brace, -1 on error. */
+static int js_obj_next(struct js *j, const char **k, size_t *kn, int *first)
+{
+	int r = js_container_step(j, '{', '}', first);
+
+	if (r <= 0)
+		return r;
 	if (!js_str(j, k, kn))
 		return -1;
 	if (js_peek(j) != ':') {
@@ -395,37 +403,7 @@ static int js_obj_next(struct js *j, const char **k, size_t *kn, int *first)
 /* Array iteration, same protocol: 1 at an element, 0 at the end. */
 static int js_arr_next(struct js *j, int *first)
 {
-	int c = js_peek(j);
-
-	if (*first) {
-		if (c != '[') {
-			js_fail(j, "expected an array");
-			return -1;
-		}
-		if (++j->depth > JSON_MAX_DEPTH) {
-			js_fail(j, "nested too deep");
-			return -1;
-		}
-		j->p++;
-		*first = 0;
-		if (js_peek(j) == ']') {
-			j->p++;
-			j->depth--;
-			return 0;
-		}
-		return 1;
-	}
-	if (c == ']') {
-		j->p++;
-		j->depth--;
-		return 0;
-	}
-	if (c != ',') {
-		js_fail(j, "expected ',' or ']'");
-		return -1;
-	}
-	j->p++;
-	return 1;
+	return js_container_step(j, '[', ']', first);
 }
 
 static void js_skip(struct js *j)
