@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "chart_impl.h"
+#include "render_impl.h"
 
 #define TICK_FONT 12.0
 #define LABEL_FONT 13.0
@@ -470,42 +471,16 @@ int chart_quantile_index(const struct tt_report *r, double p)
 
 size_t chart_decode_contexts(const struct tt_report *r, int64_t *out, size_t cap)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < r->n_cells; i++) {
-		int64_t v = r->cells[i].context;
-		size_t j;
-		if (r->cells[i].phase != TT_PHASE_DECODE)
-			continue;
-		for (j = 0; j < n && out[j] != v; j++)
-			;
-		if (j < n || n == cap)
-			continue;
-		/* insertion keeps it sorted */
-		for (j = n; j > 0 && out[j - 1] > v; j--)
-			out[j] = out[j - 1];
-		out[j] = v;
-		n++;
-	}
-	return n;
+	return tt_render_distinct(r, TT_PHASE_DECODE, 0, out, cap);
 }
 
 size_t chart_decode_concurrency(const struct tt_report *r, int *out, size_t cap)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < r->n_cells; i++) {
-		int v = r->cells[i].concurrency;
-		size_t j;
-		if (r->cells[i].phase != TT_PHASE_DECODE)
-			continue;
-		for (j = 0; j < n && out[j] != v; j++)
-			;
-		if (j < n || n == cap)
-			continue;
-		for (j = n; j > 0 && out[j - 1] > v; j--)
-			out[j] = out[j - 1];
-		out[j] = v;
-		n++;
-	}
+	int64_t v[256];
+	size_t n = tt_render_distinct(r, TT_PHASE_DECODE, 1, v, cap < 256 ? cap : 256);
+
+	for (size_t i = 0; i < n; i++)
+		out[i] = (int)v[i];
 	return n;
 }
 

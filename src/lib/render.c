@@ -154,9 +154,10 @@ int tt_render_has_decode_figures(const struct tt_cell_figures *c)
 	return c->phase == TT_PHASE_DECODE && tt_render_has_counts(c);
 }
 
-/* Sorted distinct contexts (or concurrency levels) of cells in a phase. */
+/* Sorted distinct contexts (or concurrency levels) of cells in a phase; at
+ * most cap of them (later new values are dropped once full). */
 size_t tt_render_distinct(const struct tt_report *r, enum tt_phase phase, int want_conc,
-		       int64_t *vals)
+			  int64_t *vals, size_t cap)
 {
 	size_t n = 0, i, j, k;
 
@@ -168,7 +169,7 @@ size_t tt_render_distinct(const struct tt_report *r, enum tt_phase phase, int wa
 			continue;
 		for (j = 0; j < n && vals[j] < v; j++)
 			;
-		if (j < n && vals[j] == v)
+		if ((j < n && vals[j] == v) || n == cap)
 			continue;
 		for (k = n; k > j; k--)
 			vals[k] = vals[k - 1];

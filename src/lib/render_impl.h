@@ -45,9 +45,10 @@ void tt_render_context(int64_t context, char *buf, size_t len);
  * decode-only figures not for prefill rows. */
 int tt_render_has_counts(const struct tt_cell_figures *c);
 /* Sorted distinct contexts (want_conc 0) or concurrency levels (1) of the
- * cells of a phase, into vals (room for r->n_cells); returns how many. */
+ * cells of a phase, into vals (room for cap); returns how many (<= cap).
+ * Shared by the table renderers and the charts. */
 size_t tt_render_distinct(const struct tt_report *r, enum tt_phase phase, int want_conc,
-			  int64_t *vals);
+			  int64_t *vals, size_t cap);
 int tt_render_has_decode_figures(const struct tt_cell_figures *c);
 
 /* Plain number with at most `decimals` decimals, trailing zeros dropped,

@@ -146,15 +146,15 @@ static void header(const struct tt_report *r, int64_t *scratch, struct tt_buf *o
 	if (np)
 		tt_buf_puts(out, "\n\n");
 
-	n = tt_render_distinct(r, TT_PHASE_DECODE, 0, scratch);
+	n = tt_render_distinct(r, TT_PHASE_DECODE, 0, scratch, r->n_cells);
 	if (n) {
 		range_summary(out, scratch, n, "context", "contexts", 1);
 		tt_buf_puts(out, TIMES);
-		n = tt_render_distinct(r, TT_PHASE_DECODE, 1, scratch);
+		n = tt_render_distinct(r, TT_PHASE_DECODE, 1, scratch, r->n_cells);
 		range_summary(out, scratch, n, "concurrency level", "concurrency levels", 0);
 		any = 1;
 	}
-	n = tt_render_distinct(r, TT_PHASE_PREFILL, 0, scratch);
+	n = tt_render_distinct(r, TT_PHASE_PREFILL, 0, scratch, r->n_cells);
 	if (n) {
 		tt_buf_puts(out, any ? MIDDOT "prefill at " : "prefill at ");
 		for (i = 0; i < n; i++) {
@@ -372,8 +372,8 @@ static void prefill_table(const struct tt_report *r, const size_t *order, struct
 static void decode_matrix(const struct tt_report *r, int64_t *ctxs, int64_t *concs,
 			  struct tt_buf *out)
 {
-	size_t nctx = tt_render_distinct(r, TT_PHASE_DECODE, 0, ctxs);
-	size_t nconc = tt_render_distinct(r, TT_PHASE_DECODE, 1, concs);
+	size_t nctx = tt_render_distinct(r, TT_PHASE_DECODE, 0, ctxs, r->n_cells);
+	size_t nconc = tt_render_distinct(r, TT_PHASE_DECODE, 1, concs, r->n_cells);
 	size_t i, j;
 
 	tt_buf_puts(out, "## Sustained decode\n\ntotal tok/s" MIDDOT

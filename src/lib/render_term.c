@@ -388,8 +388,8 @@ static enum tt_code decode(const struct tt_report *r, size_t avail, int use_colo
 		rc = TT_ENOMEM;
 		goto cleanup;
 	}
-	nctx = tt_render_distinct(r, TT_PHASE_DECODE, 0, ctxs);
-	nconc = tt_render_distinct(r, TT_PHASE_DECODE, 1, concs);
+	nctx = tt_render_distinct(r, TT_PHASE_DECODE, 0, ctxs, r->n_cells);
+	nconc = tt_render_distinct(r, TT_PHASE_DECODE, 1, concs, r->n_cells);
 	if (!nctx)
 		goto cleanup;
 	title("Sustained decode: total tok/s (rows: context, columns: simultaneous requests)",
