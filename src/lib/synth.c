@@ -106,12 +106,53 @@ struct cell_times {
 /* One decode cell: warm-ups, then C closed-loop workers from ts; the window
  * is [ts + ramp, ts + ramp + window); streams still running at its end are
  * cut.  Records go to the sink.  Deterministic for a given rng seed. */
+/* Warm-ups: each slot's prompt, max_tokens 1.  Emitted to s unless s is
+ * NULL; returns when the last one ended (the workers start 10 ms later). */
+static int64_t gen_warmups(const struct params *p, struct rng *r, int64_t t0, struct sink *s)
+{
+	int64_t warm_end = t0;
+	struct tt_chunk ch;
+
+	for (int slot = 0; slot < p->concurrency; slot++) {
+		struct tt_request q;
+		memset(&q, 0, sizeof q);
+		q.slot = (uint32_t)slot;
+		q.role = TT_ROLE_WARMUP;
+		q.t_sched_ns = t0 + slot * 50000LL;
+		q.t_send_ns = q.t_sched_ns + 20000 + (int64_t)(urand(r) * 60000);
+		ch.t_ns = q.t_send_ns + (int64_t)(p->ttft_ms * MS * (1 + 0.01 * urand(r)));
+		ch.tokens = 1;
+		q.t_end_ns = ch.t_ns + 100000;
+		q.http_status = 200;
+		q.prompt_tokens = p->context;
+		q.cached_tokens = -1;
+		q.finish = TT_FINISH_LENGTH;
+		q.n_chunks = 1;
+		q.chunks = &ch;
+		if (s)
+			emit_request(s, &q);
+		if (q.t_end_ns > warm_end)
+			warm_end = q.t_end_ns;
+	}
+	return warm_end;
+}
+
+/* The measurement window gen_decode will use, without generating the cell. */
+static void window_of(const struct params *p, uint64_t seed, int64_t t0, int64_t *ws, int64_t *we)
+{
+	struct rng r = {seed};
+	int64_t ts = gen_warmups(p, &r, t0, NULL) + 10 * MS;
+
+	*ws = ts + (int64_t)(p->ramp_ms * MS);
+	*we = *ws + (int64_t)(p->window_ms * MS);
+}
+
 static int gen_decode(const struct params *p, uint64_t seed, int64_t t0, struct sink *s,
 		      struct cell_times *ct)
 {
 	struct rng r = {seed};
 	int C = p->concurrency;
-	int64_t ts, ws, we, warm_end = t0;
+	int64_t ts, ws, we, warm_end;
 	int64_t n = p->out_tokens;
 
 	if ((size_t)n + 1 > s->cap) {
@@ -121,27 +162,7 @@ static int gen_decode(const struct params *p, uint64_t seed, int64_t t0, struct 
 		s->chunks = c;
 		s->cap = (size_t)n + 1;
 	}
-	/* Warm-ups: each slot's prompt, max_tokens 1. */
-	for (int slot = 0; slot < C; slot++) {
-		struct tt_request q;
-		memset(&q, 0, sizeof q);
-		q.slot = (uint32_t)slot;
-		q.role = TT_ROLE_WARMUP;
-		q.t_sched_ns = t0 + slot * 50000LL;
-		q.t_send_ns = q.t_sched_ns + 20000 + (int64_t)(urand(&r) * 60000);
-		s->chunks[0].t_ns = q.t_send_ns + (int64_t)(p->ttft_ms * MS * (1 + 0.01 * urand(&r)));
-		s->chunks[0].tokens = 1;
-		q.t_end_ns = s->chunks[0].t_ns + 100000;
-		q.http_status = 200;
-		q.prompt_tokens = p->context;
-		q.cached_tokens = -1;
-		q.finish = TT_FINISH_LENGTH;
-		q.n_chunks = 1;
-		q.chunks = s->chunks;
-		emit_request(s, &q);
-		if (q.t_end_ns > warm_end)
-			warm_end = q.t_end_ns;
-	}
+	warm_end = gen_warmups(p, &r, t0, s);
 	ts = warm_end + 10 * MS;
 	ws = ts + (int64_t)(p->ramp_ms * MS);
 	we = ws + (int64_t)(p->window_ms * MS);
@@ -295,16 +316,10 @@ static enum tt_code analyze_params(struct synth *s, size_t cell, const struct pa
 {
 	struct tt_cell_analyzer *an;
 	struct tt_cell_info *c = &s->m->cells[cell];
-	struct cell_times probe;
 	enum tt_code rc;
 
-	/* First pass to learn the window, then analyse with it. */
-	s->sink.an = NULL;
 	s->sink.w = NULL;
-	if (gen_decode(p, seed, t0, &s->sink, &probe))
-		return tt_error_set(err, TT_ENOMEM, "out of memory");
-	c->window_start_ns = probe.ws;
-	c->window_end_ns = probe.we;
+	window_of(p, seed, t0, &c->window_start_ns, &c->window_end_ns);
 	c->state = TT_CELL_DONE;
 	/* The analyzer judges a cell without a trace as not run. */
 	if (!c->trace && tt_manifest_set_str(&c->trace, "cells/pending"))
