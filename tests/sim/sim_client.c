@@ -15,6 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
 uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -568,4 +573,16 @@ const struct truth_req *truth_find(const struct truth *t, uint64_t id)
 		if (t->reqs[i].id == id)
 			return &t->reqs[i];
 	return NULL;
+}
+
+struct sim_proc sim_start_ok(const char *const *args)
+{
+	struct sim_proc p;
+	assert_int_equal(sim_spawn(&p, args), 0);
+	return p;
+}
+
+void sim_stop_ok(struct sim_proc *p)
+{
+	assert_int_equal(sim_terminate(p), 0);
 }

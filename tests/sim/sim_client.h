@@ -23,6 +23,11 @@ int sim_terminate(struct sim_proc *p);
  * exit status and fills err (stderr text). */
 int sim_run_expect_exit(const char *const *args, char *err, size_t errlen);
 
+/* The same, as cmocka assertions: fail the test if the simulator does not
+ * start, or does not stop cleanly (exit 0). */
+struct sim_proc sim_start_ok(const char *const *args);
+void sim_stop_ok(struct sim_proc *p);
+
 uint64_t now_ns(void);
 
 struct http_reply {

@@ -20,18 +20,6 @@
 #define STREAM_USAGE "\"ignore_eos\":true,\"return_token_ids\":true,\"stream_options\":" \
 		     "{\"include_usage\":true,\"continuous_usage_stats\":true}"
 
-static struct sim_proc start(const char *const *args)
-{
-	struct sim_proc p;
-	assert_int_equal(sim_spawn(&p, args), 0);
-	return p;
-}
-
-static void stop(struct sim_proc *p)
-{
-	assert_int_equal(sim_terminate(p), 0);
-}
-
 /* Final completion_tokens of a stream, -1 if none. */
 static long final_tokens(const struct stream_result *r)
 {
@@ -104,7 +92,7 @@ static void test_queue_when_kv_full(void **state)
 	 * (50 more blocks) does not until one finishes */
 	const char *args[] = {"--kv-capacity", "2048", "--max-model-len", "2048", "--step-base-ms", "4",
 			      "--per-seq-ms", "0", "--per-ctx-token-ns", "0", NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	char *b[3];
 	struct stream_result r[3];
 	for (int i = 0; i < 3; i++)
@@ -131,7 +119,7 @@ static void test_queue_when_kv_full(void **state)
 		stream_result_free(&r[i]);
 		free(b[i]);
 	}
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void test_preemption(void **state)
@@ -143,7 +131,7 @@ static void test_preemption(void **state)
 	/* two 800-token prompts fit, but not both grown to 800 + 400 */
 	const char *args[] = {"--kv-capacity", "2048", "--max-model-len", "2048", "--step-base-ms", "1",
 			      "--per-seq-ms", "0", "--per-ctx-token-ns", "0", "--truth", path, NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	char *b[2];
 	struct stream_result r[2];
 	for (int i = 0; i < 2; i++)
@@ -160,7 +148,7 @@ static void test_preemption(void **state)
 		assert_true(ends_done(&r[i]));
 	}
 	assert_true(metric_now(&p, "vllm:num_preemptions_total") >= 1.0);
-	stop(&p);
+	sim_stop_ok(&p);
 	struct truth t;
 	assert_int_equal(truth_read(path, &t), 0);
 	uint32_t pre = 0;
@@ -196,7 +184,7 @@ static void test_prefix_cache(void **state)
 {
 	(void)state;
 	const char *args[] = {"--prefill-tok-s", "20000", NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	char *a = body_token_prompt(1000, 5, 2, 1, "\"ignore_eos\":true");
 	char *other = body_token_prompt(1000, 6, 2, 1, "\"ignore_eos\":true");
 
@@ -224,23 +212,23 @@ static void test_prefix_cache(void **state)
 	assert_true(metric_now(&p, "vllm:prefix_cache_hits_total") > h2);
 	free(a);
 	free(other);
-	stop(&p);
+	sim_stop_ok(&p);
 
 	const char *off[] = {"--no-prefix-caching", NULL};
-	p = start(off);
+	p = sim_start_ok(off);
 	a = body_token_prompt(1000, 5, 2, 1, "\"ignore_eos\":true");
 	ttft_of(&p, a);
 	ttft_of(&p, a);
 	assert_true(metric_now(&p, "vllm:prefix_cache_hits_total") == 0.0);
 	free(a);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void test_stream_interval(void **state)
 {
 	(void)state;
 	const char *args[] = {"--stream-interval", "4", "--step-base-ms", "20", NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	char *b = body_token_prompt(64, 1, 10, 1, STREAM_USAGE);
 	const char *bodies[] = {b};
 	struct stream_result r;
@@ -255,14 +243,14 @@ static void test_stream_interval(void **state)
 	assert_int_equal(sizes[3], 1);
 	stream_result_free(&r);
 	free(b);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void test_merge(void **state)
 {
 	(void)state;
 	const char *args[] = {"--merge", "5", "--step-base-ms", "1", NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	char *b = body_token_prompt(64, 1, 40, 1, STREAM_USAGE);
 	const char *bodies[] = {b};
 	struct stream_result r;
@@ -280,7 +268,7 @@ static void test_merge(void **state)
 	assert_true(ends_done(&r));
 	stream_result_free(&r);
 	free(b);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 struct pauser {
@@ -310,7 +298,7 @@ static void test_late_loop_merges_without_drift(void **state)
 	close(fd);
 	const char *args[] = {"--step-base-ms", "2", "--per-seq-ms", "0", "--per-ctx-token-ns", "0",
 			      "--truth", path, NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	char *b = body_token_prompt(32, 1, 300, 1, STREAM_USAGE);
 	const char *bodies[] = {b};
 	struct stream_result r;
@@ -324,7 +312,7 @@ static void test_late_loop_merges_without_drift(void **state)
 	assert_true(ps.done);
 	assert_true(biggest >= 50); /* ~75 steps of 2 ms in 150 ms */
 	assert_int_equal(final_tokens(&r), 300);
-	stop(&p);
+	sim_stop_ok(&p);
 
 	struct truth t;
 	assert_int_equal(truth_read(path, &t), 0);
@@ -354,7 +342,7 @@ static void test_max_num_seqs(void **state)
 {
 	(void)state;
 	const char *args[] = {"--max-num-seqs", "2", "--step-base-ms", "3", NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	char *b[4];
 	struct stream_result r[4];
 	for (int i = 0; i < 4; i++)
@@ -368,7 +356,7 @@ static void test_max_num_seqs(void **state)
 		stream_result_free(&r[i]);
 		free(b[i]);
 	}
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 /* The capacity rule of docs/sim.md 4.4 at small scale: C * (context +
@@ -380,7 +368,7 @@ static void capacity_case(long context, int conc, double *max_running, double *m
 	/* 4 x (1024 + 64) = 4352 tokens = 272 blocks */
 	const char *args[] = {"--kv-capacity", "4352", "--max-model-len", "2048", "--step-base-ms",
 			      "3", "--per-seq-ms", "0", "--per-ctx-token-ns", "0", NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	char **b = calloc((size_t)conc, sizeof *b);
 	struct stream_result *r = calloc((size_t)conc, sizeof *r);
 	for (int i = 0; i < conc; i++)
@@ -398,7 +386,7 @@ static void capacity_case(long context, int conc, double *max_running, double *m
 	*max_running = g.max_running;
 	*max_waiting = g.max_waiting;
 	*preemptions = metric_now(&p, "vllm:num_preemptions_total");
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void test_capacity_rule(void **state)

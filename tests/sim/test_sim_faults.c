@@ -18,18 +18,6 @@
 #define STREAM_USAGE "\"ignore_eos\":true,\"stream_options\":" \
 		     "{\"include_usage\":true,\"continuous_usage_stats\":true}"
 
-static struct sim_proc start(const char *const *args)
-{
-	struct sim_proc p;
-	assert_int_equal(sim_spawn(&p, args), 0);
-	return p;
-}
-
-static void stop(struct sim_proc *p)
-{
-	assert_int_equal(sim_terminate(p), 0);
-}
-
 static void one_stream(const struct sim_proc *p, long max_tokens, struct stream_result *r)
 {
 	char *b = body_token_prompt(40, 3, max_tokens, 1, STREAM_USAGE);
@@ -77,7 +65,7 @@ static void test_fault_http_status(void **state)
 	(void)state;
 	const char *args[] = {"--fault", "500@req=1", "--fault", "429@req=2", "--fault", "503@req=3",
 			      NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	char *h = NULL;
 	assert_int_equal(post_status(&p, NULL), 500);
 	assert_int_equal(post_status(&p, &h), 429);
@@ -85,17 +73,17 @@ static void test_fault_http_status(void **state)
 	free(h);
 	assert_int_equal(post_status(&p, NULL), 503);
 	assert_int_equal(post_status(&p, NULL), 200);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void pattern(const char *seed, char *out, size_t n)
 {
 	const char *args[] = {"--fault", "500@rate=0.5", "--seed", seed, NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	for (size_t i = 0; i < n; i++)
 		out[i] = post_status(&p, NULL) == 500 ? 'x' : '.';
 	out[n] = '\0';
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void test_fault_rate_and_every(void **state)
@@ -113,17 +101,17 @@ static void test_fault_rate_and_every(void **state)
 	assert_string_not_equal(a, c);
 
 	const char *args[] = {"--fault", "503@every=3", NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	for (int i = 1; i <= 6; i++)
 		assert_int_equal(post_status(&p, NULL), i % 3 ? 200 : 503);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void test_fault_reset(void **state)
 {
 	(void)state;
 	const char *args[] = {"--fault", "reset@req=1,after=5", "--step-base-ms", "2", NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	struct stream_result r;
 	one_stream(&p, 50, &r);
 	assert_int_not_equal(r.curl_code, 0);
@@ -135,14 +123,14 @@ static void test_fault_reset(void **state)
 	assert_int_equal(r.curl_code, 0);
 	assert_int_equal(last_tokens(&r), 5);
 	stream_result_free(&r);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void test_fault_stall(void **state)
 {
 	(void)state;
 	const char *args[] = {"--fault", "stall:0.4@req=1,after=3", "--step-base-ms", "1", NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	struct stream_result r;
 	one_stream(&p, 60, &r);
 	assert_int_equal(r.curl_code, 0);
@@ -160,14 +148,14 @@ static void test_fault_stall(void **state)
 	/* what was produced during the stall arrives merged */
 	assert_true(r.ev[at].completion_tokens - r.ev[at - 1].completion_tokens > 10);
 	stream_result_free(&r);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void test_fault_malformed(void **state)
 {
 	(void)state;
 	const char *args[] = {"--fault", "malformed@req=1,after=2", NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	struct stream_result r;
 	one_stream(&p, 8, &r);
 	int bad = 0;
@@ -183,14 +171,14 @@ static void test_fault_malformed(void **state)
 	assert_true(has_done(&r));
 	assert_int_equal(last_tokens(&r), 8);
 	stream_result_free(&r);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void test_fault_error_event(void **state)
 {
 	(void)state;
 	const char *args[] = {"--fault", "error@req=1,after=3", NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	struct stream_result r;
 	one_stream(&p, 20, &r);
 	assert_int_equal(r.status, 200);
@@ -203,14 +191,14 @@ static void test_fault_error_event(void **state)
 	cJSON_Delete(j);
 	assert_int_equal(last_tokens(&r), 3);
 	stream_result_free(&r);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void test_fault_slow_headers(void **state)
 {
 	(void)state;
 	const char *args[] = {"--fault", "slowheaders:0.4@req=1", NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	struct stream_result r;
 	one_stream(&p, 3, &r);
 	assert_true(r.t_first_byte - r.t_start >= 350000000u);
@@ -219,14 +207,14 @@ static void test_fault_slow_headers(void **state)
 	one_stream(&p, 3, &r);
 	assert_true(r.t_first_byte - r.t_start < 200000000u);
 	stream_result_free(&r);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void test_fault_no_done(void **state)
 {
 	(void)state;
 	const char *args[] = {"--fault", "nodone@req=1", NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	struct stream_result r;
 	one_stream(&p, 6, &r);
 	assert_int_equal(r.curl_code, 0);
@@ -237,7 +225,7 @@ static void test_fault_no_done(void **state)
 	one_stream(&p, 6, &r);
 	assert_true(has_done(&r));
 	stream_result_free(&r);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 int main(int argc, char **argv)

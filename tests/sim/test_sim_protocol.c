@@ -17,18 +17,6 @@
 
 #include "sim_client.h"
 
-static struct sim_proc start(const char *const *args)
-{
-	struct sim_proc p;
-	assert_int_equal(sim_spawn(&p, args), 0);
-	return p;
-}
-
-static void stop(struct sim_proc *p)
-{
-	assert_int_equal(sim_terminate(p), 0);
-}
-
 static cJSON *ev_json(const struct sse_event *e)
 {
 	cJSON *j = cJSON_Parse(e->data);
@@ -126,19 +114,19 @@ static void check_stream(const struct stream_result *r, int chat, long prompt, l
 static void test_listen_line(void **state)
 {
 	(void)state;
-	struct sim_proc p = start(NULL);
+	struct sim_proc p = sim_start_ok(NULL);
 	char want[128];
 	snprintf(want, sizeof want, "tokentrace-sim listening on http://127.0.0.1:%d", p.port);
 	assert_string_equal(p.listen_line, want);
 	assert_true(p.port > 0);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void test_completions_token_ids(void **state)
 {
 	(void)state;
 	const char *args[] = {"--step-base-ms", "0.2", NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	char *body = body_token_prompt(300, 1, 37, 1,
 		"\"ignore_eos\":true,\"temperature\":0,\"return_token_ids\":true,"
 		"\"stream_options\":{\"include_usage\":true,\"continuous_usage_stats\":true}");
@@ -148,13 +136,13 @@ static void test_completions_token_ids(void **state)
 	check_stream(&r, 0, 300, 37, 1);
 	stream_result_free(&r);
 	free(body);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void test_chat_stream_and_text_prompt(void **state)
 {
 	(void)state;
-	struct sim_proc p = start(NULL);
+	struct sim_proc p = sim_start_ok(NULL);
 	const char *msg = "{\"messages\":[{\"role\":\"user\",\"content\":\"Tell me a long story "
 			  "about inference servers.\"}]}";
 	struct http_reply tok;
@@ -177,7 +165,7 @@ static void test_chat_stream_and_text_prompt(void **state)
 	stream_many(&p, "/v1/chat/completions", bodies, 1, 1, 20, NULL, NULL, &r);
 	check_stream(&r, 1, count, 20, 1);
 	stream_result_free(&r);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void test_no_usage_unless_asked(void **state)
@@ -185,7 +173,7 @@ static void test_no_usage_unless_asked(void **state)
 	(void)state;
 	/* slow steps: one token per chunk even on a busy machine */
 	const char *args[] = {"--step-base-ms", "20", NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	const char *body = "{\"prompt\":\"hello there\",\"max_tokens\":5,\"ignore_eos\":true,"
 			   "\"stream\":true}";
 	const char *bodies[] = {body};
@@ -197,13 +185,13 @@ static void test_no_usage_unless_asked(void **state)
 		assert_null(strstr(r.ev[i].data, "\"usage\""));
 	assert_string_equal(r.ev[5].data, "[DONE]");
 	stream_result_free(&r);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void test_non_streaming(void **state)
 {
 	(void)state;
-	struct sim_proc p = start(NULL);
+	struct sim_proc p = sim_start_ok(NULL);
 	struct http_reply r;
 	char *body = body_token_prompt(100, 2, 12, 0, "\"ignore_eos\":true,\"return_token_ids\":true");
 	assert_int_equal(http_do(&p, "/v1/completions", body, NULL, &r), 0);
@@ -234,14 +222,14 @@ static void test_non_streaming(void **state)
 	assert_int_equal((long)cJSON_GetObjectItem(u, "completion_tokens")->valuedouble, 256);
 	cJSON_Delete(j);
 	http_reply_free(&r);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void test_auth(void **state)
 {
 	(void)state;
 	const char *args[] = {"--api-key", "sekret", NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	const char *good[] = {"Authorization: Bearer sekret", NULL};
 	const char *wrong[] = {"Authorization: Bearer nope", NULL};
 	const char *body = "{\"prompt\":\"x\",\"max_tokens\":2}";
@@ -263,7 +251,7 @@ static void test_auth(void **state)
 	assert_int_equal(http_do(&p, "/health", NULL, NULL, &r), 0);
 	assert_int_equal(r.status, 200);
 	http_reply_free(&r);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void expect_error(const struct sim_proc *p, const char *path, const char *body, long status,
@@ -292,7 +280,7 @@ static void test_errors(void **state)
 {
 	(void)state;
 	const char *args[] = {"--max-model-len", "4K", NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	expect_error(&p, "/v1/completions", "{\"prompt\": [1,2", 400, NULL, "not valid JSON");
 	expect_error(&p, "/v1/completions", "[1,2]", 400, NULL, "JSON object");
 	expect_error(&p, "/v1/completions", "{\"max_tokens\":3}", 400, "prompt", "required");
@@ -315,7 +303,7 @@ static void test_errors(void **state)
 		     "messages", "role");
 	expect_error(&p, "/nope", NULL, 404, NULL, "/nope");
 	expect_error(&p, "/v1/completions", NULL, 405, NULL, "Method");
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 /* Hostile bodies: every one gets a 4xx with an error object, and the server
@@ -323,7 +311,7 @@ static void test_errors(void **state)
 static void test_hostile_bodies(void **state)
 {
 	(void)state;
-	struct sim_proc p = start(NULL);
+	struct sim_proc p = sim_start_ok(NULL);
 	static char deep[20000], longstr[200000];
 	size_t k = 0;
 	k += (size_t)snprintf(deep, sizeof deep, "{\"prompt\":");
@@ -360,7 +348,7 @@ static void test_hostile_bodies(void **state)
 				 &r), 0);
 	assert_int_equal(r.status, 200);
 	http_reply_free(&r);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void test_bad_flags(void **state)
@@ -391,7 +379,7 @@ static void test_models_version_health(void **state)
 {
 	(void)state;
 	const char *args[] = {"--model", "lfm", "--max-model-len", "32K", NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	struct http_reply r;
 	assert_int_equal(http_do(&p, "/v1/models", NULL, NULL, &r), 0);
 	cJSON *j = cJSON_Parse(r.body);
@@ -408,7 +396,7 @@ static void test_models_version_health(void **state)
 	assert_int_equal(http_do(&p, "/health", NULL, NULL, &r), 0);
 	assert_int_equal(r.status, 200);
 	http_reply_free(&r);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void test_request_id_and_truth(void **state)
@@ -419,7 +407,7 @@ static void test_request_id_and_truth(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	const char *args[] = {"--truth", path, NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	const char *hdr[] = {"X-Request-Id: client-42", NULL};
 	struct http_reply r;
 	assert_int_equal(http_do(&p, "/v1/completions",
@@ -429,7 +417,7 @@ static void test_request_id_and_truth(void **state)
 	assert_non_null(strstr(r.headers, "X-Request-Id: client-42"));
 	assert_non_null(strstr(r.body, "\"id\":\"cmpl-1\""));
 	http_reply_free(&r);
-	stop(&p);
+	sim_stop_ok(&p);
 	struct truth t;
 	assert_int_equal(truth_read(path, &t), 0);
 	const struct truth_req *q = truth_find(&t, 1);
@@ -455,7 +443,7 @@ static void test_request_id_and_truth(void **state)
 static void test_flavor_vllm_metrics(void **state)
 {
 	(void)state;
-	struct sim_proc p = start(NULL);
+	struct sim_proc p = sim_start_ok(NULL);
 	struct http_reply r;
 	assert_int_equal(http_do(&p, "/v1/completions", "{\"prompt\":\"a b c\",\"max_tokens\":3,"
 				 "\"ignore_eos\":true}", NULL, &r), 0);
@@ -481,14 +469,14 @@ static void test_flavor_vllm_metrics(void **state)
 	assert_true(prom_value(r.body, "vllm:prompt_tokens_total") == 3.0);
 	assert_true(prom_value(r.body, "vllm:inter_token_latency_seconds_count") == 2.0);
 	http_reply_free(&r);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void test_flavor_sglang(void **state)
 {
 	(void)state;
 	const char *args[] = {"--flavor", "sglang", "--kv-capacity", "200000", NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	struct http_reply r;
 	assert_int_equal(http_do(&p, "/metrics", NULL, NULL, &r), 0);
 	const char *names[] = {"sglang:num_running_reqs", "sglang:num_queue_reqs",
@@ -517,7 +505,7 @@ static void test_flavor_sglang(void **state)
 	assert_int_equal((long)cJSON_GetObjectItem(j, "max_total_num_tokens")->valuedouble, 200000);
 	cJSON_Delete(j);
 	http_reply_free(&r);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 static void test_flavor_llamacpp(void **state)
@@ -525,7 +513,7 @@ static void test_flavor_llamacpp(void **state)
 	(void)state;
 	const char *args[] = {"--flavor", "llamacpp", "--max-num-seqs", "4", "--step-base-ms", "20",
 			      NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	struct http_reply r;
 	const char *body = "{\"prompt\":\"a b c d\",\"max_tokens\":6,\"ignore_eos\":true,\"stream\":true,"
 			   "\"stream_options\":{\"include_usage\":true,\"continuous_usage_stats\":true}}";
@@ -567,7 +555,7 @@ static void test_flavor_llamacpp(void **state)
 	assert_int_equal(http_do(&p, "/health", NULL, NULL, &r), 0);
 	assert_non_null(strstr(r.body, "\"ok\""));
 	http_reply_free(&r);
-	stop(&p);
+	sim_stop_ok(&p);
 }
 
 struct term_at {
@@ -595,7 +583,7 @@ static void test_sigterm_exit_zero(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	const char *args[] = {"--truth", path, "--step-base-ms", "5", NULL};
-	struct sim_proc p = start(args);
+	struct sim_proc p = sim_start_ok(args);
 	char *body = body_token_prompt(32, 1, 10000, 1, "\"ignore_eos\":true");
 	const char *bodies[] = {body};
 	struct stream_result r;
@@ -630,7 +618,7 @@ static void test_max_runtime_and_sigint(void **state)
 	assert_true(now_ns() - t0 < 3000000000ull);
 	assert_non_null(strstr(err, "--max-runtime"));
 
-	struct sim_proc p = start(NULL);
+	struct sim_proc p = sim_start_ok(NULL);
 	int st = 0;
 	kill(p.pid, SIGINT);
 	for (int i = 0; i < 500 && waitpid(p.pid, &st, WNOHANG) != p.pid; i++)
