@@ -387,6 +387,7 @@ enum tt_code chart_draw_timeline(struct canvas *c, double x, double y, double w,
 		rc = tt_error_set(err, TT_ENOMEM, "out of memory drawing the timeline");
 		goto cleanup;
 	}
+	/* docs/metrics.md M-timeline: tokens per bin / bin width, every role. */
 	for (size_t i = 0; i < d.n_chunks; i++) {
 		double ts = (double)(d.chunks[i].t - t0) / 1e9;
 		long b = (long)floor(ts / bin_s);
