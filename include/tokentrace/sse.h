@@ -15,6 +15,10 @@
  *    from cumulative usage.completion_tokens, token_ids, or llama.cpp's
  *    timings.predicted_n, and only as a last resort one per non-empty chunk.
  *
+ * 3. struct tt_unchunk: HTTP/1.1 chunked transfer coding undone on bytes as
+ *    they came off a socket, for a client that takes its body raw (so that
+ *    it can count the socket's bytes; tokentrace-capture does, for timing).
+ *
  * The chunk reader is a small allocation-free JSON scanner, not a DOM parser:
  * it runs once per streamed chunk, inside the transport's write callback, and
  * must keep up with a million tokens a second. */
@@ -66,6 +70,31 @@ enum tt_code tt_sse_feed(struct tt_sse *s, const char *bytes, size_t len);
 /* The stream ended: deliver an event whose closing blank line never came
  * (servers that close right after the last `data:` line).  Returns as feed. */
 enum tt_code tt_sse_end(struct tt_sse *s);
+
+/* ---- HTTP/1.1 chunked framing ------------------------------------------ */
+
+/* RFC 9112 section 7.1: chunk-size in hex, optional extensions, CRLF, data,
+ * CRLF; a zero size ends the body, then trailer lines and an empty line.
+ * Bare LF is accepted where CRLF is due.  Allocation-free, byte by byte, so
+ * a body may be split anywhere. */
+typedef void (*tt_unchunk_data_fn)(void *ctx, const char *data, size_t len);
+
+struct tt_unchunk {
+	/* private */
+	int state_;
+	int n_;         /* hex digits read, or: the trailer line is not empty */
+	uint64_t left_; /* data bytes left in the current chunk (or size so far) */
+};
+
+void tt_unchunk_init(struct tt_unchunk *u);
+/* Feed raw body bytes; data passes to fn (possibly in several pieces).
+ * TT_OK; TT_EFORMAT when the framing is broken (no hex digit where a size
+ * is due, a size over 15 hex digits): the body cannot be trusted after it.
+ * Bytes after the end of the body are ignored. */
+enum tt_code tt_unchunk_feed(struct tt_unchunk *u, const char *bytes, size_t len,
+			     tt_unchunk_data_fn fn, void *ctx);
+/* 1 once the last chunk and its trailer have been read. */
+int tt_unchunk_done(const struct tt_unchunk *u);
 
 /* ---- OpenAI stream chunks ---------------------------------------------- */
 

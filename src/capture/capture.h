@@ -67,14 +67,22 @@ void sink_stop(struct sink *s);
 
 enum xfer_kind { XFER_GEN, XFER_GET };
 
-/* Bytes a socket held when epoll woke us, and when we looked: those bytes
- * had arrived by then, however long the other sockets of the same wake
- * take to process. */
+/* What a socket held when epoll woke us, and since when: the kernel's
+ * receive stamp of the newest of those bytes (SO_TIMESTAMPNS, read with a
+ * non-consuming MSG_PEEK|MSG_TRUNC), else the moment we looked.  Either way
+ * every one of those bytes had arrived by then, however long the other
+ * sockets of the same wake take to process.  `covered` counts down as
+ * libcurl hands the socket's bytes over (raw: headers + undecoded body), so
+ * bytes that arrived after the look never get the earlier time. */
 struct fd_stamp {
 	uint64_t wake;
 	int64_t t;
-	size_t avail;
+	size_t covered;
+	int kernel; /* t is the kernel's receive stamp */
 };
+
+/* How chunk arrival times were taken (docs/capture.md, "Timestamps"). */
+enum stamp_src { STAMP_KERNEL, STAMP_WAKE, STAMP_CALLBACK, STAMP_N };
 
 struct cap;
 struct xfer;
@@ -91,7 +99,8 @@ struct xfer {
 	struct xfer *next_free;
 	char errbuf[CURL_ERROR_SIZE];
 	long http_status;
-	int fd;                 /* the connection's socket; -1 not known yet */
+	int fd;                 /* the connection's socket (from its local port,
+				 * in prereq_cb); -1 not known */
 	/* generation requests */
 	int slot;
 	uint32_t seq;
@@ -102,6 +111,12 @@ struct xfer {
 	struct tt_chunk *chunks;
 	size_t n_chunks, cap_chunks;
 	int64_t now;            /* arrival time of the piece being parsed */
+	enum stamp_src now_src; /* how `now` was taken */
+	/* raw body (plain http, generation): libcurl hands over the bytes as
+	 * they came off the socket and we undo the chunked framing, so byte
+	 * counts match the socket's (see struct fd_stamp) */
+	int raw, chunked;
+	struct tt_unchunk unchunk;
 	int64_t last_rx;        /* monotonic ns of the last bytes (or the start) */
 	int got_done, error_event, malformed;
 	enum tt_oai_finish finish;
@@ -119,6 +134,11 @@ struct cap {
 	struct fd_stamp *stamps;    /* by socket: bytes waiting at the last wake */
 	size_t n_stamps;
 	uint64_t wake;              /* counts epoll wakes */
+	int tls;                    /* https: socket bytes are not body bytes */
+	int cur_fd;                 /* socket libcurl is acting on; -1 none */
+	int64_t real_off, real_off_at; /* CLOCK_REALTIME - MONOTONIC, and when read */
+	int *port_fd;               /* local port -> socket (65536; -1 none) */
+	int64_t stamps_by_src[STAMP_N]; /* chunks recorded, by how timed */
 	int64_t curl_timer;         /* when libcurl wants a timeout call; -1 none */
 	struct xfer *free_list;
 	int n_active;

@@ -396,13 +396,18 @@ static void write_capture_info(const struct cap *c)
 {
 	char path[4200];
 	FILE *f;
+	const int64_t *k = c->stamps_by_src;
 
 	snprintf(path, sizeof path, "%s/capture-info.json", tt_run_writer_dir(c->run));
 	f = fopen(path, "w");
 	if (!f)
 		return; /* optional: the run is complete without it */
-	fprintf(f, "{\n\t\"origin_monotonic_ns\": %lld,\n\t\"libcurl\": \"%s\"\n}\n",
-		(long long)c->origin, curl_version_info(CURLVERSION_NOW)->version);
+	/* how the chunks' arrival times were taken (docs/capture.md,
+	 * "Timestamps"); all zero until the run's end rewrites the file */
+	fprintf(f, "{\n\t\"origin_monotonic_ns\": %lld,\n\t\"libcurl\": \"%s\",\n"
+		   "\t\"chunk_times\": {\"kernel\": %lld, \"wake\": %lld, \"callback\": %lld}\n}\n",
+		(long long)c->origin, curl_version_info(CURLVERSION_NOW)->version,
+		(long long)k[STAMP_KERNEL], (long long)k[STAMP_WAKE], (long long)k[STAMP_CALLBACK]);
 	fclose(f);
 }
 
@@ -423,7 +428,7 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	const char *url_arg = NULL;
 	enum tt_code rc;
-	int status = 1, text;
+	int status = 1, text, info_written = 0;
 	size_t done = 0, over = 0, failed = 0, interrupted = 0;
 	struct timespec wall;
 	char created[40];
@@ -702,6 +707,7 @@ int main(int argc, char **argv)
 		status = 2;
 		goto cleanup;
 	}
+	c.tls = strncmp(c.url, "https://", 8) == 0;
 	if (o.api_key) {
 		if (strlen(o.api_key) > 512 || strpbrk(o.api_key, "\r\n")) {
 			fprintf(stderr, "error: the API key is too long or holds a line break\n");
@@ -787,6 +793,7 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 		write_capture_info(&c);
+		info_written = 1;
 	}
 
 	{
@@ -847,6 +854,8 @@ int main(int argc, char **argv)
 			}
 		}
 		progress_clear(&c);
+		if (info_written)
+			write_capture_info(&c);
 		for (size_t i = 0; i < wm->n_cells; i++) {
 			switch (wm->cells[i].state) {
 			case TT_CELL_DONE: done++; break;

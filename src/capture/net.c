@@ -3,13 +3,22 @@
  * curl's multi-loop shape (wait -> act -> info_read, per-transfer state
  * through CURLINFO_PRIVATE), with the wait done by epoll through
  * curl_multi_socket_action so a wake costs the sockets that have data, not
- * every open connection.  The write callback takes the arrival
- * time first, before any parsing, and every event of that piece carries it:
- * that is the moment the bytes left the kernel for us. */
+ * every open connection.
+ *
+ * Arrival times (docs/capture.md, "Timestamps"): right after each wake,
+ * every readable socket is asked, without consuming anything, how many
+ * bytes it holds and when the newest of them arrived (the kernel's receive
+ * stamp).  Bytes libcurl then hands over from that socket carry that time
+ * as long as they are within the bytes counted; anything beyond carries the
+ * time the write callback ran.  Each is an upper bound of the true arrival,
+ * never earlier than it. */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <string.h>
 #include <strings.h>
@@ -72,6 +81,7 @@ static int on_event(void *ctx, const char *data, size_t len)
 	if (ch.finish != TT_OAI_FINISH_NONE)
 		x->finish = ch.finish;
 	if (n > 0) {
+		int64_t t = x->now;
 		if (x->n_chunks == x->cap_chunks) {
 			size_t ncap = x->cap_chunks ? x->cap_chunks * 2 : 256;
 			struct tt_chunk *nc = realloc(x->chunks, ncap * sizeof *nc);
@@ -80,80 +90,134 @@ static int on_event(void *ctx, const char *data, size_t len)
 			x->chunks = nc;
 			x->cap_chunks = ncap;
 		}
-		x->chunks[x->n_chunks].t_ns = x->now;
+		/* Times of one request never go back: a later piece timed by
+		 * the kernel can predate an earlier piece timed by the callback
+		 * (both are upper bounds of arrival; the later of the two is). */
+		if (x->n_chunks && t < x->chunks[x->n_chunks - 1].t_ns)
+			t = x->chunks[x->n_chunks - 1].t_ns;
+		x->chunks[x->n_chunks].t_ns = t;
 		x->chunks[x->n_chunks].tokens = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 		x->n_chunks++;
 		x->cap->tokens_total += n;
+		x->cap->stamps_by_src[x->now_src]++;
 	}
 	return 0;
+}
+
+/* The arrival time of the next n bytes libcurl hands over for x, as they
+ * came off its socket (see struct fd_stamp).  Pieces that are not raw
+ * socket bytes (TLS, decoded bodies) always get the callback's time. */
+static int64_t piece_time(struct xfer *x, size_t n, enum stamp_src *src)
+{
+	struct cap *c = x->cap;
+	int64_t t = now_ns();
+
+	*src = STAMP_CALLBACK;
+	/* Only while libcurl acts on this transfer's own socket: it also runs
+	 * other transfers (expired timers) inside one socket action. */
+	if (x->fd >= 0 && x->fd == c->cur_fd && (size_t)x->fd < c->n_stamps) {
+		struct fd_stamp *st = &c->stamps[x->fd];
+		if (st->wake == c->wake && x->raw && !c->tls && n <= st->covered) {
+			st->covered -= n;
+			*src = st->kernel ? STAMP_KERNEL : STAMP_WAKE;
+			return st->t < t ? st->t : t;
+		}
+		st->covered = 0; /* past the counted bytes: later ones are newer */
+	}
+	return t;
+}
+
+static void body_piece(struct xfer *x, const char *p, size_t n)
+{
+	if (x->http_status >= 200 && x->http_status < 300) {
+		enum tt_code rc = tt_sse_feed(&x->sse, p, n);
+		if (rc == TT_EFORMAT && !x->malformed) {
+			snprintf(x->err, sizeof x->err, "stream event longer than %zu bytes",
+				 x->sse.max_event);
+			x->malformed = 1;
+		}
+		return;
+	}
+	resp_append(x, p, n);
+}
+
+static void body_data(void *ctx, const char *p, size_t n)
+{
+	body_piece(ctx, p, n);
 }
 
 static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *ud)
 {
 	struct xfer *x = ud;
-	int64_t t = now_ns();
 	size_t n = size * nmemb;
-	struct cap *c = x->cap;
+	int64_t t = piece_time(x, n, &x->now_src);
 
-	if (x->fd < 0) {
-		curl_socket_t fd = CURL_SOCKET_BAD;
-		curl_easy_getinfo(x->easy, CURLINFO_ACTIVESOCKET, &fd);
-		x->fd = fd == CURL_SOCKET_BAD ? -1 : (int)fd;
-	}
-	if (x->fd >= 0 && (size_t)x->fd < c->n_stamps) {
-		struct fd_stamp *st = &c->stamps[x->fd];
-		/* Body bytes are fewer than socket bytes (chunk framing), so
-		 * counting body bytes against the socket's count never stamps
-		 * more than was there at the wake. */
-		if (st->wake == c->wake && st->avail > 0) {
-			t = st->t;
-			st->avail = st->avail > n ? st->avail - n : 0;
-		}
-	}
 	x->last_rx = t;
 	if (x->kind == XFER_GEN) {
 		if (!x->http_status)
 			curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->http_status);
-		if (x->http_status >= 200 && x->http_status < 300) {
-			enum tt_code rc;
-			x->now = rel_ns(x->cap, t);
-			rc = tt_sse_feed(&x->sse, ptr, n);
-			if (rc == TT_EFORMAT) {
-				snprintf(x->err, sizeof x->err, "stream event longer than %zu bytes",
-					 x->sse.max_event);
+		x->now = rel_ns(x->cap, t);
+		if (x->raw && x->chunked) {
+			if (tt_unchunk_feed(&x->unchunk, ptr, n, body_data, x) != TT_OK) {
+				snprintf(x->err, sizeof x->err, "broken chunked framing in the response");
 				x->malformed = 1;
-				return CURL_WRITEFUNC_ERROR;
 			}
-			if (rc != TT_OK)
-				return x->malformed ? CURL_WRITEFUNC_ERROR : n;
-			return n;
+		} else {
+			body_piece(x, ptr, n);
 		}
+		return x->malformed ? CURL_WRITEFUNC_ERROR : n;
 	}
 	resp_append(x, ptr, n);
 	return n;
 }
 
+static int header_is(const char *buf, size_t n, const char *name, const char **v, size_t *k)
+{
+	size_t l = strlen(name);
+	if (n <= l || strncasecmp(buf, name, l) != 0)
+		return 0;
+	*k = n - l;
+	*v = buf + l;
+	while (*k && (**v == ' ' || **v == '\t')) {
+		(*v)++;
+		(*k)--;
+	}
+	while (*k && ((*v)[*k - 1] == '\r' || (*v)[*k - 1] == '\n'))
+		(*k)--;
+	return 1;
+}
+
 static size_t header_cb(char *buf, size_t size, size_t nitems, void *ud)
 {
 	struct xfer *x = ud;
-	size_t n = size * nitems;
+	size_t n = size * nitems, k;
+	const char *v;
+	enum stamp_src src;
 
-	x->last_rx = now_ns();
-	if (n > 7 && strncasecmp(buf, "server:", 7) == 0) {
-		size_t k = n - 7;
-		const char *v = buf + 7;
-		while (k && (*v == ' ' || *v == '\t')) {
-			v++;
-			k--;
-		}
-		while (k && (v[k - 1] == '\r' || v[k - 1] == '\n'))
-			k--;
+	x->last_rx = piece_time(x, n, &src); /* header bytes count on the socket too */
+	if (n > 5 && strncmp(buf, "HTTP/", 5) == 0) {
+		/* a status line: a new response (after a 1xx, or the first) */
+		x->chunked = 0;
+		tt_unchunk_init(&x->unchunk);
+	} else if (header_is(buf, n, "transfer-encoding:", &v, &k)) {
+		x->chunked = k >= 7 && strncasecmp(v + k - 7, "chunked", 7) == 0;
+	} else if (header_is(buf, n, "server:", &v, &k)) {
 		if (k >= sizeof x->server_hdr)
 			k = sizeof x->server_hdr - 1;
 		memcpy(x->server_hdr, v, k);
 		x->server_hdr[k] = '\0';
 	}
 	return n;
+}
+
+/* Every connection asks the kernel to stamp what it receives. */
+static int sockopt_cb(void *ud, curl_socket_t fd, curlsocktype purpose)
+{
+	int one = 1;
+	(void)ud;
+	if (purpose == CURLSOCKTYPE_IPCXN)
+		(void)setsockopt((int)fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
+	return CURL_SOCKOPT_OK;
 }
 
 /* Called by libcurl right before the request goes out on a connection. */
@@ -166,6 +230,10 @@ static int prereq_cb(void *ud, char *conn_primary_ip, char *conn_local_ip,
 	(void)conn_primary_port;
 	(void)conn_local_port;
 	x->t_send = rel_ns(x->cap, now_ns());
+	/* which socket the transfer runs on: libcurl says only the port */
+	x->fd = conn_local_port > 0 && conn_local_port < 65536 && x->cap->port_fd
+			? x->cap->port_fd[conn_local_port]
+			: -1;
 	return CURL_PREREQFUNC_OK;
 }
 
@@ -194,8 +262,27 @@ static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *s
 			c->n_stamps = nn;
 		}
 	}
-	if ((size_t)s < c->n_stamps)
-		c->stamps[s].avail = 0; /* a new socket on a reused number */
+	if ((size_t)s < c->n_stamps && !socketp)
+		c->stamps[s].covered = 0; /* a new socket on a reused number */
+	if (!socketp) {
+		/* local port -> socket, for prereq_cb (connect() has bound it) */
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof ss;
+		int port = -1;
+		if (!c->port_fd) {
+			c->port_fd = malloc(65536 * sizeof *c->port_fd);
+			if (c->port_fd)
+				memset(c->port_fd, 0xff, 65536 * sizeof *c->port_fd); /* all -1 */
+		}
+		if (getsockname((int)s, (struct sockaddr *)&ss, &sl) == 0) {
+			if (ss.ss_family == AF_INET)
+				port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+			else if (ss.ss_family == AF_INET6)
+				port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+		}
+		if (c->port_fd && port > 0 && port < 65536)
+			c->port_fd[port] = (int)s;
+	}
 	if (what & CURL_POLL_IN)
 		ev.events |= EPOLLIN;
 	if (what & CURL_POLL_OUT)
@@ -227,6 +314,7 @@ enum tt_code net_init(struct cap *c, struct tt_error *err)
 	if (c->epfd < 0)
 		return tt_error_set(err, TT_ENET, "cannot create an epoll set: %s", strerror(errno));
 	c->curl_timer = -1;
+	c->cur_fd = -1;
 	c->multi = curl_multi_init();
 	if (!c->multi)
 		return tt_error_set(err, TT_ENOMEM, "cannot create a libcurl multi handle");
@@ -270,6 +358,8 @@ void net_cleanup(struct cap *c)
 	c->multi = NULL;
 	free(c->stamps);
 	c->stamps = NULL;
+	free(c->port_fd);
+	c->port_fd = NULL;
 	c->n_stamps = 0;
 	if (c->epfd > 0)
 		close(c->epfd);
@@ -369,6 +459,12 @@ enum tt_code xfer_start(struct cap *c, struct xfer *x, const char *path, const c
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
+	curl_easy_setopt(e, CURLOPT_SOCKOPTFUNCTION, sockopt_cb);
+	/* generation bodies come raw and are unchunked here (timing) */
+	x->raw = x->kind == XFER_GEN && !c->tls;
+	x->chunked = 0;
+	tt_unchunk_init(&x->unchunk);
+	curl_easy_setopt(e, CURLOPT_HTTP_TRANSFER_DECODING, x->raw ? 0L : 1L);
 	curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, prereq_cb);
 	curl_easy_setopt(e, CURLOPT_PREREQDATA, x);
 	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
@@ -424,6 +520,31 @@ void xfer_timeout(struct cap *c, struct xfer *x, int64_t now)
 		xfer_put(c, x);
 }
 
+/* CLOCK_REALTIME - CLOCK_MONOTONIC now, for mapping the kernel's receive
+ * stamps (wall clock) onto ours.  Read between two monotonic readings and
+ * kept only when they are at most 1 us apart: a read interrupted in the
+ * middle would shift every stamp of the wake by the interruption.  When no
+ * tight reading comes in 4 tries, the last one serves if under 100 ms old
+ * (the two clocks drift apart by at most 0.05 us in that time); else 0:
+ * this wake's bytes get the time we looked instead. */
+static int real_offset(struct cap *c)
+{
+	int64_t a = 0, b = 0;
+
+	for (int i = 0; i < 4; i++) {
+		struct timespec rt;
+		a = now_ns();
+		clock_gettime(CLOCK_REALTIME, &rt);
+		b = now_ns();
+		if (b - a <= 1000) {
+			c->real_off = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - (a + (b - a) / 2);
+			c->real_off_at = b;
+			return 1;
+		}
+	}
+	return c->real_off_at > 0 && b - c->real_off_at < 100000000;
+}
+
 void net_step(struct cap *c, int timeout_ms)
 {
 	struct epoll_event evs[256];
@@ -439,17 +560,51 @@ void net_step(struct cap *c, int timeout_ms)
 	}
 	n = epoll_wait(c->epfd, evs, (int)(sizeof evs / sizeof evs[0]), timeout_ms);
 	c->wake++;
-	/* First note what every ready socket holds, then process them: the
-	 * last of a hundred sockets is read hundreds of microseconds after the
-	 * wake, but its bytes were there at the wake. */
-	for (int i = 0; i < n; i++) {
-		int fd = evs[i].data.fd, avail = 0;
-		if (!(evs[i].events & EPOLLIN) || fd < 0 || (size_t)fd >= c->n_stamps)
-			continue;
-		if (ioctl(fd, FIONREAD, &avail) == 0 && avail > 0) {
-			c->stamps[fd].wake = c->wake;
-			c->stamps[fd].t = now_ns();
-			c->stamps[fd].avail = (size_t)avail;
+	/* First note what every ready socket holds and since when, then
+	 * process them: the last of a hundred sockets is read hundreds of
+	 * microseconds after the wake, but its bytes were there before it. */
+	if (n > 0) {
+		int have_off = real_offset(c);
+		for (int i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+			char cbuf[CMSG_SPACE(sizeof(struct timespec))];
+			struct iovec iov = {NULL, INT_MAX / 2};
+			struct msghdr mh;
+			ssize_t r;
+			struct fd_stamp *st;
+
+			if (!(evs[i].events & EPOLLIN) || fd < 0 || (size_t)fd >= c->n_stamps)
+				continue;
+			memset(&mh, 0, sizeof mh);
+			mh.msg_iov = &iov;
+			mh.msg_iovlen = 1;
+			mh.msg_control = cbuf;
+			mh.msg_controllen = sizeof cbuf;
+			/* counts the bytes without copying or consuming them */
+			r = recvmsg(fd, &mh, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+			if (r <= 0)
+				continue;
+			st = &c->stamps[fd];
+			st->wake = c->wake;
+			st->covered = (size_t)r;
+			st->t = now_ns();
+			st->kernel = 0;
+			for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+				struct timespec ts;
+				int64_t k;
+				if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_TIMESTAMPNS)
+					continue;
+				if (!have_off)
+					continue;
+				memcpy(&ts, CMSG_DATA(cm), sizeof ts);
+				k = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - c->real_off;
+				/* a wall clock stepped between arrival and now would
+				 * make the stamp meaningless: keep ours then */
+				if (k <= st->t && k > st->t - 1000000000) {
+					st->t = k;
+					st->kernel = 1;
+				}
+			}
 		}
 	}
 	for (int i = 0; i < n; i++) {
@@ -460,7 +615,9 @@ void net_step(struct cap *c, int timeout_ms)
 			flags |= CURL_CSELECT_OUT;
 		if (evs[i].events & EPOLLERR)
 			flags |= CURL_CSELECT_ERR;
+		c->cur_fd = evs[i].data.fd;
 		curl_multi_socket_action(c->multi, (curl_socket_t)evs[i].data.fd, flags, &running);
+		c->cur_fd = -1;
 	}
 	if (c->curl_timer >= 0 && now_ns() >= c->curl_timer) {
 		c->curl_timer = -1;

@@ -4,3 +4,4 @@
 add_executable(capture_latency ${CMAKE_CURRENT_LIST_DIR}/capture_latency.c)
 target_link_libraries(capture_latency PRIVATE tokentrace::tokentrace m)
 add_executable(capture_firehose ${CMAKE_CURRENT_LIST_DIR}/capture_firehose.c)
+add_executable(loopback_floor ${CMAKE_CURRENT_LIST_DIR}/loopback_floor.c)

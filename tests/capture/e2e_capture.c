@@ -28,6 +28,7 @@
 #include "tokentrace/analysis.h"
 #include "tokentrace/profile.h"
 #include "tokentrace/run.h"
+#include "sim_client.h" /* truth_read: the simulator's ground-truth log */
 
 extern char **environ;
 
@@ -829,6 +830,114 @@ static void test_chat_text(void **state)
 	tt_run_free(run);
 }
 
+
+/* Arrival times are upper bounds: no chunk is recorded as arriving before
+ * the simulator emitted it (its truth log, same CLOCK_MONOTONIC), whichever
+ * way the capture timed it (docs/capture.md, "Timestamps"); and on Linux
+ * most chunks carry the kernel's receive stamp. */
+struct honest {
+	const struct truth *tr;
+	int64_t origin_mono;
+	long cell, matched, early;
+	int64_t worst_ns; /* most negative (recorded - emitted) */
+};
+
+static int honest_request(void *ctx, const struct tt_request *r)
+{
+	struct honest *h = ctx;
+	char id[96];
+	const struct truth_req *tq = NULL;
+	uint64_t tok = 0;
+
+	snprintf(id, sizeof id, "tt-%ld-%u-%u-%d", h->cell, r->slot, r->seq, (int)r->role);
+	for (size_t i = 0; i < h->tr->nreqs; i++)
+		if (strcmp(h->tr->reqs[i].client_id, id) == 0)
+			tq = &h->tr->reqs[i];
+	if (!tq)
+		return 0;
+	for (size_t i = 0; i < r->n_chunks; i++) {
+		uint64_t last = tok + r->chunks[i].tokens - 1;
+		tok += r->chunks[i].tokens;
+		for (size_t j = 0; j < h->tr->nchunks; j++) {
+			const struct truth_chunk *tc = &h->tr->chunks[j];
+			if (tc->id != tq->id || last < tc->first || last >= tc->first + tc->count)
+				continue;
+			int64_t d = r->chunks[i].t_ns + h->origin_mono - (int64_t)tc->emit_ns;
+			h->matched++;
+			/* slack: the trace's 1 us unit rounds to nearest (0.5 us) and
+			 * the wall-to-monotonic mapping is read within 1 us (0.5) */
+			if (d < -1000)
+				h->early++;
+			if (d < h->worst_ns)
+				h->worst_ns = d;
+			break;
+		}
+	}
+	return 0;
+}
+
+static void test_arrival_never_before_emission(void **state)
+{
+	char truth_path[600], run_dir[600], info_path[700];
+	const char *sim_args[] = {"--truth", truth_path, NULL};
+	struct sim s;
+	struct truth tr;
+	struct honest h;
+	struct tt_run *run;
+	struct tt_trace_visitor v;
+	struct tt_error err;
+	char *info, *p;
+	size_t len;
+	long long kernel = -1, wake = -1, callback = -1;
+	int rc;
+	(void)state;
+
+	snprintf(truth_path, sizeof truth_path, "%s/honest.truth", workdir);
+	sim_start(&s, sim_args);
+	run_path(run_dir, sizeof run_dir, "honest");
+	{
+		const char *args[] = {s.url, "-o", run_dir, "--contexts", "1K", "--concurrency", "8",
+				      "--cells", "decode-1Kx8", "--duration", "1s", "--max-tokens", "64",
+				      "--readiness", "0.2s", "--readiness-timeout", "5s", "-q", NULL};
+		rc = run_capture("honest", args, 30, 0);
+	}
+	sim_stop(&s); /* flushes the truth log */
+	assert_int_equal(rc, 0);
+	assert_int_equal(truth_read(truth_path, &tr), 0);
+
+	snprintf(info_path, sizeof info_path, "%s/capture-info.json", run_dir);
+	info = slurp(info_path, &len);
+	assert_non_null(info);
+	p = strstr(info, "\"origin_monotonic_ns\":");
+	assert_non_null(p);
+	memset(&h, 0, sizeof h);
+	h.tr = &tr;
+	h.origin_mono = strtoll(p + strlen("\"origin_monotonic_ns\":"), NULL, 10);
+	p = strstr(info, "\"chunk_times\":");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, "\"chunk_times\": {\"kernel\": %lld, \"wake\": %lld, \"callback\": %lld}",
+				&kernel, &wake, &callback), 3);
+	free(info);
+
+	run = open_run(run_dir);
+	memset(&v, 0, sizeof v);
+	v.ctx = &h;
+	v.on_request = honest_request;
+	h.cell = tt_manifest_find_cell(tt_run_manifest(run), "decode-1024x8");
+	assert_true(h.cell >= 0);
+	assert_true(tt_run_read_cell(run, (size_t)h.cell, &v, &err) <= TT_WARN);
+	tt_run_free(run);
+	truth_free(&tr);
+
+	assert_true(h.matched > 500);
+	if (h.early)
+		fail_msg("%ld of %ld chunks recorded before the simulator emitted them (worst %.1f us)",
+			 h.early, h.matched, (double)h.worst_ns / 1e3);
+	/* every recorded chunk counted once, by how it was timed */
+	assert_true(kernel + wake + callback >= h.matched);
+	assert_true(kernel > 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest all[] = {
@@ -843,6 +952,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_server_dies),
 		cmocka_unit_test(test_model_len),
 		cmocka_unit_test(test_sglang_flavor),
+		cmocka_unit_test(test_arrival_never_before_emission),
 	};
 	struct CMUnitTest one[1];
 	size_t n = sizeof all / sizeof all[0];

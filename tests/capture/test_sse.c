@@ -255,6 +255,73 @@ static void test_counter_never_negative(void **state)
 	assert_int_equal(st.tokens, 5);
 }
 
+
+/* ---- HTTP/1.1 chunked framing ---- */
+
+struct unch {
+	char buf[512];
+	size_t len;
+};
+
+static void unch_collect(void *ctx, const char *p, size_t n)
+{
+	struct unch *u = ctx;
+	assert_true(u->len + n <= sizeof u->buf);
+	memcpy(u->buf + u->len, p, n);
+	u->len += n;
+}
+
+static enum tt_code unch_feed(const char *in, size_t len, size_t step, struct unch *out,
+			      int *done)
+{
+	struct tt_unchunk u;
+	enum tt_code rc = TT_OK;
+	tt_unchunk_init(&u);
+	out->len = 0;
+	for (size_t i = 0; i < len && rc == TT_OK; i += step)
+		rc = tt_unchunk_feed(&u, in + i, len - i < step ? len - i : step, unch_collect, out);
+	*done = tt_unchunk_done(&u);
+	return rc;
+}
+
+static void test_unchunk_every_split(void **state)
+{
+	/* extensions, upper-case hex, bare LF, a trailer, bytes after the end */
+	static const char in[] = "5\r\nhello\r\n1A;name=v\r\n0123456789abcdefghijklmnop\r\n"
+				 "3\nxyz\n0\r\nX-T: 1\r\n\r\nignored";
+	static const char want[] = "hello0123456789abcdefghijklmnopxyz";
+	(void)state;
+	for (size_t step = 1; step <= sizeof in; step++) {
+		struct unch out;
+		int done;
+		assert_int_equal(unch_feed(in, sizeof in - 1, step, &out, &done), TT_OK);
+		assert_int_equal(out.len, sizeof want - 1);
+		assert_memory_equal(out.buf, want, out.len);
+		assert_true(done);
+	}
+}
+
+static void test_unchunk_broken(void **state)
+{
+	struct unch out;
+	int done;
+	(void)state;
+	/* no hex digit where a size is due */
+	assert_int_equal(unch_feed("zz\r\n", 4, 1, &out, &done), TT_EFORMAT);
+	/* a size of 16 hex digits (2^64 and over cannot be counted) */
+	assert_int_equal(unch_feed("1000000000000000\r\n", 18, 3, &out, &done), TT_EFORMAT);
+	/* data passed on before the break stays passed on; the break sticks */
+	assert_int_equal(unch_feed("2\r\nok\r\n;\r\n2\r\nno\r\n", 17, 17, &out, &done),
+			 TT_EFORMAT);
+	assert_int_equal(out.len, 2);
+	assert_memory_equal(out.buf, "ok", 2);
+	assert_false(done);
+	/* a body cut short is not done, and not an error */
+	assert_int_equal(unch_feed("5\r\nhel", 6, 2, &out, &done), TT_OK);
+	assert_int_equal(out.len, 3);
+	assert_false(done);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +334,8 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_counter_never_negative),
+		cmocka_unit_test(test_unchunk_every_split),
+		cmocka_unit_test(test_unchunk_broken),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
