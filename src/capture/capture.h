@@ -26,6 +26,8 @@ struct cap_opts {
 	const char *resume;       /* run directory to continue */
 	const char *model;        /* NULL: first of /v1/models */
 	const char *api_key;      /* never written anywhere */
+	const char *cacert;       /* CA bundle for https, or NULL: the system's */
+	int insecure;             /* https without certificate checks */
 	const char *endpoint;     /* "completions" or "chat" */
 	const char *prompt_kind;  /* "token_ids", "text" or NULL (auto) */
 	const char *cells;        /* subset, comma-separated ids; NULL all */

@@ -47,6 +47,8 @@ static const char usage_text[] =
 	"  --seed N                 prompt seed [random, recorded in the run]\n"
 	"  --api-key KEY            bearer key [$TOKENTRACE_API_KEY]; never recorded\n"
 	"  --request-timeout DUR    a stream silent this long has stalled [60s]\n"
+	"  --cacert FILE            trust this CA bundle for https:// (PEM)\n"
+	"  --insecure               https:// without checking the certificate\n"
 	"Procedure:\n"
 	"  --readiness DUR          steady state needed before the window [3s]\n"
 	"  --readiness-timeout DUR  start the window anyway after this [60s]\n"
@@ -585,6 +587,18 @@ int main(int argc, char **argv)
 				goto cleanup;
 			memset((char *)v, '*', strlen(v));
 			o.api_key = key_copy;
+		} else if (!strcmp(name, "--cacert")) {
+			FILE *f;
+			VAL();
+			f = fopen(v, "r");
+			if (!f) {
+				status = usage_error("cannot read --cacert '%s': %s", v, strerror(errno));
+				goto cleanup;
+			}
+			fclose(f);
+			o.cacert = v;
+		} else if (!strcmp(name, "--insecure")) {
+			o.insecure = 1;
 		} else if (!strcmp(name, "--request-timeout")) {
 			VAL();
 			o.request_timeout_s = tt_parse_duration(v);
@@ -777,6 +791,9 @@ int main(int argc, char **argv)
 			}
 			free(kv);
 		}
+		if (o.insecure && c.tls)
+			tt_manifest_set_note(&m, "tls_insecure",
+					     "certificate and host name not checked (--insecure)");
 		if (build_matrix(&m, &o) != TT_OK) {
 			fprintf(stderr, "error: out of memory\n");
 			goto cleanup;

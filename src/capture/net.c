@@ -471,6 +471,10 @@ enum tt_code xfer_start(struct cap *c, struct xfer *x, const char *path, const c
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
 	curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 256L * 1024);
+	if (c->o->cacert)
+		curl_easy_setopt(e, CURLOPT_CAINFO, c->o->cacert);
+	curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, c->o->insecure ? 0L : 1L);
+	curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, c->o->insecure ? 0L : 2L);
 	if (body) {
 		curl_easy_setopt(e, CURLOPT_POST, 1L);
 		curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
