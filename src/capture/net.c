@@ -105,24 +105,31 @@ static int on_event(void *ctx, const char *data, size_t len)
 }
 
 /* The arrival time of the next n bytes libcurl hands over for x, as they
- * came off its socket (see struct fd_stamp).  Pieces that are not raw
- * socket bytes (TLS, decoded bodies) always get the callback's time. */
-static int64_t piece_time(struct xfer *x, size_t n, enum stamp_src *src)
+ * came off its socket (see struct fd_stamp): the first *n_early of them
+ * arrived by *early (taken as *src says); the rest, if any, by the time
+ * returned (the callback's: now).  Pieces that are not raw socket bytes
+ * (TLS, decoded bodies) are all "the rest". */
+static int64_t piece_time(struct xfer *x, size_t n, int64_t *early, size_t *n_early,
+			  enum stamp_src *src)
 {
 	struct cap *c = x->cap;
 	int64_t t = now_ns();
 
 	*src = STAMP_CALLBACK;
+	*early = t;
+	*n_early = 0;
 	/* Only while libcurl acts on this transfer's own socket: it also runs
 	 * other transfers (expired timers) inside one socket action. */
 	if (x->fd >= 0 && x->fd == c->cur_fd && (size_t)x->fd < c->n_stamps) {
 		struct fd_stamp *st = &c->stamps[x->fd];
-		if (st->wake == c->wake && x->raw && !c->tls && n <= st->covered) {
-			st->covered -= n;
+		if (st->wake == c->wake && x->raw && !c->tls && st->covered > 0) {
+			*n_early = n < st->covered ? n : st->covered;
+			st->covered -= *n_early;
 			*src = st->kernel ? STAMP_KERNEL : STAMP_WAKE;
-			return st->t < t ? st->t : t;
+			*early = st->t < t ? st->t : t;
+		} else {
+			st->covered = 0;
 		}
-		st->covered = 0; /* past the counted bytes: later ones are newer */
 	}
 	return t;
 }
@@ -146,24 +153,38 @@ static void body_data(void *ctx, const char *p, size_t n)
 	body_piece(ctx, p, n);
 }
 
+static void gen_bytes(struct xfer *x, const char *p, size_t n)
+{
+	if (x->raw && x->chunked) {
+		if (!x->malformed && tt_unchunk_feed(&x->unchunk, p, n, body_data, x) != TT_OK) {
+			snprintf(x->err, sizeof x->err, "broken chunked framing in the response");
+			x->malformed = 1;
+		}
+	} else {
+		body_piece(x, p, n);
+	}
+}
+
 static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *ud)
 {
 	struct xfer *x = ud;
-	size_t n = size * nmemb;
-	int64_t t = piece_time(x, n, &x->now_src);
+	size_t n = size * nmemb, n_early;
+	int64_t early, t = piece_time(x, n, &early, &n_early, &x->now_src);
 
 	x->last_rx = t;
 	if (x->kind == XFER_GEN) {
 		if (!x->http_status)
 			curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->http_status);
-		x->now = rel_ns(x->cap, t);
-		if (x->raw && x->chunked) {
-			if (tt_unchunk_feed(&x->unchunk, ptr, n, body_data, x) != TT_OK) {
-				snprintf(x->err, sizeof x->err, "broken chunked framing in the response");
-				x->malformed = 1;
-			}
-		} else {
-			body_piece(x, ptr, n);
+		/* Events that end within the early bytes had arrived by `early`;
+		 * the others carry the callback's time. */
+		if (n_early) {
+			x->now = rel_ns(x->cap, early);
+			gen_bytes(x, ptr, n_early);
+		}
+		if (n > n_early) {
+			x->now = rel_ns(x->cap, t);
+			x->now_src = STAMP_CALLBACK;
+			gen_bytes(x, ptr + n_early, n - n_early);
 		}
 		return x->malformed ? CURL_WRITEFUNC_ERROR : n;
 	}
@@ -193,8 +214,10 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *ud)
 	size_t n = size * nitems, k;
 	const char *v;
 	enum stamp_src src;
+	int64_t early;
+	size_t n_early;
 
-	x->last_rx = piece_time(x, n, &src); /* header bytes count on the socket too */
+	x->last_rx = piece_time(x, n, &early, &n_early, &src); /* header bytes count too */
 	if (n > 5 && strncmp(buf, "HTTP/", 5) == 0) {
 		/* a status line: a new response (after a 1xx, or the first) */
 		x->chunked = 0;
