@@ -79,8 +79,9 @@ enum xfer_kind { XFER_GEN, XFER_GET };
 struct fd_stamp {
 	uint64_t wake;
 	int64_t t;
+	int64_t looked; /* when we looked (t's fallback, see struct xfer) */
 	size_t covered;
-	int kernel; /* t is the kernel's receive stamp */
+	int kernel;     /* t is the kernel's receive stamp */
 };
 
 /* How chunk arrival times were taken (docs/capture.md, "Timestamps"). */
@@ -114,6 +115,20 @@ struct xfer {
 	size_t n_chunks, cap_chunks;
 	int64_t now;            /* arrival time of the piece being parsed */
 	enum stamp_src now_src; /* how `now` was taken */
+	/* A kernel stamp is the receive time of the newest packet among the
+	 * bytes; after a lost packet the kernel queues later packets until the
+	 * retransmission arrives, and their stamps are older than the moment
+	 * the bytes could be read.  So each chunk also keeps the time we looked
+	 * (`fallback`, an upper bound in every case), and a request during
+	 * which its connection received packets out of order is recorded with
+	 * those (xfer_settle_times). */
+	int64_t now_fallback;
+	int64_t *fallback;      /* per chunk, beside chunks[] */
+	int64_t n_kernel;       /* chunks of this request with a kernel stamp */
+	uint32_t ooo0;          /* connection's out-of-order packets at the send */
+	int ooo_known;          /* ooo0 was read, on the socket with local_port */
+	int local_port;
+	int use_fallback;       /* settled: out of order seen, or unknown */
 	/* raw body (plain http, generation): libcurl hands over the bytes as
 	 * they came off the socket and we undo the chunked framing, so byte
 	 * counts match the socket's (see struct fd_stamp) */

@@ -25,12 +25,27 @@
 #include <time.h>
 
 #include "capture.h"
+#include "tcpinfo.h"
 
 int64_t now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int local_port_of(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0)
+		return -1;
+	if (ss.ss_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return -1;
 }
 
 static void resp_append(struct xfer *x, const char *p, size_t n)
@@ -82,13 +97,24 @@ static int on_event(void *ctx, const char *data, size_t len)
 		x->finish = ch.finish;
 	if (n > 0) {
 		int64_t t = x->now;
+		int64_t fb = x->now_fallback;
+		enum stamp_src src = x->now_src;
 		if (x->n_chunks == x->cap_chunks) {
 			size_t ncap = x->cap_chunks ? x->cap_chunks * 2 : 256;
 			struct tt_chunk *nc = realloc(x->chunks, ncap * sizeof *nc);
+			int64_t *nf;
 			if (!nc)
 				return 1;
 			x->chunks = nc;
+			nf = realloc(x->fallback, ncap * sizeof *nf);
+			if (!nf)
+				return 1;
+			x->fallback = nf;
 			x->cap_chunks = ncap;
+		}
+		if (x->use_fallback && src == STAMP_KERNEL) {
+			t = fb; /* settled already (a last event at the end) */
+			src = STAMP_WAKE;
 		}
 		/* Times of one request never go back: a later piece timed by
 		 * the kernel can predate an earlier piece timed by the callback
@@ -97,9 +123,12 @@ static int on_event(void *ctx, const char *data, size_t len)
 			t = x->chunks[x->n_chunks - 1].t_ns;
 		x->chunks[x->n_chunks].t_ns = t;
 		x->chunks[x->n_chunks].tokens = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+		x->fallback[x->n_chunks] = fb > t ? fb : t;
 		x->n_chunks++;
 		x->cap->tokens_total += n;
-		x->cap->stamps_by_src[x->now_src]++;
+		x->cap->stamps_by_src[src]++;
+		if (src == STAMP_KERNEL)
+			x->n_kernel++;
 	}
 	return 0;
 }
@@ -109,14 +138,14 @@ static int on_event(void *ctx, const char *data, size_t len)
  * arrived by *early (taken as *src says); the rest, if any, by the time
  * returned (the callback's: now).  Pieces that are not raw socket bytes
  * (TLS, decoded bodies) are all "the rest". */
-static int64_t piece_time(struct xfer *x, size_t n, int64_t *early, size_t *n_early,
-			  enum stamp_src *src)
+static int64_t piece_time(struct xfer *x, size_t n, int64_t *early, int64_t *early_fallback,
+			  size_t *n_early, enum stamp_src *src)
 {
 	struct cap *c = x->cap;
 	int64_t t = now_ns();
 
 	*src = STAMP_CALLBACK;
-	*early = t;
+	*early = *early_fallback = t;
 	*n_early = 0;
 	/* Only while libcurl acts on this transfer's own socket: it also runs
 	 * other transfers (expired timers) inside one socket action. */
@@ -127,6 +156,7 @@ static int64_t piece_time(struct xfer *x, size_t n, int64_t *early, size_t *n_ea
 			st->covered -= *n_early;
 			*src = st->kernel ? STAMP_KERNEL : STAMP_WAKE;
 			*early = st->t < t ? st->t : t;
+			*early_fallback = st->looked < t ? st->looked : t;
 		} else {
 			st->covered = 0;
 		}
@@ -169,7 +199,7 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *ud)
 {
 	struct xfer *x = ud;
 	size_t n = size * nmemb, n_early;
-	int64_t early, t = piece_time(x, n, &early, &n_early, &x->now_src);
+	int64_t early, early_fb, t = piece_time(x, n, &early, &early_fb, &n_early, &x->now_src);
 
 	x->last_rx = t;
 	if (x->kind == XFER_GEN) {
@@ -179,10 +209,11 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *ud)
 		 * the others carry the callback's time. */
 		if (n_early) {
 			x->now = rel_ns(x->cap, early);
+			x->now_fallback = rel_ns(x->cap, early_fb);
 			gen_bytes(x, ptr, n_early);
 		}
 		if (n > n_early) {
-			x->now = rel_ns(x->cap, t);
+			x->now = x->now_fallback = rel_ns(x->cap, t);
 			x->now_src = STAMP_CALLBACK;
 			gen_bytes(x, ptr + n_early, n - n_early);
 		}
@@ -214,10 +245,10 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *ud)
 	size_t n = size * nitems, k;
 	const char *v;
 	enum stamp_src src;
-	int64_t early;
+	int64_t early, early_fb;
 	size_t n_early;
 
-	x->last_rx = piece_time(x, n, &early, &n_early, &src); /* header bytes count too */
+	x->last_rx = piece_time(x, n, &early, &early_fb, &n_early, &src); /* they count too */
 	if (n > 5 && strncmp(buf, "HTTP/", 5) == 0) {
 		/* a status line: a new response (after a 1xx, or the first) */
 		x->chunked = 0;
@@ -257,6 +288,8 @@ static int prereq_cb(void *ud, char *conn_primary_ip, char *conn_local_ip,
 	x->fd = conn_local_port > 0 && conn_local_port < 65536 && x->cap->port_fd
 			? x->cap->port_fd[conn_local_port]
 			: -1;
+	x->local_port = conn_local_port;
+	x->ooo_known = x->fd >= 0 && tcp_ooo_packets(x->fd, &x->ooo0) == 0;
 	return CURL_PREREQFUNC_OK;
 }
 
@@ -289,19 +322,11 @@ static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *s
 		c->stamps[s].covered = 0; /* a new socket on a reused number */
 	if (!socketp) {
 		/* local port -> socket, for prereq_cb (connect() has bound it) */
-		struct sockaddr_storage ss;
-		socklen_t sl = sizeof ss;
-		int port = -1;
+		int port = local_port_of((int)s);
 		if (!c->port_fd) {
 			c->port_fd = malloc(65536 * sizeof *c->port_fd);
 			if (c->port_fd)
 				memset(c->port_fd, 0xff, 65536 * sizeof *c->port_fd); /* all -1 */
-		}
-		if (getsockname((int)s, (struct sockaddr *)&ss, &sl) == 0) {
-			if (ss.ss_family == AF_INET)
-				port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
-			else if (ss.ss_family == AF_INET6)
-				port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
 		}
 		if (c->port_fd && port > 0 && port < 65536)
 			c->port_fd[port] = (int)s;
@@ -361,6 +386,7 @@ static void xfer_free(struct xfer *x)
 	curl_slist_free_all(x->headers);
 	tt_sse_release(&x->sse);
 	free(x->chunks);
+	free(x->fallback);
 	free(x->resp);
 	free(x);
 }
@@ -422,6 +448,10 @@ struct xfer *xfer_get(struct cap *c, enum xfer_kind kind)
 	tt_sse_reset(&x->sse);
 	tt_oai_stream_init(&x->st);
 	x->n_chunks = 0;
+	x->n_kernel = 0;
+	x->ooo_known = 0;
+	x->use_fallback = 0;
+	x->local_port = -1;
 	x->got_done = x->error_event = x->malformed = 0;
 	x->finish = TT_OAI_FINISH_NONE;
 	x->err[0] = '\0';
@@ -443,6 +473,8 @@ void xfer_put(struct cap *c, struct xfer *x)
 	if (x->cap_chunks > 4096) {
 		free(x->chunks);
 		x->chunks = NULL;
+		free(x->fallback);
+		x->fallback = NULL;
 		x->cap_chunks = 0;
 	}
 	x->next_free = c->free_list;
@@ -520,10 +552,37 @@ enum tt_code xfer_start(struct cap *c, struct xfer *x, const char *path, const c
 	return TT_OK;
 }
 
+/* At the end of a request, while its connection is still open: if the
+ * connection received packets out of order since the request went out (or
+ * that cannot be known), its kernel-stamped chunks take the time we looked
+ * instead (see struct xfer). */
+static void xfer_settle_times(struct cap *c, struct xfer *x)
+{
+	uint32_t ooo;
+	int64_t prev = INT64_MIN;
+
+	if (x->kind != XFER_GEN || x->use_fallback || !x->n_kernel)
+		return;
+	if (x->ooo_known && x->fd >= 0 && local_port_of(x->fd) == x->local_port &&
+	    tcp_ooo_packets(x->fd, &ooo) == 0 && ooo == x->ooo0)
+		return;
+	x->use_fallback = 1;
+	for (size_t i = 0; i < x->n_chunks; i++) {
+		int64_t t = x->fallback[i];
+		if (t < prev)
+			t = prev;
+		x->chunks[i].t_ns = prev = t;
+	}
+	c->stamps_by_src[STAMP_KERNEL] -= x->n_kernel;
+	c->stamps_by_src[STAMP_WAKE] += x->n_kernel;
+	x->n_kernel = 0;
+}
+
 void xfer_cancel(struct cap *c, struct xfer *x)
 {
 	if (!x->active)
 		return;
+	xfer_settle_times(c, x);
 	curl_multi_remove_handle(c->multi, x->easy);
 	x->active = 0;
 	c->n_active--;
@@ -614,7 +673,7 @@ void net_step(struct cap *c, int timeout_ms)
 			st = &c->stamps[fd];
 			st->wake = c->wake;
 			st->covered = (size_t)r;
-			st->t = now_ns();
+			st->t = st->looked = now_ns();
 			st->kernel = 0;
 			for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
 				struct timespec ts;
@@ -660,6 +719,7 @@ void net_step(struct cap *c, int timeout_ms)
 		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
 		if (!x)
 			continue;
+		xfer_settle_times(c, x);
 		curl_multi_remove_handle(c->multi, x->easy);
 		x->active = 0;
 		c->n_active--;
