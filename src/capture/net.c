@@ -282,7 +282,6 @@ static int prereq_cb(void *ud, char *conn_primary_ip, char *conn_local_ip,
 	(void)conn_primary_ip;
 	(void)conn_local_ip;
 	(void)conn_primary_port;
-	(void)conn_local_port;
 	x->t_send = rel_ns(x->cap, now_ns());
 	/* which socket the transfer runs on: libcurl says only the port */
 	x->fd = conn_local_port > 0 && conn_local_port < 65536 && x->cap->port_fd
