@@ -382,7 +382,11 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 	}
-	printf("tokentrace-sim listening on http://%s:%d\n", srv->cfg.host, srv->port);
+	/* an IPv6 address goes in brackets in a URL (RFC 3986) */
+	if (strchr(srv->cfg.host, ':'))
+		printf("tokentrace-sim listening on http://[%s]:%d\n", srv->cfg.host, srv->port);
+	else
+		printf("tokentrace-sim listening on http://%s:%d\n", srv->cfg.host, srv->port);
 	fflush(stdout);
 	if (event_base_dispatch(srv->base) < 0) {
 		fprintf(stderr, "tokentrace-sim: error: event loop failed\n");
