@@ -125,10 +125,14 @@ struct xfer {
 	int64_t now_fallback;
 	int64_t *fallback;      /* per chunk, beside chunks[] */
 	int64_t n_kernel;       /* chunks of this request with a kernel stamp */
+	/* The byte counting is checked too: libcurl must have handed over, raw,
+	 * exactly the bytes the kernel says the connection read meanwhile. */
 	uint32_t ooo0;          /* connection's out-of-order packets at the send */
-	int ooo_known;          /* ooo0 was read, on the socket with local_port */
+	uint64_t read0;         /* connection's bytes read by then */
+	uint64_t fed;           /* raw bytes libcurl handed over since */
+	int counts_known;       /* ooo0 and read0 were read (local_port's socket) */
 	int local_port;
-	int use_fallback;       /* settled: out of order seen, or unknown */
+	int use_fallback;       /* settled: out of order, miscounted or unknown */
 	/* raw body (plain http, generation): libcurl hands over the bytes as
 	 * they came off the socket and we undo the chunked framing, so byte
 	 * counts match the socket's (see struct fd_stamp) */
@@ -156,6 +160,7 @@ struct cap {
 	int64_t real_off, real_off_at; /* CLOCK_REALTIME - MONOTONIC, and when read */
 	int *port_fd;               /* local port -> socket (65536; -1 none) */
 	int64_t stamps_by_src[STAMP_N]; /* chunks recorded, by how timed */
+	int64_t settled_ooo, settled_miscount, settled_unknown; /* requests */
 	int64_t curl_timer;         /* when libcurl wants a timeout call; -1 none */
 	struct xfer *free_list;
 	int n_active;

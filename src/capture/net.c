@@ -147,6 +147,8 @@ static int64_t piece_time(struct xfer *x, size_t n, int64_t *early, int64_t *ear
 	*src = STAMP_CALLBACK;
 	*early = *early_fallback = t;
 	*n_early = 0;
+	if (x->raw)
+		x->fed += n; /* header lines and undecoded body: socket bytes */
 	/* Only while libcurl acts on this transfer's own socket: it also runs
 	 * other transfers (expired timers) inside one socket action. */
 	if (x->fd >= 0 && x->fd == c->cur_fd && (size_t)x->fd < c->n_stamps) {
@@ -288,7 +290,16 @@ static int prereq_cb(void *ud, char *conn_primary_ip, char *conn_local_ip,
 			? x->cap->port_fd[conn_local_port]
 			: -1;
 	x->local_port = conn_local_port;
-	x->ooo_known = x->fd >= 0 && tcp_ooo_packets(x->fd, &x->ooo0) == 0;
+	x->fed = 0;
+	x->counts_known = 0;
+	if (x->fd >= 0) {
+		struct tcp_counts tc;
+		if (tcp_counts(x->fd, &tc) == 0) {
+			x->ooo0 = tc.ooo_packets;
+			x->read0 = tc.bytes_read;
+			x->counts_known = 1;
+		}
+	}
 	return CURL_PREREQFUNC_OK;
 }
 
@@ -448,7 +459,8 @@ struct xfer *xfer_get(struct cap *c, enum xfer_kind kind)
 	tt_oai_stream_init(&x->st);
 	x->n_chunks = 0;
 	x->n_kernel = 0;
-	x->ooo_known = 0;
+	x->counts_known = 0;
+	x->fed = 0;
 	x->use_fallback = 0;
 	x->local_port = -1;
 	x->got_done = x->error_event = x->malformed = 0;
@@ -557,13 +569,19 @@ enum tt_code xfer_start(struct cap *c, struct xfer *x, const char *path, const c
  * instead (see struct xfer). */
 static void xfer_settle_times(struct cap *c, struct xfer *x)
 {
-	uint32_t ooo;
+	struct tcp_counts tc;
 	int64_t prev = INT64_MIN;
 
 	if (x->kind != XFER_GEN || x->use_fallback || !x->n_kernel)
 		return;
-	if (x->ooo_known && x->fd >= 0 && local_port_of(x->fd) == x->local_port &&
-	    tcp_ooo_packets(x->fd, &ooo) == 0 && ooo == x->ooo0)
+	if (!x->counts_known || x->fd < 0 || local_port_of(x->fd) != x->local_port ||
+	    tcp_counts(x->fd, &tc) != 0)
+		c->settled_unknown++;
+	else if (tc.ooo_packets != x->ooo0)
+		c->settled_ooo++;
+	else if (tc.bytes_read - x->read0 != x->fed)
+		c->settled_miscount++;
+	else
 		return;
 	x->use_fallback = 1;
 	for (size_t i = 0; i < x->n_chunks; i++) {

@@ -2,9 +2,15 @@
 #define TT_CAPTURE_TCPINFO_H
 #include <stdint.h>
 
-/* Packets the kernel has received out of order on socket fd since it was
- * opened (TCP_INFO's tcpi_rcv_ooopack).  0, or -1 when unknown (not TCP,
- * or a kernel before 5.4). */
-int tcp_ooo_packets(int fd, uint32_t *n);
+struct tcp_counts {
+	uint32_t ooo_packets; /* received out of order (tcpi_rcv_ooopack) */
+	uint64_t bytes_read;  /* taken by the application: received in order
+			       * (tcpi_bytes_received) less those still unread */
+};
+
+/* The connection's counts since it was opened, read together (no byte
+ * arrived between the readings).  0, or -1 when unknown (not TCP, a kernel
+ * before 5.4, or bytes kept arriving). */
+int tcp_counts(int fd, struct tcp_counts *out);
 
 #endif
