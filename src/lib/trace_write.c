@@ -32,10 +32,11 @@ struct tt_trace_writer {
 	enum tt_code sticky;   /* first error: later calls fail the same way */
 };
 
+/* Rounded up (formats/run-v1.md 3.4): a stored time is never earlier than
+ * the time measured, so an arrival time stays an upper bound. */
 static int64_t to_units(int64_t ns, uint32_t unit)
 {
-	int64_t half = unit / 2;
-	return ns >= 0 ? (ns + half) / unit : -((-ns + half) / unit);
+	return ns >= 0 ? (ns + (int64_t)unit - 1) / unit : -(-ns / unit);
 }
 
 static int reserve(uint8_t **p, size_t *cap, size_t need)

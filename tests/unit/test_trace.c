@@ -127,13 +127,14 @@ static void test_round_trip(void **state)
 	assert_int_equal(k.r.prompt_tokens, 8192);
 	assert_int_equal(k.r.cached_tokens, -1);
 	assert_string_equal(k.error, "boom");
-	/* Default unit is 1 us: times come back rounded to the microsecond. */
+	/* Default unit is 1 us: times come back rounded up to the microsecond
+	 * (never earlier than measured). */
 	assert_int_equal(k.r.t_sched_ns, 1000000000LL);
-	assert_int_equal(k.r.t_send_ns, 1000040000LL);
+	assert_int_equal(k.r.t_send_ns, 1000041000LL); /* 40123 ns up */
 	assert_int_equal(k.r.t_end_ns, 1009000000LL);
 	assert_int_equal(k.r.n_chunks, 4);
 	assert_int_equal(k.chunks[0].t_ns, 1001000000LL);
-	assert_int_equal(k.chunks[3].t_ns, 1001000000LL + 3704000LL); /* 3*1234567 rounded */
+	assert_int_equal(k.chunks[3].t_ns, 1001000000LL + 3704000LL); /* 3*1234567 up */
 	assert_int_equal(k.chunks[2].tokens, 3);
 	assert_string_equal(k.scrape_name, "vllm:num_requests_waiting");
 	assert_string_equal(k.scrape_labels, "model_name=\"m\",x=\"y\"");
