@@ -87,6 +87,13 @@ struct fd_stamp {
 /* How chunk arrival times were taken (docs/capture.md, "Timestamps"). */
 enum stamp_src { STAMP_KERNEL, STAMP_WAKE, STAMP_CALLBACK, STAMP_N };
 
+/* A chunk's other upper bounds of arrival: when we looked (valid while
+ * the byte count holds) and when libcurl's callback ran (always valid). */
+struct chunk_fallback {
+	int64_t looked, callback;
+};
+enum { FALLBACK_NONE, FALLBACK_LOOKED, FALLBACK_CALLBACK };
+
 struct cap;
 struct xfer;
 typedef void (*xfer_done_fn)(struct cap *c, struct xfer *x, CURLcode res);
@@ -123,8 +130,10 @@ struct xfer {
 	 * which its connection received packets out of order is recorded with
 	 * those (xfer_settle_times). */
 	int64_t now_fallback;
-	int64_t *fallback;      /* per chunk, beside chunks[] */
+	struct chunk_fallback *fallback; /* per chunk, beside chunks[] */
 	int64_t n_kernel;       /* chunks of this request with a kernel stamp */
+	int64_t n_early;        /* ... with a kernel stamp or a looked time */
+	int64_t now_cb;         /* the callback's time of the piece */
 	/* The byte counting is checked too: libcurl must have handed over, raw,
 	 * exactly the bytes the kernel says the connection read meanwhile. */
 	uint32_t ooo0;          /* connection's out-of-order packets at the send */
@@ -132,7 +141,8 @@ struct xfer {
 	uint64_t fed;           /* raw bytes libcurl handed over since */
 	int counts_known;       /* ooo0 and read0 were read (local_port's socket) */
 	int local_port;
-	int use_fallback;       /* settled: out of order, miscounted or unknown */
+	int use_fallback;       /* settled: FALLBACK_LOOKED (out of order) or
+				 * FALLBACK_CALLBACK (miscounted, unknown) */
 	/* raw body (plain http, generation): libcurl hands over the bytes as
 	 * they came off the socket and we undo the chunked framing, so byte
 	 * counts match the socket's (see struct fd_stamp) */
@@ -157,6 +167,11 @@ struct cap {
 	uint64_t wake;              /* counts epoll wakes */
 	int tls;                    /* https: socket bytes are not body bytes */
 	int cur_fd;                 /* socket libcurl is acting on; -1 none */
+	uint64_t void_wake;         /* no byte count holds in this wake */
+	int raw_ok;                 /* socket bytes are body bytes: plain http,
+				     * no proxy */
+	int clock_fd;               /* wall-clock step detector (timerfd) */
+	int64_t step_until;         /* no kernel stamps before this (a step) */
 	int64_t real_off, real_off_at; /* CLOCK_REALTIME - MONOTONIC, and when read */
 	int *port_fd;               /* local port -> socket (65536; -1 none) */
 	int64_t stamps_by_src[STAMP_N]; /* chunks recorded, by how timed */

@@ -726,6 +726,18 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	c.tls = strncmp(c.url, "https://", 8) == 0;
+	/* Behind a proxy (libcurl reads these), the socket's bytes may be a
+	 * tunnel's, not the body's: chunk times then come from the callback. */
+	c.raw_ok = !c.tls;
+	{
+		static const char *const proxy_env[] = {"http_proxy", "https_proxy", "HTTPS_PROXY",
+							"all_proxy", "ALL_PROXY"};
+		for (size_t i = 0; i < sizeof proxy_env / sizeof *proxy_env; i++) {
+			const char *v = getenv(proxy_env[i]);
+			if (v && *v)
+				c.raw_ok = 0;
+		}
+	}
 	if (o.api_key) {
 		if (strlen(o.api_key) > 512 || strpbrk(o.api_key, "\r\n")) {
 			fprintf(stderr, "error: the API key is too long or holds a line break\n");

@@ -19,6 +19,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 #include <string.h>
 #include <strings.h>
@@ -26,6 +27,8 @@
 
 #include "capture.h"
 #include "tcpinfo.h"
+
+static int clock_stepped(struct cap *c);
 
 int64_t now_ns(void)
 {
@@ -97,12 +100,12 @@ static int on_event(void *ctx, const char *data, size_t len)
 		x->finish = ch.finish;
 	if (n > 0) {
 		int64_t t = x->now;
-		int64_t fb = x->now_fallback;
+		int64_t fb = x->now_fallback, cb = x->now_cb;
 		enum stamp_src src = x->now_src;
 		if (x->n_chunks == x->cap_chunks) {
 			size_t ncap = x->cap_chunks ? x->cap_chunks * 2 : 256;
 			struct tt_chunk *nc = realloc(x->chunks, ncap * sizeof *nc);
-			int64_t *nf;
+			struct chunk_fallback *nf;
 			if (!nc)
 				return 1;
 			x->chunks = nc;
@@ -112,9 +115,10 @@ static int on_event(void *ctx, const char *data, size_t len)
 			x->fallback = nf;
 			x->cap_chunks = ncap;
 		}
-		if (x->use_fallback && src == STAMP_KERNEL) {
-			t = fb; /* settled already (a last event at the end) */
-			src = STAMP_WAKE;
+		if (x->use_fallback && src != STAMP_CALLBACK) {
+			/* settled already (a last event at the end) */
+			t = x->use_fallback == FALLBACK_LOOKED ? fb : cb;
+			src = x->use_fallback == FALLBACK_LOOKED ? STAMP_WAKE : STAMP_CALLBACK;
 		}
 		/* Times of one request never go back: a later piece timed by
 		 * the kernel can predate an earlier piece timed by the callback
@@ -123,12 +127,15 @@ static int on_event(void *ctx, const char *data, size_t len)
 			t = x->chunks[x->n_chunks - 1].t_ns;
 		x->chunks[x->n_chunks].t_ns = t;
 		x->chunks[x->n_chunks].tokens = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
-		x->fallback[x->n_chunks] = fb > t ? fb : t;
+		x->fallback[x->n_chunks].looked = fb > t ? fb : t;
+		x->fallback[x->n_chunks].callback = cb > t ? cb : t;
 		x->n_chunks++;
 		x->cap->tokens_total += n;
 		x->cap->stamps_by_src[src]++;
 		if (src == STAMP_KERNEL)
 			x->n_kernel++;
+		if (src != STAMP_CALLBACK)
+			x->n_early++;
 	}
 	return 0;
 }
@@ -149,11 +156,14 @@ static int64_t piece_time(struct xfer *x, size_t n, int64_t *early, int64_t *ear
 	*n_early = 0;
 	if (x->raw)
 		x->fed += n; /* header lines and undecoded body: socket bytes */
-	/* Only while libcurl acts on this transfer's own socket: it also runs
-	 * other transfers (expired timers) inside one socket action. */
-	if (x->fd >= 0 && x->fd == c->cur_fd && (size_t)x->fd < c->n_stamps) {
+	/* Only while libcurl acts on this transfer's own socket.  It also runs
+	 * other transfers inside one socket action (expired timers); what they
+	 * read off their own sockets then was not counted off, so those counts
+	 * are void for the rest of the wake. */
+	if (x->fd >= 0 && (size_t)x->fd < c->n_stamps) {
 		struct fd_stamp *st = &c->stamps[x->fd];
-		if (st->wake == c->wake && x->raw && !c->tls && st->covered > 0) {
+		if (x->fd == c->cur_fd && st->wake == c->wake && c->void_wake != c->wake && x->raw &&
+		    st->covered > 0) {
 			*n_early = n < st->covered ? n : st->covered;
 			st->covered -= *n_early;
 			*src = st->kernel ? STAMP_KERNEL : STAMP_WAKE;
@@ -162,6 +172,8 @@ static int64_t piece_time(struct xfer *x, size_t n, int64_t *early, int64_t *ear
 		} else {
 			st->covered = 0;
 		}
+	} else if (x->fd < 0) {
+		c->void_wake = c->wake; /* a socket we cannot name was read */
 	}
 	return t;
 }
@@ -209,13 +221,14 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *ud)
 			curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->http_status);
 		/* Events that end within the early bytes had arrived by `early`;
 		 * the others carry the callback's time. */
+		x->now_cb = rel_ns(x->cap, t);
 		if (n_early) {
 			x->now = rel_ns(x->cap, early);
 			x->now_fallback = rel_ns(x->cap, early_fb);
 			gen_bytes(x, ptr, n_early);
 		}
 		if (n > n_early) {
-			x->now = x->now_fallback = rel_ns(x->cap, t);
+			x->now = x->now_fallback = x->now_cb;
 			x->now_src = STAMP_CALLBACK;
 			gen_bytes(x, ptr + n_early, n - n_early);
 		}
@@ -290,6 +303,8 @@ static int prereq_cb(void *ud, char *conn_primary_ip, char *conn_local_ip,
 			? x->cap->port_fd[conn_local_port]
 			: -1;
 	x->local_port = conn_local_port;
+	if (x->fd >= 0 && (size_t)x->fd < x->cap->n_stamps)
+		x->cap->stamps[x->fd].covered = 0; /* nothing of this answer was there */
 	x->fed = 0;
 	x->counts_known = 0;
 	if (x->fd >= 0) {
@@ -373,6 +388,9 @@ enum tt_code net_init(struct cap *c, struct tt_error *err)
 		return tt_error_set(err, TT_ENET, "cannot create an epoll set: %s", strerror(errno));
 	c->curl_timer = -1;
 	c->cur_fd = -1;
+	c->clock_fd = -1;
+	(void)clock_stepped(c); /* arms the step detector */
+	c->step_until = 0;
 	c->multi = curl_multi_init();
 	if (!c->multi)
 		return tt_error_set(err, TT_ENOMEM, "cannot create a libcurl multi handle");
@@ -419,6 +437,9 @@ void net_cleanup(struct cap *c)
 	c->stamps = NULL;
 	free(c->port_fd);
 	c->port_fd = NULL;
+	if (c->clock_fd >= 0)
+		close(c->clock_fd);
+	c->clock_fd = -1;
 	c->n_stamps = 0;
 	if (c->epfd > 0)
 		close(c->epfd);
@@ -458,7 +479,7 @@ struct xfer *xfer_get(struct cap *c, enum xfer_kind kind)
 	tt_sse_reset(&x->sse);
 	tt_oai_stream_init(&x->st);
 	x->n_chunks = 0;
-	x->n_kernel = 0;
+	x->n_kernel = x->n_early = 0;
 	x->counts_known = 0;
 	x->fed = 0;
 	x->use_fallback = 0;
@@ -527,7 +548,7 @@ enum tt_code xfer_start(struct cap *c, struct xfer *x, const char *path, const c
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(e, CURLOPT_SOCKOPTFUNCTION, sockopt_cb);
 	/* generation bodies come raw and are unchunked here (timing) */
-	x->raw = x->kind == XFER_GEN && !c->tls;
+	x->raw = x->kind == XFER_GEN && c->raw_ok;
 	x->chunked = 0;
 	tt_unchunk_init(&x->unchunk);
 	curl_easy_setopt(e, CURLOPT_HTTP_TRANSFER_DECODING, x->raw ? 0L : 1L);
@@ -572,27 +593,35 @@ static void xfer_settle_times(struct cap *c, struct xfer *x)
 	struct tcp_counts tc;
 	int64_t prev = INT64_MIN;
 
-	if (x->kind != XFER_GEN || x->use_fallback || !x->n_kernel)
+	if (x->kind != XFER_GEN || x->use_fallback || !x->n_early)
 		return;
+	/* A wrong or unknown count voids the looked times too (they rest on
+	 * it): the callback's times are bounds whatever happened. */
 	if (!x->counts_known || x->fd < 0 || local_port_of(x->fd) != x->local_port ||
-	    tcp_counts(x->fd, &tc) != 0)
+	    tcp_counts(x->fd, &tc) != 0) {
 		c->settled_unknown++;
-	else if (tc.ooo_packets != x->ooo0)
-		c->settled_ooo++;
-	else if (tc.bytes_read - x->read0 != x->fed)
+		x->use_fallback = FALLBACK_CALLBACK;
+	} else if (tc.bytes_read - x->read0 != x->fed) {
 		c->settled_miscount++;
-	else
+		x->use_fallback = FALLBACK_CALLBACK;
+	} else if (tc.ooo_packets != x->ooo0) {
+		c->settled_ooo++;
+		x->use_fallback = FALLBACK_LOOKED;
+	} else {
 		return;
-	x->use_fallback = 1;
+	}
 	for (size_t i = 0; i < x->n_chunks; i++) {
-		int64_t t = x->fallback[i];
+		int64_t t = x->use_fallback == FALLBACK_LOOKED ? x->fallback[i].looked
+							       : x->fallback[i].callback;
 		if (t < prev)
 			t = prev;
 		x->chunks[i].t_ns = prev = t;
 	}
 	c->stamps_by_src[STAMP_KERNEL] -= x->n_kernel;
-	c->stamps_by_src[STAMP_WAKE] += x->n_kernel;
-	x->n_kernel = 0;
+	c->stamps_by_src[STAMP_WAKE] -= x->n_early - x->n_kernel;
+	c->stamps_by_src[x->use_fallback == FALLBACK_LOOKED ? STAMP_WAKE : STAMP_CALLBACK] +=
+		x->n_early;
+	x->n_kernel = x->n_early = 0;
 }
 
 void xfer_cancel(struct cap *c, struct xfer *x)
@@ -623,10 +652,38 @@ void xfer_timeout(struct cap *c, struct xfer *x, int64_t now)
 		xfer_put(c, x);
 }
 
+/* Has the wall clock been set (stepped) since we last asked?  A timerfd on
+ * CLOCK_REALTIME armed with TFD_TIMER_CANCEL_ON_SET is cancelled by every
+ * step, leap seconds included.  Unknown counts as stepped. */
+static int clock_stepped(struct cap *c)
+{
+	struct itimerspec its;
+	uint64_t ticks;
+
+	if (c->clock_fd >= 0 && read(c->clock_fd, &ticks, sizeof ticks) < 0 && errno == EAGAIN)
+		return 0;
+	if (c->clock_fd < 0)
+		c->clock_fd = timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (c->clock_fd < 0)
+		return 1;
+	memset(&its, 0, sizeof its);
+	clock_gettime(CLOCK_REALTIME, &its.it_value);
+	its.it_value.tv_sec += 10L * 365 * 86400; /* never fires */
+	if (timerfd_settime(c->clock_fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL) != 0) {
+		close(c->clock_fd);
+		c->clock_fd = -1;
+		return 1;
+	}
+	c->real_off_at = 0; /* the cached offset is from before */
+	return 1;
+}
+
 /* CLOCK_REALTIME - CLOCK_MONOTONIC now, for mapping the kernel's receive
  * stamps (wall clock) onto ours.  Read between two monotonic readings and
  * kept only when they are at most 1 us apart: a read interrupted in the
- * middle would shift every stamp of the wake by the interruption.  When no
+ * middle would shift every stamp of the wake by the interruption.  (The
+ * two clocks run at one rate, NTP slewing both; only a step of the wall
+ * clock moves the offset: see clock_stepped.)  When no
  * tight reading comes in 4 tries, the last one serves if under 100 ms old
  * (the two clocks drift apart by at most 0.05 us in that time); else 0:
  * this wake's bytes get the time we looked instead. */
@@ -640,7 +697,9 @@ static int real_offset(struct cap *c)
 		clock_gettime(CLOCK_REALTIME, &rt);
 		b = now_ns();
 		if (b - a <= 1000) {
-			c->real_off = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - (a + (b - a) / 2);
+			/* against the later monotonic reading: the offset can only
+			 * come out low, so mapped stamps only late (by < 1 us) */
+			c->real_off = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - b;
 			c->real_off_at = b;
 			return 1;
 		}
@@ -667,10 +726,14 @@ void net_step(struct cap *c, int timeout_ms)
 	 * process them: the last of a hundred sockets is read hundreds of
 	 * microseconds after the wake, but its bytes were there before it. */
 	if (n > 0) {
-		int have_off = real_offset(c);
+		int64_t t_wake = now_ns();
+		int have_off = t_wake >= c->step_until && real_offset(c);
 		for (int i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
-			char cbuf[CMSG_SPACE(sizeof(struct timespec))];
+			union { /* aligned for the cmsghdr read from it */
+				char buf[CMSG_SPACE(sizeof(struct timespec))];
+				struct cmsghdr align;
+			} cbuf;
 			struct iovec iov = {NULL, INT_MAX / 2};
 			struct msghdr mh;
 			ssize_t r;
@@ -681,8 +744,8 @@ void net_step(struct cap *c, int timeout_ms)
 			memset(&mh, 0, sizeof mh);
 			mh.msg_iov = &iov;
 			mh.msg_iovlen = 1;
-			mh.msg_control = cbuf;
-			mh.msg_controllen = sizeof cbuf;
+			mh.msg_control = cbuf.buf;
+			mh.msg_controllen = sizeof cbuf.buf;
 			/* counts the bytes without copying or consuming them */
 			r = recvmsg(fd, &mh, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
 			if (r <= 0)
@@ -701,11 +764,25 @@ void net_step(struct cap *c, int timeout_ms)
 					continue;
 				memcpy(&ts, CMSG_DATA(cm), sizeof ts);
 				k = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - c->real_off;
-				/* a wall clock stepped between arrival and now would
-				 * make the stamp meaningless: keep ours then */
+				/* no later than we looked, and at most 1 s old (a
+				 * clock step older than the blackout: see below) */
 				if (k <= st->t && k > st->t - 1000000000) {
 					st->t = k;
 					st->kernel = 1;
+				}
+			}
+		}
+		/* A step of the wall clock since the last wake makes this wake's
+		 * mapping wrong for bytes received before it: drop the kernel
+		 * stamps just taken, and for 2 s (stamps older than 1 s are
+		 * refused anyway) map none. */
+		if (have_off && clock_stepped(c)) {
+			c->step_until = now_ns() + 2000000000;
+			for (int i = 0; i < n; i++) {
+				int fd = evs[i].data.fd;
+				if (fd >= 0 && (size_t)fd < c->n_stamps && c->stamps[fd].wake == c->wake) {
+					c->stamps[fd].t = c->stamps[fd].looked;
+					c->stamps[fd].kernel = 0;
 				}
 			}
 		}
