@@ -5,6 +5,8 @@
 #   2. with --cacert the run completes; chunks are timed by the callback
 #      (encrypted socket bytes cannot be counted against the body)
 #   3. with --insecure the run completes and says so in its manifest
+#   4. with a proxy set in the environment, plain http is timed by the
+#      callback too (and without one, by the kernel)
 # usage: tls.sh SIM CAPTURE TOKENTRACE WORKDIR
 set -euo pipefail
 SIM=$1 CAP=$2 TT=$3 W=$4
@@ -70,4 +72,11 @@ grep -q tls_insecure run3/manifest.json || fail "an --insecure run does not say 
 rc=0
 "$CAP" "$URL" -o run4 --cacert no-such.pem "${ARGS[@]}" 2> err4 || rc=$?
 [ "$rc" = 2 ] && grep -q "no-such.pem" err4 || { cat err4; fail "bad --cacert: exit $rc"; }
+# behind a proxy setting (bypassed here by no_proxy) the socket's bytes may
+# not be the body's: chunks are timed by the callback, not by the kernel
+http_proxy=http://127.0.0.1:9 no_proxy=127.0.0.1 \
+	"$CAP" "http://127.0.0.1:$SP" -o run5 "${ARGS[@]}" 2> err5 || { cat err5; fail "capture with http_proxy set failed"; }
+grep -q '"kernel": 0,' run5/capture-info.json || { cat run5/capture-info.json; fail "proxy: chunks timed from socket bytes"; }
+"$CAP" "http://127.0.0.1:$SP" -o run6 "${ARGS[@]}" 2> err6 || { cat err6; fail "plain capture failed"; }
+grep -Eq '"kernel": [1-9]' run6/capture-info.json || { cat run6/capture-info.json; fail "plain http: no kernel stamps"; }
 echo "tls: ok"
