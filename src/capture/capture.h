@@ -69,11 +69,10 @@ void sink_stop(struct sink *s);
 
 enum xfer_kind { XFER_GEN, XFER_GET };
 
-/* What a socket held when epoll woke us, and since when: the kernel's
+/* What a socket held when we looked, before libcurl read it: the kernel's
  * receive stamp of the newest of those bytes (SO_TIMESTAMPNS, read with a
  * non-consuming MSG_PEEK|MSG_TRUNC), else the moment we looked.  Either way
- * every one of those bytes had arrived by then, however long the other
- * sockets of the same wake take to process.  `covered` counts down as
+ * every one of those bytes had arrived by then.  `covered` counts down as
  * libcurl hands the socket's bytes over (raw: headers + undecoded body), so
  * bytes that arrived after the look never get the earlier time. */
 struct fd_stamp {
@@ -141,6 +140,7 @@ struct xfer {
 	uint64_t fed;           /* raw bytes libcurl handed over since */
 	int counts_known;       /* ooo0 and read0 were read (local_port's socket) */
 	int local_port;
+	uint64_t steps0;        /* wall-clock steps seen by the send */
 	int use_fallback;       /* settled: FALLBACK_LOOKED (out of order) or
 				 * FALLBACK_CALLBACK (miscounted, unknown) */
 	/* raw body (plain http, generation): libcurl hands over the bytes as
@@ -171,11 +171,11 @@ struct cap {
 	int raw_ok;                 /* socket bytes are body bytes: plain http,
 				     * no proxy */
 	int clock_fd;               /* wall-clock step detector (timerfd) */
-	int64_t step_until;         /* no kernel stamps before this (a step) */
+	uint64_t clock_steps;       /* steps seen (clock_stepped) */
 	int64_t real_off, real_off_at; /* CLOCK_REALTIME - MONOTONIC, and when read */
 	int *port_fd;               /* local port -> socket (65536; -1 none) */
 	int64_t stamps_by_src[STAMP_N]; /* chunks recorded, by how timed */
-	int64_t settled_ooo, settled_miscount, settled_unknown; /* requests */
+	int64_t settled_ooo, settled_miscount, settled_unknown, settled_clock; /* requests */
 	int64_t curl_timer;         /* when libcurl wants a timeout call; -1 none */
 	struct xfer *free_list;
 	int n_active;

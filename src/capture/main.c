@@ -409,11 +409,11 @@ static void write_capture_info(const struct cap *c)
 	fprintf(f, "{\n\t\"origin_monotonic_ns\": %lld,\n\t\"libcurl\": \"%s\",\n"
 		   "\t\"chunk_times\": {\"kernel\": %lld, \"wake\": %lld, \"callback\": %lld},\n"
 		   "\t\"requests_off_kernel_times\": {\"out_of_order\": %lld, \"miscounted\": %lld, "
-		   "\"unknown\": %lld}\n}\n",
+		   "\"unknown\": %lld, \"clock_step\": %lld}\n}\n",
 		(long long)c->origin, curl_version_info(CURLVERSION_NOW)->version,
 		(long long)k[STAMP_KERNEL], (long long)k[STAMP_WAKE], (long long)k[STAMP_CALLBACK],
 		(long long)c->settled_ooo, (long long)c->settled_miscount,
-		(long long)c->settled_unknown);
+		(long long)c->settled_unknown, (long long)c->settled_clock);
 	fclose(f);
 }
 

@@ -5,13 +5,13 @@
  * curl_multi_socket_action so a wake costs the sockets that have data, not
  * every open connection.
  *
- * Arrival times (docs/capture.md, "Timestamps"): right after each wake,
- * every readable socket is asked, without consuming anything, how many
+ * Arrival times (docs/capture.md, "Timestamps"): right before libcurl reads
+ * a readable socket, it is asked, without consuming anything, how many
  * bytes it holds and when the newest of them arrived (the kernel's receive
  * stamp).  Bytes libcurl then hands over from that socket carry that time
  * as long as they are within the bytes counted; anything beyond carries the
- * time the write callback ran.  Each is an upper bound of the true arrival,
- * never earlier than it. */
+ * time the write callback ran.  None is earlier than the packet carrying
+ * the bytes reached this machine. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -307,6 +307,8 @@ static int prereq_cb(void *ud, char *conn_primary_ip, char *conn_local_ip,
 		x->cap->stamps[x->fd].covered = 0; /* nothing of this answer was there */
 	x->fed = 0;
 	x->counts_known = 0;
+	(void)clock_stepped(x->cap);
+	x->steps0 = x->cap->clock_steps;
 	if (x->fd >= 0) {
 		struct tcp_counts tc;
 		if (tcp_counts(x->fd, &tc) == 0) {
@@ -390,7 +392,6 @@ enum tt_code net_init(struct cap *c, struct tt_error *err)
 	c->cur_fd = -1;
 	c->clock_fd = -1;
 	(void)clock_stepped(c); /* arms the step detector */
-	c->step_until = 0;
 	c->multi = curl_multi_init();
 	if (!c->multi)
 		return tt_error_set(err, TT_ENOMEM, "cannot create a libcurl multi handle");
@@ -597,8 +598,12 @@ static void xfer_settle_times(struct cap *c, struct xfer *x)
 		return;
 	/* A wrong or unknown count voids the looked times too (they rest on
 	 * it): the callback's times are bounds whatever happened. */
-	if (!x->counts_known || x->fd < 0 || local_port_of(x->fd) != x->local_port ||
-	    tcp_counts(x->fd, &tc) != 0) {
+	(void)clock_stepped(c);
+	if (c->clock_steps != x->steps0) {
+		c->settled_clock++;
+		x->use_fallback = FALLBACK_CALLBACK;
+	} else if (!x->counts_known || x->fd < 0 || local_port_of(x->fd) != x->local_port ||
+		   tcp_counts(x->fd, &tc) != 0) {
 		c->settled_unknown++;
 		x->use_fallback = FALLBACK_CALLBACK;
 	} else if (tc.bytes_read - x->read0 != x->fed) {
@@ -654,7 +659,9 @@ void xfer_timeout(struct cap *c, struct xfer *x, int64_t now)
 
 /* Has the wall clock been set (stepped) since we last asked?  A timerfd on
  * CLOCK_REALTIME armed with TFD_TIMER_CANCEL_ON_SET is cancelled by every
- * step, leap seconds included.  Unknown counts as stepped. */
+ * step, leap seconds included.  Unknown counts as stepped.  Each step
+ * counts in c->clock_steps: a request during which it grew cannot trust
+ * its wall-clock-mapped kernel stamps (xfer_settle_times). */
 static int clock_stepped(struct cap *c)
 {
 	struct itimerspec its;
@@ -675,6 +682,7 @@ static int clock_stepped(struct cap *c)
 		return 1;
 	}
 	c->real_off_at = 0; /* the cached offset is from before */
+	c->clock_steps++;
 	return 1;
 }
 
@@ -707,6 +715,55 @@ static int real_offset(struct cap *c)
 	return c->real_off_at > 0 && b - c->real_off_at < 100000000;
 }
 
+/* Right before libcurl reads socket fd: how many bytes it holds, and the
+ * kernel's receive stamp of the newest of them (struct fd_stamp).  Done
+ * per socket, not for all at the wake: the stamp does not depend on when
+ * we look, and looking late counts in the bytes that came meanwhile. */
+static void peek_socket(struct cap *c, int fd)
+{
+	union { /* aligned for the cmsghdr read from it */
+		char buf[CMSG_SPACE(sizeof(struct timespec))];
+		struct cmsghdr align;
+	} cbuf;
+	struct iovec iov = {NULL, INT_MAX / 2};
+	struct msghdr mh;
+	ssize_t r;
+	struct fd_stamp *st;
+
+	if (fd < 0 || (size_t)fd >= c->n_stamps)
+		return;
+	memset(&mh, 0, sizeof mh);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf.buf;
+	mh.msg_controllen = sizeof cbuf.buf;
+	/* counts the bytes without copying or consuming them */
+	r = recvmsg(fd, &mh, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+	if (r <= 0)
+		return;
+	st = &c->stamps[fd];
+	st->wake = c->wake;
+	st->covered = (size_t)r;
+	st->t = st->looked = now_ns();
+	st->kernel = 0;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		struct timespec ts;
+		int64_t k;
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_TIMESTAMPNS)
+			continue;
+		if (!real_offset(c))
+			continue;
+		memcpy(&ts, CMSG_DATA(cm), sizeof ts);
+		k = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - c->real_off;
+		/* no later than we looked, and at most 1 s old; a wall-clock
+		 * step during the request is caught at its end (settle) */
+		if (k <= st->t && k > st->t - 1000000000) {
+			st->t = k;
+			st->kernel = 1;
+		}
+	}
+}
+
 void net_step(struct cap *c, int timeout_ms)
 {
 	struct epoll_event evs[256];
@@ -722,71 +779,6 @@ void net_step(struct cap *c, int timeout_ms)
 	}
 	n = epoll_wait(c->epfd, evs, (int)(sizeof evs / sizeof evs[0]), timeout_ms);
 	c->wake++;
-	/* First note what every ready socket holds and since when, then
-	 * process them: the last of a hundred sockets is read hundreds of
-	 * microseconds after the wake, but its bytes were there before it. */
-	if (n > 0) {
-		int64_t t_wake = now_ns();
-		int have_off = t_wake >= c->step_until && real_offset(c);
-		for (int i = 0; i < n; i++) {
-			int fd = evs[i].data.fd;
-			union { /* aligned for the cmsghdr read from it */
-				char buf[CMSG_SPACE(sizeof(struct timespec))];
-				struct cmsghdr align;
-			} cbuf;
-			struct iovec iov = {NULL, INT_MAX / 2};
-			struct msghdr mh;
-			ssize_t r;
-			struct fd_stamp *st;
-
-			if (!(evs[i].events & EPOLLIN) || fd < 0 || (size_t)fd >= c->n_stamps)
-				continue;
-			memset(&mh, 0, sizeof mh);
-			mh.msg_iov = &iov;
-			mh.msg_iovlen = 1;
-			mh.msg_control = cbuf.buf;
-			mh.msg_controllen = sizeof cbuf.buf;
-			/* counts the bytes without copying or consuming them */
-			r = recvmsg(fd, &mh, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
-			if (r <= 0)
-				continue;
-			st = &c->stamps[fd];
-			st->wake = c->wake;
-			st->covered = (size_t)r;
-			st->t = st->looked = now_ns();
-			st->kernel = 0;
-			for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-				struct timespec ts;
-				int64_t k;
-				if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_TIMESTAMPNS)
-					continue;
-				if (!have_off)
-					continue;
-				memcpy(&ts, CMSG_DATA(cm), sizeof ts);
-				k = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - c->real_off;
-				/* no later than we looked, and at most 1 s old (a
-				 * clock step older than the blackout: see below) */
-				if (k <= st->t && k > st->t - 1000000000) {
-					st->t = k;
-					st->kernel = 1;
-				}
-			}
-		}
-		/* A step of the wall clock since the last wake makes this wake's
-		 * mapping wrong for bytes received before it: drop the kernel
-		 * stamps just taken, and for 2 s (stamps older than 1 s are
-		 * refused anyway) map none. */
-		if (have_off && clock_stepped(c)) {
-			c->step_until = now_ns() + 2000000000;
-			for (int i = 0; i < n; i++) {
-				int fd = evs[i].data.fd;
-				if (fd >= 0 && (size_t)fd < c->n_stamps && c->stamps[fd].wake == c->wake) {
-					c->stamps[fd].t = c->stamps[fd].looked;
-					c->stamps[fd].kernel = 0;
-				}
-			}
-		}
-	}
 	for (int i = 0; i < n; i++) {
 		int flags = 0;
 		if (evs[i].events & (EPOLLIN | EPOLLHUP))
@@ -795,6 +787,8 @@ void net_step(struct cap *c, int timeout_ms)
 			flags |= CURL_CSELECT_OUT;
 		if (evs[i].events & EPOLLERR)
 			flags |= CURL_CSELECT_ERR;
+		if (evs[i].events & EPOLLIN)
+			peek_socket(c, evs[i].data.fd);
 		c->cur_fd = evs[i].data.fd;
 		curl_multi_socket_action(c->multi, (curl_socket_t)evs[i].data.fd, flags, &running);
 		c->cur_fd = -1;
