@@ -629,16 +629,22 @@ static void xfer_settle_times(struct cap *c, struct xfer *x)
 	x->n_kernel = x->n_early = 0;
 }
 
-void xfer_cancel(struct cap *c, struct xfer *x)
+/* A transfer leaves the multi handle (ended or cancelled): its times are
+ * settled first, while its connection is still open. */
+static void xfer_detach(struct cap *c, struct xfer *x)
 {
-	if (!x->active)
-		return;
 	xfer_settle_times(c, x);
 	curl_multi_remove_handle(c->multi, x->easy);
 	x->active = 0;
 	c->n_active--;
 	if (x->kind == XFER_GEN)
 		c->gen_active--;
+}
+
+void xfer_cancel(struct cap *c, struct xfer *x)
+{
+	if (x->active)
+		xfer_detach(c, x);
 }
 
 void xfer_timeout(struct cap *c, struct xfer *x, int64_t now)
@@ -807,12 +813,7 @@ void net_step(struct cap *c, int timeout_ms)
 		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
 		if (!x)
 			continue;
-		xfer_settle_times(c, x);
-		curl_multi_remove_handle(c->multi, x->easy);
-		x->active = 0;
-		c->n_active--;
-		if (x->kind == XFER_GEN)
-			c->gen_active--;
+		xfer_detach(c, x);
 		if (!x->http_status)
 			curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->http_status);
 		x->t_end = rel_ns(c, now_ns());
