@@ -291,6 +291,34 @@ static void assert_near(double got, double want, double rel, const char *what)
 		fail_msg("%s: got %.4g, want %.4g within %.0f%%", what, got, want, rel * 100);
 }
 
+/* The common shape of a test: a simulator started with sim_args, one
+ * capture into RUN named `tag` with `args` (after URL -o RUN; NULL-ended)
+ * and then "--readiness-timeout 5s -q", the simulator stopped, the capture's
+ * exit asserted 0, and the run opened. */
+static struct tt_run *capture_run(const char *tag, const char *const *sim_args,
+				  const char *const *args, char *run_dir, size_t len)
+{
+	const char *argv[64];
+	struct sim s;
+	int n = 0, rc;
+
+	sim_start(&s, sim_args);
+	run_path(run_dir, len, tag);
+	argv[n++] = s.url;
+	argv[n++] = "-o";
+	argv[n++] = run_dir;
+	for (; *args && n < 60; args++)
+		argv[n++] = *args;
+	argv[n++] = "--readiness-timeout";
+	argv[n++] = "5s";
+	argv[n++] = "-q";
+	argv[n] = NULL;
+	rc = run_capture(tag, argv, 60, 0);
+	sim_stop(&s);
+	assert_int_equal(rc, 0);
+	return open_run(run_dir);
+}
+
 /* No file of the run, and no output, holds the key. */
 static void assert_no_key(const char *run_dir, const char *tag)
 {
@@ -424,24 +452,14 @@ static void test_matrix(void **state)
 static void test_multi_token_chunks(void **state)
 {
 	const char *sim_args[] = {"--stream-interval", "4", NULL};
-	struct sim s;
+	const char *args[] = {"--contexts", "1K", "--concurrency", "2", "--cells", "decode-1Kx2",
+			      "--duration", "1s", "--max-tokens", "64", "--readiness", "0.2s", NULL};
 	char run_dir[600];
 	struct tt_run *run;
 	struct tally t;
-	int rc;
 	(void)state;
 
-	sim_start(&s, sim_args);
-	run_path(run_dir, sizeof run_dir, "multi");
-	{
-		const char *args[] = {s.url, "-o", run_dir, "--contexts", "1K", "--concurrency", "2",
-				      "--cells", "decode-1Kx2", "--duration", "1s", "--max-tokens", "64",
-				      "--readiness", "0.2s", "--readiness-timeout", "5s", "-q", NULL};
-		rc = run_capture("multi", args, 30, 0);
-	}
-	sim_stop(&s);
-	assert_int_equal(rc, 0);
-	run = open_run(run_dir);
+	run = capture_run("multi", sim_args, args, run_dir, sizeof run_dir);
 	assert_int_equal(tt_run_manifest(run)->n_cells, 1);
 	tally_cell(run, "decode-1024x2", 1024, 64, &t);
 	assert_true(t.finished_len > 2);
@@ -710,23 +728,13 @@ static void test_server_dies(void **state)
 static void test_model_len(void **state)
 {
 	const char *sim_args[] = {"--max-model-len", "2K", NULL};
-	struct sim s;
+	const char *args[] = {"--contexts", "1K,2K", "--concurrency", "1", "--duration", "0.5s",
+			      "--max-tokens", "512", "--readiness", "0.1s", NULL};
 	char run_dir[600];
 	struct tt_run *run;
-	int rc;
 	(void)state;
 
-	sim_start(&s, sim_args);
-	run_path(run_dir, sizeof run_dir, "modellen");
-	{
-		const char *args[] = {s.url, "-o", run_dir, "--contexts", "1K,2K", "--concurrency", "1",
-				      "--duration", "0.5s", "--max-tokens", "512", "--readiness", "0.1s",
-				      "--readiness-timeout", "5s", "-q", NULL};
-		rc = run_capture("modellen", args, 30, 0);
-	}
-	sim_stop(&s);
-	assert_int_equal(rc, 0);
-	run = open_run(run_dir);
+	run = capture_run("modellen", sim_args, args, run_dir, sizeof run_dir);
 	assert_int_equal(tt_run_manifest(run)->max_model_len, 2048);
 	assert_int_equal(cell(run, "decode-1024x1")->state, TT_CELL_DONE);
 	assert_int_equal(cell(run, "prefill-2048")->state, TT_CELL_FAILED);
@@ -739,24 +747,14 @@ static void test_model_len(void **state)
 static void test_llamacpp_flavor(void **state)
 {
 	const char *sim_args[] = {"--flavor", "llamacpp", NULL};
-	struct sim s;
+	const char *args[] = {"--contexts", "512", "--concurrency", "2", "--duration", "1s",
+			      "--max-tokens", "32", "--readiness", "0.2s", NULL};
 	char run_dir[600];
 	struct tt_run *run;
 	struct tally t;
-	int rc;
 	(void)state;
 
-	sim_start(&s, sim_args);
-	run_path(run_dir, sizeof run_dir, "llamacpp");
-	{
-		const char *args[] = {s.url, "-o", run_dir, "--contexts", "512", "--concurrency", "2",
-				      "--duration", "1s", "--max-tokens", "32", "--readiness", "0.2s",
-				      "--readiness-timeout", "5s", "-q", NULL};
-		rc = run_capture("llamacpp", args, 30, 0);
-	}
-	sim_stop(&s);
-	assert_int_equal(rc, 0);
-	run = open_run(run_dir);
+	run = capture_run("llamacpp", sim_args, args, run_dir, sizeof run_dir);
 	assert_string_equal(tt_run_manifest(run)->engine, "llamacpp");
 	tally_cell(run, "decode-512x2", 512, 32, &t);
 	assert_int_equal(t.errors, 0);
@@ -769,24 +767,14 @@ static void test_llamacpp_flavor(void **state)
 static void test_sglang_flavor(void **state)
 {
 	const char *sim_args[] = {"--flavor", "sglang", "--kv-capacity", "300000", NULL};
-	struct sim s;
+	const char *args[] = {"--contexts", "512", "--concurrency", "2", "--cells", "decode-512x2",
+			      "--duration", "1s", "--max-tokens", "32", "--readiness", "0.2s", NULL};
 	char run_dir[600];
 	struct tt_run *run;
 	struct tally t;
-	int rc;
 	(void)state;
 
-	sim_start(&s, sim_args);
-	run_path(run_dir, sizeof run_dir, "sglang");
-	{
-		const char *args[] = {s.url, "-o", run_dir, "--contexts", "512", "--concurrency", "2",
-				      "--cells", "decode-512x2", "--duration", "1s", "--max-tokens", "32",
-				      "--readiness", "0.2s", "--readiness-timeout", "5s", "-q", NULL};
-		rc = run_capture("sglang", args, 30, 0);
-	}
-	sim_stop(&s);
-	assert_int_equal(rc, 0);
-	run = open_run(run_dir);
+	run = capture_run("sglang", sim_args, args, run_dir, sizeof run_dir);
 	assert_string_equal(tt_run_manifest(run)->engine, "sglang");
 	assert_int_equal(tt_run_manifest(run)->kv_capacity_tokens, 300000);
 	assert_string_equal(tt_run_manifest(run)->kv_capacity_source, "sglang:get_server_info");
@@ -800,24 +788,14 @@ static void test_sglang_flavor(void **state)
 /* Chat with text prompts calibrated to within 1 % of the target. */
 static void test_chat_text(void **state)
 {
-	struct sim s;
+	const char *args[] = {"--endpoint", "chat", "--contexts", "2K", "--concurrency", "2",
+			      "--duration", "1s", "--max-tokens", "32", "--readiness", "0.2s", NULL};
 	char run_dir[600];
 	struct tt_run *run;
 	struct tally t;
-	int rc;
 	(void)state;
 
-	sim_start(&s, NULL);
-	run_path(run_dir, sizeof run_dir, "chat");
-	{
-		const char *args[] = {s.url, "-o", run_dir, "--endpoint", "chat", "--contexts", "2K",
-				      "--concurrency", "2", "--duration", "1s", "--max-tokens", "32",
-				      "--readiness", "0.2s", "--readiness-timeout", "5s", "-q", NULL};
-		rc = run_capture("chat", args, 30, 0);
-	}
-	sim_stop(&s);
-	assert_int_equal(rc, 0);
-	run = open_run(run_dir);
+	run = capture_run("chat", NULL, args, run_dir, sizeof run_dir);
 	assert_string_equal(tt_run_manifest(run)->prompt_kind, "text");
 	assert_string_equal(tt_run_manifest(run)->endpoint, "chat");
 	tally_cell(run, "decode-2048x2", 2048, 32, &t);
@@ -881,7 +859,8 @@ static void arrival_check(const char *tag, int lossy)
 {
 	char truth_path[600], run_dir[600], info_path[700];
 	const char *sim_args[] = {"--truth", truth_path, NULL};
-	struct sim s;
+	const char *args[] = {"--contexts", "1K", "--concurrency", "8", "--cells", "decode-1Kx8",
+			      "--duration", "1s", "--max-tokens", "64", "--readiness", "0.2s", NULL};
 	struct truth tr;
 	struct honest h;
 	struct tt_run *run;
@@ -891,19 +870,9 @@ static void arrival_check(const char *tag, int lossy)
 	size_t len;
 	long long kernel = -1, wake = -1, callback = -1, ooo = -1, miscounted = -1, unknown = -1,
 		  clock_step = -1;
-	int rc;
 
 	snprintf(truth_path, sizeof truth_path, "%s/%s.truth", workdir, tag);
-	sim_start(&s, sim_args);
-	run_path(run_dir, sizeof run_dir, tag);
-	{
-		const char *args[] = {s.url, "-o", run_dir, "--contexts", "1K", "--concurrency", "8",
-				      "--cells", "decode-1Kx8", "--duration", "1s", "--max-tokens", "64",
-				      "--readiness", "0.2s", "--readiness-timeout", "5s", "-q", NULL};
-		rc = run_capture(tag, args, 60, 0);
-	}
-	sim_stop(&s); /* flushes the truth log */
-	assert_int_equal(rc, 0);
+	run = capture_run(tag, sim_args, args, run_dir, sizeof run_dir); /* sim stopped: log flushed */
 	assert_int_equal(truth_read(truth_path, &tr), 0);
 
 	snprintf(info_path, sizeof info_path, "%s/capture-info.json", run_dir);
@@ -931,7 +900,6 @@ static void arrival_check(const char *tag, int lossy)
 	assert_int_equal(unknown, 0);
 	assert_true(clock_step >= 0); /* nobody steps the clock in a test */
 
-	run = open_run(run_dir);
 	memset(&v, 0, sizeof v);
 	v.ctx = &h;
 	v.on_request = honest_request;
