@@ -81,6 +81,7 @@ struct fd_stamp {
 	int64_t looked; /* when we looked (t's fallback, see struct xfer) */
 	size_t covered;
 	int kernel;     /* t is the kernel's receive stamp */
+	struct xfer *user; /* the request on this socket (prereq to detach) */
 };
 
 /* How chunk arrival times were taken (docs/capture.md, "Timestamps"). */
@@ -141,6 +142,7 @@ struct xfer {
 	int counts_known;       /* ooo0 and read0 were read (local_port's socket) */
 	int local_port;
 	uint64_t steps0;        /* wall-clock steps seen by the send */
+	int settled;            /* xfer_settle_times ran */
 	int use_fallback;       /* settled: FALLBACK_LOOKED (out of order) or
 				 * FALLBACK_CALLBACK (miscounted, unknown) */
 	/* raw body (plain http, generation): libcurl hands over the bytes as

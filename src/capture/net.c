@@ -29,6 +29,7 @@
 #include "tcpinfo.h"
 
 static int clock_stepped(struct cap *c);
+static void xfer_settle_times(struct cap *c, struct xfer *x);
 
 int64_t now_ns(void)
 {
@@ -279,6 +280,20 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *ud)
 	return n;
 }
 
+/* libcurl closes a connection (the server said Connection: close, or it
+ * is dropped from the cache): settle the request on it first, while the
+ * kernel's counts can still be read. */
+static int closesocket_cb(void *ud, curl_socket_t fd)
+{
+	struct cap *c = ud;
+
+	if (fd >= 0 && (size_t)fd < c->n_stamps && c->stamps[fd].user)
+		xfer_settle_times(c, c->stamps[fd].user);
+	if (fd >= 0 && (size_t)fd < c->n_stamps)
+		c->stamps[fd].user = NULL;
+	return close((int)fd);
+}
+
 /* Every connection asks the kernel to stamp what it receives. */
 static int sockopt_cb(void *ud, curl_socket_t fd, curlsocktype purpose)
 {
@@ -303,8 +318,10 @@ static int prereq_cb(void *ud, char *conn_primary_ip, char *conn_local_ip,
 			? x->cap->port_fd[conn_local_port]
 			: -1;
 	x->local_port = conn_local_port;
-	if (x->fd >= 0 && (size_t)x->fd < x->cap->n_stamps)
+	if (x->fd >= 0 && (size_t)x->fd < x->cap->n_stamps) {
 		x->cap->stamps[x->fd].covered = 0; /* nothing of this answer was there */
+		x->cap->stamps[x->fd].user = x;    /* for closesocket_cb */
+	}
 	x->fed = 0;
 	x->counts_known = 0;
 	(void)clock_stepped(x->cap);
@@ -345,8 +362,10 @@ static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *s
 			c->n_stamps = nn;
 		}
 	}
-	if ((size_t)s < c->n_stamps && !socketp)
+	if ((size_t)s < c->n_stamps && !socketp) {
 		c->stamps[s].covered = 0; /* a new socket on a reused number */
+		c->stamps[s].user = NULL;
+	}
 	if (!socketp) {
 		/* local port -> socket, for prereq_cb (connect() has bound it) */
 		int port = local_port_of((int)s);
@@ -481,6 +500,7 @@ struct xfer *xfer_get(struct cap *c, enum xfer_kind kind)
 	tt_oai_stream_init(&x->st);
 	x->n_chunks = 0;
 	x->n_kernel = x->n_early = 0;
+	x->settled = 0;
 	x->counts_known = 0;
 	x->fed = 0;
 	x->use_fallback = 0;
@@ -548,6 +568,8 @@ enum tt_code xfer_start(struct cap *c, struct xfer *x, const char *path, const c
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(e, CURLOPT_SOCKOPTFUNCTION, sockopt_cb);
+	curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, closesocket_cb);
+	curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, c);
 	/* generation bodies come raw and are unchunked here (timing) */
 	x->raw = x->kind == XFER_GEN && c->raw_ok;
 	x->chunked = 0;
@@ -585,7 +607,8 @@ enum tt_code xfer_start(struct cap *c, struct xfer *x, const char *path, const c
 	return TT_OK;
 }
 
-/* At the end of a request, while its connection is still open: if the
+/* At the end of a request, while its connection is still open (see
+ * closesocket_cb for a connection libcurl closes first): if the
  * connection received packets out of order since the request went out (or
  * that cannot be known), its kernel-stamped chunks take the time we looked
  * instead (see struct xfer). */
@@ -594,8 +617,12 @@ static void xfer_settle_times(struct cap *c, struct xfer *x)
 	struct tcp_counts tc;
 	int64_t prev = INT64_MIN;
 
-	if (x->kind != XFER_GEN || x->use_fallback || !x->n_early)
+	/* Once per request, whenever counted bytes were handed over: an event
+	 * still to come (tt_sse_end in gen_record) keeps its stamp only if the
+	 * request passed. */
+	if (x->kind != XFER_GEN || !x->raw || x->settled || !x->fed)
 		return;
+	x->settled = 1;
 	/* A wrong or unknown count voids the looked times too (they rest on
 	 * it): the callback's times are bounds whatever happened. */
 	(void)clock_stepped(c);
@@ -634,6 +661,8 @@ static void xfer_settle_times(struct cap *c, struct xfer *x)
 static void xfer_detach(struct cap *c, struct xfer *x)
 {
 	xfer_settle_times(c, x);
+	if (x->fd >= 0 && (size_t)x->fd < c->n_stamps && c->stamps[x->fd].user == x)
+		c->stamps[x->fd].user = NULL;
 	curl_multi_remove_handle(c->multi, x->easy);
 	x->active = 0;
 	c->n_active--;
@@ -960,9 +989,11 @@ void gen_record(struct cap *c, struct xfer *x, CURLcode res, enum tt_finish forc
 	r.n_chunks = x->n_chunks;
 	sink_request(c->sink, &r, x->n_chunks ? x->chunks : NULL, error);
 	if (x->n_chunks) {
-		/* The sink owns the array now. */
+		/* The sink owns the array now; its companion goes too. */
 		x->chunks = NULL;
 		x->cap_chunks = 0;
+		free(x->fallback);
+		x->fallback = NULL;
 	} else {
 		/* keep ours; nothing was handed over */
 	}

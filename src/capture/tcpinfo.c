@@ -30,6 +30,13 @@ int tcp_counts(int fd, struct tcp_counts *out)
 			continue; /* bytes arrived meanwhile: look again */
 		out->ooo_packets = ti.tcpi_rcv_ooopack;
 		out->bytes_read = ti.tcpi_bytes_received - (uint64_t)q1;
+		/* A FIN takes a sequence number, so tcpi_bytes_received counts
+		 * it as a byte once the peer has closed (the kernel's states
+		 * after a received FIN: CLOSE_WAIT 8, LAST_ACK 9, CLOSING 11,
+		 * TIME_WAIT 6; include/net/tcp_states.h). */
+		if (ti.tcpi_state == 8 || ti.tcpi_state == 9 || ti.tcpi_state == 11 ||
+		    ti.tcpi_state == 6)
+			out->bytes_read -= 1;
 		return 0;
 	}
 	return -1;
