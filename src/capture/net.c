@@ -362,10 +362,10 @@ static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *s
 			c->n_stamps = nn;
 		}
 	}
-	if ((size_t)s < c->n_stamps && !socketp) {
+	/* (Also called for a kept-alive connection taken up again: `user`
+	 * stays, closesocket_cb and xfer_detach clear it.) */
+	if ((size_t)s < c->n_stamps && !socketp)
 		c->stamps[s].covered = 0; /* a new socket on a reused number */
-		c->stamps[s].user = NULL;
-	}
 	if (!socketp) {
 		/* local port -> socket, for prereq_cb (connect() has bound it) */
 		int port = local_port_of((int)s);

@@ -442,6 +442,11 @@ static void start_request(struct sim_req *r)
 		add_common_headers(r->http, "text/event-stream; charset=utf-8");
 		evhttp_add_header(evhttp_request_get_output_headers(r->http), "Cache-Control",
 				  "no-cache");
+		/* as llama.cpp's HTTP server ends a keep-alive connection after
+		 * a number of requests: libevent closes it after this reply */
+		if (srv->cfg.close_every > 0 && r->id % (uint64_t)srv->cfg.close_every == 0)
+			evhttp_add_header(evhttp_request_get_output_headers(r->http), "Connection",
+					  "close");
 		evhttp_send_reply_start(r->http, 200, "OK");
 		/* we write the chunk framing ourselves (api_stream.c, send_bytes) */
 		const char *te = evhttp_find_header(evhttp_request_get_output_headers(r->http),

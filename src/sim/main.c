@@ -52,6 +52,8 @@ static const struct opt opts[] = {
 	{"no-prefix-caching", NULL, "disable the prefix cache", OPT_FLAG, OFF(prefix_caching), 0, 0},
 	{"eos-after", "N", "output length without ignore_eos (default 256)", OPT_INT,
 	 OFF(eos_after), 1, 1e9},
+	{"close-every", "N", "every Nth generation reply closes its connection (default 0: never)",
+	 OPT_INT, OFF(close_every), 0, 1e9},
 	{"step-base-ms", "MS", "parametric: fixed cost of a decode step (default 0.9)", OPT_DOUBLE,
 	 OFF(step_base_ms), 0, 1e6},
 	{"per-seq-ms", "MS", "parametric: cost per decoding sequence (default 0.02)", OPT_DOUBLE,

@@ -61,6 +61,8 @@ struct sim_config {
 	int merge_steps;           /* output loop runs once per this many steps */
 	int prefix_caching;
 	int eos_after;             /* natural output length without ignore_eos */
+	int close_every;           /* every Nth generation reply closes its
+				    * connection (Connection: close); 0 never */
 	/* parametric speed model */
 	double step_base_ms, per_seq_ms, per_ctx_token_ns, prefill_tok_s;
 	const char *profile_path;

@@ -854,11 +854,12 @@ static int honest_request(void *ctx, const struct tt_request *r)
 	return 0;
 }
 
-/* lossy: run inside a network namespace that drops packets (loss.sh) */
-static void arrival_check(const char *tag, int lossy)
+/* lossy: run inside a network namespace that drops packets (loss.sh);
+ * close_every: the simulator's --close-every ("0": keep-alive always) */
+static void arrival_check(const char *tag, int lossy, const char *close_every)
 {
 	char truth_path[600], run_dir[600], info_path[700];
-	const char *sim_args[] = {"--truth", truth_path, NULL};
+	const char *sim_args[] = {"--truth", truth_path, "--close-every", close_every, NULL};
 	const char *args[] = {"--contexts", "1K", "--concurrency", "8", "--cells", "decode-1Kx8",
 			      "--duration", "1s", "--max-tokens", "64", "--readiness", "0.2s", NULL};
 	struct truth tr;
@@ -933,7 +934,16 @@ static void arrival_check(const char *tag, int lossy)
 static void test_arrival_never_before_emission(void **state)
 {
 	(void)state;
-	arrival_check("honest", 0);
+	arrival_check("honest", 0, "0");
+}
+
+/* The server closes every third connection after its reply (as llama.cpp's
+ * does after a number of requests): the check runs before libcurl closes
+ * the socket, so those requests keep their kernel stamps. */
+static void test_arrival_connection_close(void **state)
+{
+	(void)state;
+	arrival_check("close", 0, "3");
 }
 
 /* Only under tests/capture/loss.sh, which sets TT_E2E_LOSSY=1 inside a
@@ -943,7 +953,7 @@ static void test_arrival_under_loss(void **state)
 	(void)state;
 	if (!getenv("TT_E2E_LOSSY"))
 		skip();
-	arrival_check("lossy", 1);
+	arrival_check("lossy", 1, "0");
 }
 
 int main(int argc, char **argv)
@@ -961,6 +971,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_model_len),
 		cmocka_unit_test(test_sglang_flavor),
 		cmocka_unit_test(test_arrival_never_before_emission),
+		cmocka_unit_test(test_arrival_connection_close),
 		cmocka_unit_test(test_arrival_under_loss),
 	};
 	struct CMUnitTest one[1];
