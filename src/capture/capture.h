@@ -140,7 +140,7 @@ struct xfer {
 	uint64_t read0;         /* connection's bytes read by then */
 	uint64_t fed;           /* raw bytes libcurl handed over since */
 	int counts_known;       /* ooo0 and read0 were read (local_port's socket) */
-	int local_port;
+	int local_port;         /* local end of its connection (net.c, local_key) */
 	uint64_t steps0;        /* wall-clock steps seen by the send */
 	int settled;            /* xfer_settle_times ran */
 	int use_fallback;       /* settled: FALLBACK_LOOKED (out of order) or
@@ -175,7 +175,7 @@ struct cap {
 	int clock_fd;               /* wall-clock step detector (timerfd) */
 	uint64_t clock_steps;       /* steps seen (clock_stepped) */
 	int64_t real_off, real_off_at; /* CLOCK_REALTIME - MONOTONIC, and when read */
-	int *port_fd;               /* local port -> socket (65536; -1 none) */
+	int *port_fd;               /* local end (net.c, local_key) -> socket; -1 none */
 	int64_t stamps_by_src[STAMP_N]; /* chunks recorded, by how timed */
 	int64_t settled_ooo, settled_miscount, settled_unknown, settled_clock; /* requests */
 	int64_t curl_timer;         /* when libcurl wants a timeout call; -1 none */

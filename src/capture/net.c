@@ -38,7 +38,15 @@ int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int local_port_of(int fd)
+/* A connection's local end as a number: its port, plus 65536 for IPv6
+ * (an IPv4 and an IPv6 connection may share a port); -1 unknown. */
+#define LOCAL_KEYS (2 * 65536)
+static int local_key(int ipv6, int port)
+{
+	return port > 0 && port < 65536 ? port + (ipv6 ? 65536 : 0) : -1;
+}
+
+static int local_key_of(int fd)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof ss;
@@ -46,9 +54,9 @@ static int local_port_of(int fd)
 	if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0)
 		return -1;
 	if (ss.ss_family == AF_INET)
-		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+		return local_key(0, ntohs(((struct sockaddr_in *)&ss)->sin_port));
 	if (ss.ss_family == AF_INET6)
-		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+		return local_key(1, ntohs(((struct sockaddr_in6 *)&ss)->sin6_port));
 	return -1;
 }
 
@@ -309,15 +317,13 @@ static int prereq_cb(void *ud, char *conn_primary_ip, char *conn_local_ip,
 		     int conn_primary_port, int conn_local_port)
 {
 	struct xfer *x = ud;
+	int key = local_key(conn_local_ip && strchr(conn_local_ip, ':'), conn_local_port);
 	(void)conn_primary_ip;
-	(void)conn_local_ip;
 	(void)conn_primary_port;
 	x->t_send = rel_ns(x->cap, now_ns());
-	/* which socket the transfer runs on: libcurl says only the port */
-	x->fd = conn_local_port > 0 && conn_local_port < 65536 && x->cap->port_fd
-			? x->cap->port_fd[conn_local_port]
-			: -1;
-	x->local_port = conn_local_port;
+	/* which socket the transfer runs on: libcurl says only the address */
+	x->fd = key >= 0 && x->cap->port_fd ? x->cap->port_fd[key] : -1;
+	x->local_port = key;
 	if (x->fd >= 0 && (size_t)x->fd < x->cap->n_stamps) {
 		x->cap->stamps[x->fd].covered = 0; /* nothing of this answer was there */
 		x->cap->stamps[x->fd].user = x;    /* for closesocket_cb */
@@ -367,15 +373,15 @@ static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *s
 	if ((size_t)s < c->n_stamps && !socketp)
 		c->stamps[s].covered = 0; /* a new socket on a reused number */
 	if (!socketp) {
-		/* local port -> socket, for prereq_cb (connect() has bound it) */
-		int port = local_port_of((int)s);
+		/* local end -> socket, for prereq_cb (connect() has bound it) */
+		int key = local_key_of((int)s);
 		if (!c->port_fd) {
-			c->port_fd = malloc(65536 * sizeof *c->port_fd);
+			c->port_fd = malloc(LOCAL_KEYS * sizeof *c->port_fd);
 			if (c->port_fd)
-				memset(c->port_fd, 0xff, 65536 * sizeof *c->port_fd); /* all -1 */
+				memset(c->port_fd, 0xff, LOCAL_KEYS * sizeof *c->port_fd); /* all -1 */
 		}
-		if (c->port_fd && port > 0 && port < 65536)
-			c->port_fd[port] = (int)s;
+		if (c->port_fd && key >= 0)
+			c->port_fd[key] = (int)s;
 	}
 	if (what & CURL_POLL_IN)
 		ev.events |= EPOLLIN;
@@ -629,7 +635,7 @@ static void xfer_settle_times(struct cap *c, struct xfer *x)
 	if (c->clock_steps != x->steps0) {
 		c->settled_clock++;
 		x->use_fallback = FALLBACK_CALLBACK;
-	} else if (!x->counts_known || x->fd < 0 || local_port_of(x->fd) != x->local_port ||
+	} else if (!x->counts_known || x->fd < 0 || local_key_of(x->fd) != x->local_port ||
 		   tcp_counts(x->fd, &tc) != 0) {
 		c->settled_unknown++;
 		x->use_fallback = FALLBACK_CALLBACK;
