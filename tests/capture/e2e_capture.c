@@ -29,6 +29,7 @@
 #include "tokentrace/profile.h"
 #include "tokentrace/run.h"
 #include "sim_client.h" /* truth_read: the simulator's ground-truth log */
+#include "testutil.h"   /* tu_read, tu_rmrf: shared with the unit tests */
 
 extern char **environ;
 
@@ -137,35 +138,10 @@ static int run_capture(const char *tag, const char *const *args, double limit_s,
 	return WEXITSTATUS(st);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	if (buf) {
-		buf[n] = '\0';
-		if (len)
-			*len = (size_t)n;
-	}
-	return buf;
-}
-
 static int file_contains(const char *path, const char *needle)
 {
 	size_t len = 0, k = strlen(needle);
-	char *buf = slurp(path, &len);
+	char *buf = tu_read(path, &len);
 	int hit = 0;
 
 	if (!buf)
@@ -176,18 +152,10 @@ static int file_contains(const char *path, const char *needle)
 	return hit;
 }
 
-static void rm_rf(const char *path)
-{
-	char cmd[1200];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
-	if (system(cmd) != 0)
-		fail_msg("cannot remove '%s'", path);
-}
-
 static void run_path(char *buf, size_t len, const char *name)
 {
 	snprintf(buf, len, "%s/%s", workdir, name);
-	rm_rf(buf);
+	tu_rmrf(buf);
 }
 
 /* ---- reading runs back ------------------------------------------------- */
@@ -877,7 +845,7 @@ static void arrival_check(const char *tag, int lossy, const char *close_every)
 	assert_int_equal(truth_read(truth_path, &tr), 0);
 
 	snprintf(info_path, sizeof info_path, "%s/capture-info.json", run_dir);
-	info = slurp(info_path, &len);
+	info = tu_read(info_path, &len);
 	assert_non_null(info);
 	p = strstr(info, "\"origin_monotonic_ns\":");
 	assert_non_null(p);
