@@ -92,6 +92,14 @@ enum stamp_src { STAMP_KERNEL, STAMP_WAKE, STAMP_CALLBACK, STAMP_N };
 struct chunk_fallback {
 	int64_t looked, callback;
 };
+
+/* The arrival of a piece of bytes: its time t, taken as src says, and its
+ * fallbacks (equal to t for a piece timed by the callback). */
+struct arrival {
+	int64_t t;
+	enum stamp_src src;
+	struct chunk_fallback fb;
+};
 enum { FALLBACK_NONE, FALLBACK_LOOKED, FALLBACK_CALLBACK };
 
 struct cap;
@@ -120,27 +128,23 @@ struct xfer {
 	struct tt_oai_stream st;
 	struct tt_chunk *chunks;
 	size_t n_chunks, cap_chunks;
-	int64_t now;            /* arrival time of the piece being parsed */
-	enum stamp_src now_src; /* how `now` was taken */
+	struct arrival now;     /* of the piece being parsed (trace time) */
 	/* A kernel stamp is the receive time of the newest packet among the
 	 * bytes; after a lost packet the kernel queues later packets until the
 	 * retransmission arrives, and their stamps are older than the moment
-	 * the bytes could be read.  So each chunk also keeps the time we looked
-	 * (`fallback`, an upper bound in every case), and a request during
-	 * which its connection received packets out of order is recorded with
-	 * those (xfer_settle_times). */
-	int64_t now_fallback;
+	 * the bytes could be read.  So each chunk also keeps its fallbacks, and
+	 * a request that fails the checks at its end is recorded with those
+	 * (xfer_settle_times). */
 	struct chunk_fallback *fallback; /* per chunk, beside chunks[] */
-	int64_t n_kernel;       /* chunks of this request with a kernel stamp */
-	int64_t n_early;        /* ... with a kernel stamp or a looked time */
-	int64_t now_cb;         /* the callback's time of the piece */
+	int64_t by_src[STAMP_N]; /* this request's chunks by how timed; added
+				  * to the capture's when recorded */
 	/* The byte counting is checked too: libcurl must have handed over, raw,
 	 * exactly the bytes the kernel says the connection read meanwhile. */
 	uint32_t ooo0;          /* connection's out-of-order packets at the send */
 	uint64_t read0;         /* connection's bytes read by then */
 	uint64_t fed;           /* raw bytes libcurl handed over since */
-	int counts_known;       /* ooo0 and read0 were read (local_port's socket) */
-	int local_port;         /* local end of its connection (net.c, local_key) */
+	int counts_known;       /* ooo0 and read0 were read (local_key's socket) */
+	int local_key;          /* local end of its connection (net.c) */
 	uint64_t steps0;        /* wall-clock steps seen by the send */
 	int settled;            /* xfer_settle_times ran */
 	int use_fallback;       /* settled: FALLBACK_LOOKED (out of order) or
@@ -174,7 +178,9 @@ struct cap {
 				     * no proxy */
 	int clock_fd;               /* wall-clock step detector (timerfd) */
 	uint64_t clock_steps;       /* steps seen (clock_stepped) */
-	int64_t real_off, real_off_at; /* CLOCK_REALTIME - MONOTONIC, and when read */
+	int64_t real_off;           /* CLOCK_REALTIME - MONOTONIC (real_offset) */
+	int real_off_known;         /* real_off holds (until a wall-clock step) */
+	uint64_t real_off_tried;    /* wake of the last try */
 	int *port_fd;               /* local end (net.c, local_key) -> socket; -1 none */
 	int64_t stamps_by_src[STAMP_N]; /* chunks recorded, by how timed */
 	int64_t settled_ooo, settled_miscount, settled_unknown, settled_clock; /* requests */

@@ -108,9 +108,7 @@ static int on_event(void *ctx, const char *data, size_t len)
 	if (ch.finish != TT_OAI_FINISH_NONE)
 		x->finish = ch.finish;
 	if (n > 0) {
-		int64_t t = x->now;
-		int64_t fb = x->now_fallback, cb = x->now_cb;
-		enum stamp_src src = x->now_src;
+		struct arrival a = x->now;
 		if (x->n_chunks == x->cap_chunks) {
 			size_t ncap = x->cap_chunks ? x->cap_chunks * 2 : 256;
 			struct tt_chunk *nc = realloc(x->chunks, ncap * sizeof *nc);
@@ -124,44 +122,37 @@ static int on_event(void *ctx, const char *data, size_t len)
 			x->fallback = nf;
 			x->cap_chunks = ncap;
 		}
-		if (x->use_fallback && src != STAMP_CALLBACK) {
+		if (x->use_fallback && a.src != STAMP_CALLBACK) {
 			/* settled already (a last event at the end) */
-			t = x->use_fallback == FALLBACK_LOOKED ? fb : cb;
-			src = x->use_fallback == FALLBACK_LOOKED ? STAMP_WAKE : STAMP_CALLBACK;
+			a.src = x->use_fallback == FALLBACK_LOOKED ? STAMP_WAKE : STAMP_CALLBACK;
+			a.t = x->use_fallback == FALLBACK_LOOKED ? a.fb.looked : a.fb.callback;
 		}
 		/* Times of one request never go back: a later piece timed by
 		 * the kernel can predate an earlier piece timed by the callback
 		 * (both are upper bounds of arrival; the later of the two is). */
-		if (x->n_chunks && t < x->chunks[x->n_chunks - 1].t_ns)
-			t = x->chunks[x->n_chunks - 1].t_ns;
-		x->chunks[x->n_chunks].t_ns = t;
+		if (x->n_chunks && a.t < x->chunks[x->n_chunks - 1].t_ns)
+			a.t = x->chunks[x->n_chunks - 1].t_ns;
+		x->chunks[x->n_chunks].t_ns = a.t;
 		x->chunks[x->n_chunks].tokens = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
-		x->fallback[x->n_chunks].looked = fb > t ? fb : t;
-		x->fallback[x->n_chunks].callback = cb > t ? cb : t;
+		x->fallback[x->n_chunks].looked = a.fb.looked > a.t ? a.fb.looked : a.t;
+		x->fallback[x->n_chunks].callback = a.fb.callback > a.t ? a.fb.callback : a.t;
 		x->n_chunks++;
 		x->cap->tokens_total += n;
-		x->cap->stamps_by_src[src]++;
-		if (src == STAMP_KERNEL)
-			x->n_kernel++;
-		if (src != STAMP_CALLBACK)
-			x->n_early++;
+		x->by_src[a.src]++;
 	}
 	return 0;
 }
 
-/* The arrival time of the next n bytes libcurl hands over for x, as they
- * came off its socket (see struct fd_stamp): the first *n_early of them
- * arrived by *early (taken as *src says); the rest, if any, by the time
- * returned (the callback's: now).  Pieces that are not raw socket bytes
- * (TLS, decoded bodies) are all "the rest". */
-static int64_t piece_time(struct xfer *x, size_t n, int64_t *early, int64_t *early_fallback,
-			  size_t *n_early, enum stamp_src *src)
+/* The arrival of the next n bytes libcurl hands over for x, as they came
+ * off its socket (see struct fd_stamp): the first *n_early of them arrived
+ * as *early says; the rest, if any, by the time returned (the callback's:
+ * now).  Pieces that are not raw socket bytes (TLS, decoded bodies) are
+ * all "the rest".  Times are CLOCK_MONOTONIC. */
+static int64_t piece_time(struct xfer *x, size_t n, struct arrival *early, size_t *n_early)
 {
 	struct cap *c = x->cap;
 	int64_t t = now_ns();
 
-	*src = STAMP_CALLBACK;
-	*early = *early_fallback = t;
 	*n_early = 0;
 	if (x->raw)
 		x->fed += n; /* header lines and undecoded body: socket bytes */
@@ -175,9 +166,10 @@ static int64_t piece_time(struct xfer *x, size_t n, int64_t *early, int64_t *ear
 		    st->covered > 0) {
 			*n_early = n < st->covered ? n : st->covered;
 			st->covered -= *n_early;
-			*src = st->kernel ? STAMP_KERNEL : STAMP_WAKE;
-			*early = st->t < t ? st->t : t;
-			*early_fallback = st->looked < t ? st->looked : t;
+			early->src = st->kernel ? STAMP_KERNEL : STAMP_WAKE;
+			early->t = st->t < t ? st->t : t;
+			early->fb.looked = st->looked < t ? st->looked : t;
+			early->fb.callback = t;
 		} else {
 			st->covered = 0;
 		}
@@ -222,23 +214,25 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *ud)
 {
 	struct xfer *x = ud;
 	size_t n = size * nmemb, n_early;
-	int64_t early, early_fb, t = piece_time(x, n, &early, &early_fb, &n_early, &x->now_src);
+	struct arrival early;
+	int64_t t = piece_time(x, n, &early, &n_early);
 
 	x->last_rx = t;
 	if (x->kind == XFER_GEN) {
 		if (!x->http_status)
 			curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->http_status);
-		/* Events that end within the early bytes had arrived by `early`;
-		 * the others carry the callback's time. */
-		x->now_cb = rel_ns(x->cap, t);
+		/* Events that end within the early bytes had arrived as `early`
+		 * says; the others carry the callback's time. */
 		if (n_early) {
-			x->now = rel_ns(x->cap, early);
-			x->now_fallback = rel_ns(x->cap, early_fb);
+			x->now.src = early.src;
+			x->now.t = rel_ns(x->cap, early.t);
+			x->now.fb.looked = rel_ns(x->cap, early.fb.looked);
+			x->now.fb.callback = rel_ns(x->cap, t);
 			gen_bytes(x, ptr, n_early);
 		}
 		if (n > n_early) {
-			x->now = x->now_fallback = x->now_cb;
-			x->now_src = STAMP_CALLBACK;
+			x->now.src = STAMP_CALLBACK;
+			x->now.t = x->now.fb.looked = x->now.fb.callback = rel_ns(x->cap, t);
 			gen_bytes(x, ptr + n_early, n - n_early);
 		}
 		return x->malformed ? CURL_WRITEFUNC_ERROR : n;
@@ -268,11 +262,10 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *ud)
 	struct xfer *x = ud;
 	size_t n = size * nitems, k;
 	const char *v;
-	enum stamp_src src;
-	int64_t early, early_fb;
+	struct arrival early;
 	size_t n_early;
 
-	x->last_rx = piece_time(x, n, &early, &early_fb, &n_early, &src); /* they count too */
+	x->last_rx = piece_time(x, n, &early, &n_early); /* header bytes count too */
 	if (n > 5 && strncmp(buf, "HTTP/", 5) == 0) {
 		/* a status line: a new response (after a 1xx, or the first) */
 		x->chunked = 0;
@@ -323,7 +316,7 @@ static int prereq_cb(void *ud, char *conn_primary_ip, char *conn_local_ip,
 	x->t_send = rel_ns(x->cap, now_ns());
 	/* which socket the transfer runs on: libcurl says only the address */
 	x->fd = key >= 0 && x->cap->port_fd ? x->cap->port_fd[key] : -1;
-	x->local_port = key;
+	x->local_key = key;
 	if (x->fd >= 0 && (size_t)x->fd < x->cap->n_stamps) {
 		x->cap->stamps[x->fd].covered = 0; /* nothing of this answer was there */
 		x->cap->stamps[x->fd].user = x;    /* for closesocket_cb */
@@ -368,13 +361,14 @@ static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *s
 			c->n_stamps = nn;
 		}
 	}
-	/* (Also called for a kept-alive connection taken up again: `user`
-	 * stays, closesocket_cb and xfer_detach clear it.) */
-	if ((size_t)s < c->n_stamps && !socketp)
-		c->stamps[s].covered = 0; /* a new socket on a reused number */
 	if (!socketp) {
-		/* local end -> socket, for prereq_cb (connect() has bound it) */
+		/* A new socket (maybe on a reused number), or a kept-alive
+		 * connection taken up again (its `user` stays: closesocket_cb
+		 * and xfer_detach clear it).  Local end -> socket, for
+		 * prereq_cb (connect() has bound it). */
 		int key = local_key_of((int)s);
+		if ((size_t)s < c->n_stamps)
+			c->stamps[s].covered = 0;
 		if (!c->port_fd) {
 			c->port_fd = malloc(LOCAL_KEYS * sizeof *c->port_fd);
 			if (c->port_fd)
@@ -505,12 +499,12 @@ struct xfer *xfer_get(struct cap *c, enum xfer_kind kind)
 	tt_sse_reset(&x->sse);
 	tt_oai_stream_init(&x->st);
 	x->n_chunks = 0;
-	x->n_kernel = x->n_early = 0;
+	memset(x->by_src, 0, sizeof x->by_src);
 	x->settled = 0;
 	x->counts_known = 0;
 	x->fed = 0;
 	x->use_fallback = 0;
-	x->local_port = -1;
+	x->local_key = -1;
 	x->got_done = x->error_event = x->malformed = 0;
 	x->finish = TT_OAI_FINISH_NONE;
 	x->err[0] = '\0';
@@ -635,7 +629,7 @@ static void xfer_settle_times(struct cap *c, struct xfer *x)
 	if (c->clock_steps != x->steps0) {
 		c->settled_clock++;
 		x->use_fallback = FALLBACK_CALLBACK;
-	} else if (!x->counts_known || x->fd < 0 || local_key_of(x->fd) != x->local_port ||
+	} else if (!x->counts_known || x->fd < 0 || local_key_of(x->fd) != x->local_key ||
 		   tcp_counts(x->fd, &tc) != 0) {
 		c->settled_unknown++;
 		x->use_fallback = FALLBACK_CALLBACK;
@@ -655,11 +649,15 @@ static void xfer_settle_times(struct cap *c, struct xfer *x)
 			t = prev;
 		x->chunks[i].t_ns = prev = t;
 	}
-	c->stamps_by_src[STAMP_KERNEL] -= x->n_kernel;
-	c->stamps_by_src[STAMP_WAKE] -= x->n_early - x->n_kernel;
-	c->stamps_by_src[x->use_fallback == FALLBACK_LOOKED ? STAMP_WAKE : STAMP_CALLBACK] +=
-		x->n_early;
-	x->n_kernel = x->n_early = 0;
+	{ /* the chunks moved now count as timed by their fallback */
+		int64_t moved = x->by_src[STAMP_KERNEL];
+		x->by_src[STAMP_KERNEL] = 0;
+		if (x->use_fallback == FALLBACK_CALLBACK) {
+			moved += x->by_src[STAMP_WAKE];
+			x->by_src[STAMP_WAKE] = 0;
+		}
+		x->by_src[x->use_fallback == FALLBACK_LOOKED ? STAMP_WAKE : STAMP_CALLBACK] += moved;
+	}
 }
 
 /* A transfer leaves the multi handle (ended or cancelled): its times are
@@ -722,38 +720,38 @@ static int clock_stepped(struct cap *c)
 		c->clock_fd = -1;
 		return 1;
 	}
-	c->real_off_at = 0; /* the cached offset is from before */
+	c->real_off_known = 0; /* the offset is from before */
 	c->clock_steps++;
 	return 1;
 }
 
-/* CLOCK_REALTIME - CLOCK_MONOTONIC now, for mapping the kernel's receive
- * stamps (wall clock) onto ours.  Read between two monotonic readings and
- * kept only when they are at most 1 us apart: a read interrupted in the
- * middle would shift every stamp of the wake by the interruption.  (The
- * two clocks run at one rate, NTP slewing both; only a step of the wall
- * clock moves the offset: see clock_stepped.)  When no
- * tight reading comes in 4 tries, the last one serves if under 100 ms old
- * (the two clocks drift apart by at most 0.05 us in that time); else 0:
- * this wake's bytes get the time we looked instead. */
+/* CLOCK_REALTIME - CLOCK_MONOTONIC, for mapping the kernel's receive
+ * stamps (wall clock) onto ours.  The two clocks run at one rate (NTP
+ * slews both), so the offset holds until the wall clock is stepped
+ * (clock_stepped forgets it; a request spanning a step is settled with
+ * callback times).  Read between two monotonic readings and kept only when
+ * they are at most 1 us apart: a read interrupted in the middle would be
+ * off by the interruption.  At most one try (4 readings) per wake; 0 while
+ * unknown: the bytes then get the time we looked. */
 static int real_offset(struct cap *c)
 {
-	int64_t a = 0, b = 0;
-
+	if (c->real_off_known || c->real_off_tried == c->wake)
+		return c->real_off_known;
+	c->real_off_tried = c->wake;
 	for (int i = 0; i < 4; i++) {
 		struct timespec rt;
-		a = now_ns();
+		int64_t a = now_ns(), b;
 		clock_gettime(CLOCK_REALTIME, &rt);
 		b = now_ns();
 		if (b - a <= 1000) {
 			/* against the later monotonic reading: the offset can only
 			 * come out low, so mapped stamps only late (by < 1 us) */
 			c->real_off = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec - b;
-			c->real_off_at = b;
-			return 1;
+			c->real_off_known = 1;
+			break;
 		}
 	}
-	return c->real_off_at > 0 && b - c->real_off_at < 100000000;
+	return c->real_off_known;
 }
 
 /* Right before libcurl reads socket fd: how many bytes it holds, and the
@@ -994,6 +992,9 @@ void gen_record(struct cap *c, struct xfer *x, CURLcode res, enum tt_finish forc
 	}
 	r.n_chunks = x->n_chunks;
 	sink_request(c->sink, &r, x->n_chunks ? x->chunks : NULL, error);
+	for (int i = 0; i < STAMP_N; i++)
+		c->stamps_by_src[i] += x->by_src[i];
+	memset(x->by_src, 0, sizeof x->by_src);
 	if (x->n_chunks) {
 		/* The sink owns the array now; its companion goes too. */
 		x->chunks = NULL;

@@ -89,7 +89,7 @@ static void test_quoting(void **state)
 static void test_same_field_count_everywhere(void **state)
 {
 	struct tt_report r;
-	size_t fields[64], n, i;
+	size_t fields[64] = {0}, n, i;
 	char *csv;
 
 	(void)state;
