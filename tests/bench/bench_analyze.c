@@ -17,32 +17,13 @@
 
 #include "tokentrace/analysis.h"
 #include "tokentrace/run.h"
+#include "testutil.h" /* tu_read */
 
 static double now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *d;
-	long n;
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	d = malloc((size_t)n + 1);
-	if (d && fread(d, 1, (size_t)n, f) != (size_t)n) {
-		free(d);
-		d = NULL;
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return d;
 }
 
 static int noop_req(void *ctx, const struct tt_request *r)
@@ -90,13 +71,13 @@ int main(int argc, char **argv)
 	/* Warm the page cache so all three passes read from memory alike. */
 	for (size_t i = 0; i < nfiles; i++) {
 		size_t len;
-		free(slurp(files[i], &len));
+		free(tu_read(files[i], &len));
 	}
 	/* 1. decompress only (reading the file is part of it, as for analysis) */
 	t0 = now();
 	for (size_t i = 0; i < nfiles; i++) {
 		size_t len, pos = 0;
-		char *data = slurp(files[i], &len);
+		char *data = tu_read(files[i], &len);
 		comp_total += len;
 		while (pos < len) {
 			size_t fs = ZSTD_findFrameCompressedSize(data + pos, len - pos);
@@ -115,7 +96,7 @@ int main(int argc, char **argv)
 	t0 = now();
 	for (size_t i = 0; i < nfiles; i++) {
 		size_t len;
-		char *data = slurp(files[i], &len);
+		char *data = tu_read(files[i], &len);
 		struct tt_trace_visitor v = {NULL, noop_req, NULL};
 		tt_trace_decode(data, len, files[i], &v, &err);
 		free(data);
