@@ -4,4 +4,7 @@
 add_executable(capture_latency ${CMAKE_CURRENT_LIST_DIR}/capture_latency.c)
 target_link_libraries(capture_latency PRIVATE tokentrace::tokentrace m)
 add_executable(capture_firehose ${CMAKE_CURRENT_LIST_DIR}/capture_firehose.c)
-add_executable(loopback_floor ${CMAKE_CURRENT_LIST_DIR}/loopback_floor.c)
+if(TARGET tokentrace-sim) # tt_sim_client (tests/sim) reads the truth log
+  add_executable(loopback_floor ${CMAKE_CURRENT_LIST_DIR}/loopback_floor.c)
+  target_link_libraries(loopback_floor PRIVATE tt_sim_client)
+endif()

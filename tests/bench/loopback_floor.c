@@ -41,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sim_client.h" /* truth_read */
+
 static int64_t ns_of(clockid_t c)
 {
 	struct timespec ts;
@@ -240,17 +242,11 @@ static int do_recv(int argc, char **argv)
 
 /* ---- report ---- */
 
-struct tchunk {
-	uint64_t sim_id;
-	uint32_t first;
-	int64_t emit;
-};
-
 static int cmp_chunk(const void *a, const void *b)
 {
-	const struct tchunk *x = a, *y = b;
-	if (x->sim_id != y->sim_id)
-		return x->sim_id < y->sim_id ? -1 : 1;
+	const struct truth_chunk *x = a, *y = b;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
@@ -258,14 +254,6 @@ static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 	return x < y ? -1 : x > y;
-}
-
-static uint64_t le(const unsigned char *b, int n)
-{
-	uint64_t v = 0;
-	for (int i = n - 1; i >= 0; i--)
-		v = v << 8 | b[i];
-	return v;
 }
 
 static void print_dist(const char *name, int64_t *v, size_t n)
@@ -281,65 +269,46 @@ static void print_dist(const char *name, int64_t *v, size_t n)
 #undef Q
 }
 
+/* The truth log is read by the simulator tests' reader (truth_read). */
 static int do_report(char **argv)
 {
-	FILE *t = fopen(argv[3], "rb"), *o = fopen(argv[2], "r");
-	unsigned char h[32];
-	struct tchunk *ch = NULL;
-	size_t nch = 0, capch = 0, nid = 0, capid = 0, n = 0, cap = 0, unmatched = 0;
-	uint64_t *ids = NULL; /* floor index -> sim_id (+1; 0 = unknown) */
+	FILE *o = fopen(argv[2], "r");
+	struct truth tr;
+	size_t n = 0, cap = 0, unmatched = 0, nk = 0;
+	uint64_t *ids = NULL; /* floor index -> sim id + 1 (0: unknown) */
+	size_t nid = 0;
 	int64_t *d_k = NULL, *d_u = NULL, *d_uk = NULL;
-	size_t nk = 0;
 	char rid[64];
 	long first;
 	int64_t user, kern;
 
-	if (!t || !o)
+	if (!o)
 		die("report: open");
-	if (fread(h, 1, 16, t) != 16 || memcmp(h, "TTSIMTR1", 8))
-		return fprintf(stderr, "loopback_floor: %s is not a truth log\n", argv[3]), 1;
-	for (int type; (type = getc(t)) != EOF;) {
-		if (type == 1) {
-			unsigned char b[26], idb[64];
-			size_t il;
-			if (fread(b, 1, 26, t) != 26)
-				break;
-			il = (size_t)le(b + 24, 2);
-			if (il >= sizeof idb || fread(idb, 1, il, t) != il)
-				break;
-			idb[il] = 0;
-			if (!strncmp((char *)idb, "floor-", 6)) {
-				size_t k = (size_t)strtoul((char *)idb + 6, NULL, 10);
-				ids = grow(ids, &capid, k + 1, sizeof *ids);
-				while (nid <= k)
-					ids[nid++] = 0;
-				ids[k] = le(b, 8) + 1;
-			}
-		} else if (type == 2) {
-			unsigned char b[24];
-			uint32_t cnt;
-			if (fread(b, 1, 24, t) != 24)
-				break;
-			cnt = (uint32_t)le(b + 20, 4);
-			ch = grow(ch, &capch, nch + 1, sizeof *ch);
-			ch[nch++] = (struct tchunk){le(b, 8), (uint32_t)le(b + 16, 4), (int64_t)le(b + 8, 8)};
-			if (fseek(t, (long)cnt * 8, SEEK_CUR))
-				break;
-		} else
-			break;
+	if (truth_read(argv[3], &tr) != 0)
+		return fprintf(stderr, "loopback_floor: cannot read truth log %s\n", argv[3]), 1;
+	for (size_t i = 0; i < tr.nreqs; i++) {
+		const char *cid = tr.reqs[i].client_id;
+		if (strncmp(cid, "floor-", 6) == 0) {
+			size_t k = (size_t)strtoul(cid + 6, NULL, 10), c0 = nid;
+			ids = grow(ids, &c0, k + 1, sizeof *ids);
+			for (size_t j = nid; j < c0; j++)
+				ids[j] = 0;
+			nid = c0;
+			ids[k] = tr.reqs[i].id + 1;
+		}
 	}
-	fclose(t);
-	qsort(ch, nch, sizeof *ch, cmp_chunk);
+	qsort(tr.chunks, tr.nchunks, sizeof *tr.chunks, cmp_chunk);
 	while (fscanf(o, "%63s %ld %" SCNd64 " %" SCNd64, rid, &first, &user, &kern) == 4) {
 		size_t k = (size_t)strtoul(rid + 6, NULL, 10);
-		struct tchunk key, *m;
+		struct truth_chunk key, *m;
 		if (k >= nid || !ids[k]) {
 			unmatched++;
 			continue;
 		}
-		key.sim_id = ids[k] - 1;
+		memset(&key, 0, sizeof key);
+		key.id = ids[k] - 1;
 		key.first = (uint32_t)first;
-		m = bsearch(&key, ch, nch, sizeof *ch, cmp_chunk);
+		m = bsearch(&key, tr.chunks, tr.nchunks, sizeof *tr.chunks, cmp_chunk);
 		if (!m) {
 			unmatched++;
 			continue;
@@ -353,9 +322,9 @@ static int do_report(char **argv)
 			d_uk = grow(d_uk, &c0, n + 1, sizeof *d_uk);
 			cap = c0;
 		}
-		d_u[n] = user - m->emit;
+		d_u[n] = user - (int64_t)m->emit_ns;
 		if (kern) {
-			d_k[nk] = kern - m->emit;
+			d_k[nk] = kern - (int64_t)m->emit_ns;
 			d_uk[nk++] = user - kern;
 		}
 		n++;
@@ -365,7 +334,7 @@ static int do_report(char **argv)
 	print_dist("kernel - emission", d_k, nk);
 	print_dist("user - emission", d_u, n);
 	print_dist("user - kernel", d_uk, nk);
-	free(ch);
+	truth_free(&tr);
 	free(ids);
 	free(d_k);
 	free(d_u);
