@@ -242,14 +242,6 @@ static int do_recv(int argc, char **argv)
 
 /* ---- report ---- */
 
-static int cmp_chunk(const void *a, const void *b)
-{
-	const struct truth_chunk *x = a, *y = b;
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return x->first < y->first ? -1 : x->first > y->first;
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -297,7 +289,7 @@ static int do_report(char **argv)
 			ids[k] = tr.reqs[i].id + 1;
 		}
 	}
-	qsort(tr.chunks, tr.nchunks, sizeof *tr.chunks, cmp_chunk);
+	truth_sort_chunks(&tr);
 	while (fscanf(o, "%63s %ld %" SCNd64 " %" SCNd64, rid, &first, &user, &kern) == 4) {
 		size_t k = (size_t)strtoul(rid + 6, NULL, 10);
 		struct truth_chunk key, *m;
@@ -308,7 +300,7 @@ static int do_report(char **argv)
 		memset(&key, 0, sizeof key);
 		key.id = ids[k] - 1;
 		key.first = (uint32_t)first;
-		m = bsearch(&key, tr.chunks, tr.nchunks, sizeof *tr.chunks, cmp_chunk);
+		m = bsearch(&key, tr.chunks, tr.nchunks, sizeof *tr.chunks, truth_chunk_cmp);
 		if (!m) {
 			unmatched++;
 			continue;

@@ -835,14 +835,6 @@ static int honest_request(void *ctx, const struct tt_request *r)
 	return 0;
 }
 
-static int cmp_truth_chunk(const void *a, const void *b)
-{
-	const struct truth_chunk *x = a, *y = b;
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return x->first < y->first ? -1 : x->first > y->first;
-}
-
 /* lossy: run inside a network namespace that drops packets (loss.sh);
  * close_every: the simulator's --close-every ("0": keep-alive always) */
 static void arrival_check(const char *tag, int lossy, const char *close_every)
@@ -864,7 +856,7 @@ static void arrival_check(const char *tag, int lossy, const char *close_every)
 	snprintf(truth_path, sizeof truth_path, "%s/%s.truth", workdir, tag);
 	run = capture_run(tag, sim_args, args, run_dir, sizeof run_dir); /* sim stopped: log flushed */
 	assert_int_equal(truth_read(truth_path, &tr), 0);
-	qsort(tr.chunks, tr.nchunks, sizeof *tr.chunks, cmp_truth_chunk);
+	truth_sort_chunks(&tr);
 
 	snprintf(info_path, sizeof info_path, "%s/capture-info.json", run_dir);
 	info = tu_read(info_path, &len);

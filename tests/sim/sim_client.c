@@ -586,3 +586,16 @@ void sim_stop_ok(struct sim_proc *p)
 {
 	assert_int_equal(sim_terminate(p), 0);
 }
+
+int truth_chunk_cmp(const void *a, const void *b)
+{
+	const struct truth_chunk *x = a, *y = b;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+void truth_sort_chunks(struct truth *t)
+{
+	qsort(t->chunks, t->nchunks, sizeof *t->chunks, truth_chunk_cmp);
+}

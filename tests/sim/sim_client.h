@@ -105,5 +105,8 @@ struct truth {
 int truth_read(const char *path, struct truth *t);
 void truth_free(struct truth *t);
 const struct truth_req *truth_find(const struct truth *t, uint64_t id);
+/* Sort the chunks by request id, then first token (for bsearch). */
+void truth_sort_chunks(struct truth *t);
+int truth_chunk_cmp(const void *a, const void *b);
 
 #endif
