@@ -17,6 +17,7 @@
 
 #include "tokentrace/analysis.h"
 #include "tokentrace/run.h"
+#include "sim_client.h" /* truth_read */
 
 struct tchunk {
 	uint32_t first, n;
@@ -24,7 +25,7 @@ struct tchunk {
 };
 
 struct treq {
-	char id[64];
+	char id[96]; /* as struct truth_req.client_id */
 	struct tchunk *chunks;
 	size_t n, cap;
 	struct treq *next; /* hash chain */
@@ -51,99 +52,55 @@ static struct treq *find(const char *id)
 	return NULL;
 }
 
-static int rd(FILE *f, void *p, size_t n)
-{
-	return fread(p, 1, n, f) == n ? 0 : -1;
-}
-
-static uint64_t le(const unsigned char *b, int n)
-{
-	uint64_t v = 0;
-	for (int i = n - 1; i >= 0; i--)
-		v = (v << 8) | b[i];
-	return v;
-}
-
+/* The truth log, read by the sim tests' reader (truth_read), indexed by
+ * client id (the X-Request-Id the capture sent) and by simulator id. */
 static int load_truth(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	unsigned char hdr[16], b[64];
-	int type;
+	static struct truth tr;
 
-	if (!f) {
-		fprintf(stderr, "error: cannot open '%s'\n", path);
+	if (truth_read(path, &tr) != 0) {
+		fprintf(stderr, "error: cannot read '%s' as a simulator truth log\n", path);
 		return -1;
 	}
-	setvbuf(f, NULL, _IOFBF, 1 << 20);
-	if (rd(f, hdr, 16) || memcmp(hdr, "TTSIMTR1", 8) != 0) {
-		fprintf(stderr, "error: '%s' is not a simulator truth log\n", path);
-		fclose(f);
-		return -1;
-	}
-	while ((type = getc(f)) != EOF) {
-		if (type == 1) {
-			uint64_t id;
-			unsigned n;
-			struct treq *r;
-			if (rd(f, b, 8 + 8 + 4 + 4 + 2))
-				break;
-			id = le(b, 8);
-			n = (unsigned)le(b + 24, 2);
-			r = calloc(1, sizeof *r);
-			if (!r)
-				break;
-			if (n >= sizeof r->id) {
-				fseek(f, n, SEEK_CUR);
-				n = 0;
-			} else if (n && rd(f, r->id, n)) {
-				break;
-			}
-			r->id[n] = '\0';
-			r->next = buckets[hash_str(r->id) % NBUCKET];
-			buckets[hash_str(r->id) % NBUCKET] = r;
-			if (id >= n_by_sim_id) {
-				size_t nn = (id + 1) * 2;
-				struct treq **nb = realloc(by_sim_id, nn * sizeof *nb);
-				if (!nb)
-					break;
-				memset(nb + n_by_sim_id, 0, (nn - n_by_sim_id) * sizeof *nb);
-				by_sim_id = nb;
-				n_by_sim_id = nn;
-			}
-			by_sim_id[id] = r;
-		} else if (type == 2) {
-			uint64_t id;
-			uint32_t k;
-			struct treq *r;
-			if (rd(f, b, 8 + 8 + 4 + 4))
-				break;
-			id = le(b, 8);
-			k = (uint32_t)le(b + 20, 4);
-			r = id < n_by_sim_id ? by_sim_id[id] : NULL;
-			if (r) {
-				if (r->n == r->cap) {
-					size_t nc = r->cap ? r->cap * 2 : 64;
-					struct tchunk *c = realloc(r->chunks, nc * sizeof *c);
-					if (!c)
-						break;
-					r->chunks = c;
-					r->cap = nc;
-				}
-				r->chunks[r->n].emit_ns = le(b + 8, 8);
-				r->chunks[r->n].first = (uint32_t)le(b + 16, 4);
-				r->chunks[r->n].n = k;
-				r->n++;
-			}
-			fseek(f, (long)k * 8, SEEK_CUR);
-		} else if (type == 3) {
-			if (rd(f, b, 8 + 8 + 4 + 4 + 4 + 1 + 2))
-				break;
-		} else {
-			fprintf(stderr, "warning: unknown truth record %d; stopping there\n", type);
-			break;
+	truth_sort_chunks(&tr); /* each request's chunks in token order */
+	for (size_t i = 0; i < tr.nreqs; i++) {
+		uint64_t id = tr.reqs[i].id;
+		struct treq *r = calloc(1, sizeof *r);
+		if (!r)
+			return -1;
+		snprintf(r->id, sizeof r->id, "%s", tr.reqs[i].client_id);
+		r->next = buckets[hash_str(r->id) % NBUCKET];
+		buckets[hash_str(r->id) % NBUCKET] = r;
+		if (id >= n_by_sim_id) {
+			size_t nn = (id + 1) * 2;
+			struct treq **nb = realloc(by_sim_id, nn * sizeof *nb);
+			if (!nb)
+				return -1;
+			memset(nb + n_by_sim_id, 0, (nn - n_by_sim_id) * sizeof *nb);
+			by_sim_id = nb;
+			n_by_sim_id = nn;
 		}
+		by_sim_id[id] = r;
 	}
-	fclose(f);
+	for (size_t i = 0; i < tr.nchunks; i++) {
+		const struct truth_chunk *tc = &tr.chunks[i];
+		struct treq *r = tc->id < n_by_sim_id ? by_sim_id[tc->id] : NULL;
+		if (!r)
+			continue;
+		if (r->n == r->cap) {
+			size_t nc = r->cap ? r->cap * 2 : 64;
+			struct tchunk *c = realloc(r->chunks, nc * sizeof *c);
+			if (!c)
+				return -1;
+			r->chunks = c;
+			r->cap = nc;
+		}
+		r->chunks[r->n].emit_ns = tc->emit_ns;
+		r->chunks[r->n].first = tc->first;
+		r->chunks[r->n].n = tc->count;
+		r->n++;
+	}
+	truth_free(&tr);
 	return 0;
 }
 
@@ -164,7 +121,7 @@ struct acc {
 static int on_request(void *ctx, const struct tt_request *r)
 {
 	struct acc *a = ctx;
-	char id[64];
+	char id[96]; /* as struct truth_req.client_id */
 	struct treq *t;
 	uint64_t tok = 0;
 	size_t j = 0;
