@@ -35,6 +35,9 @@ enum tt_code tt_buf_vprintf(struct tt_buf *b, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)))
 #endif
 	;
+/* Write the buffer's bytes to path (created or replaced).  TT_EIO names the
+ * path and the system's reason. */
+enum tt_code tt_buf_write_file(const struct tt_buf *b, const char *path, struct tt_error *err);
 /* Take ownership of the data (caller frees); the buffer is re-initialised. */
 char *tt_buf_steal(struct tt_buf *b, size_t *len);
 

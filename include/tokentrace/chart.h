@@ -1,4 +1,5 @@
-/* tokentrace: charts (cairo) and the HTML and PDF reports.
+/* tokentrace: charts (cairo).  The HTML and PDF reports that combine them
+ * with the tables are in tokentrace/report.h.
  *
  * docs/charts.md shows every chart kind.  Drawing is deterministic: the same
  * run gives the same bytes (fixed fonts, no time of now, PDF dates from the
@@ -83,26 +84,6 @@ enum tt_code tt_chart_render(const struct tt_report *r, struct tt_run *run,
 enum tt_code tt_chart_write(const struct tt_report *r, struct tt_run *run,
 			    const struct tt_chart_opts *o, const char *path,
 			    struct tt_chart_info *info, struct tt_error *err);
-
-/* One self-contained HTML page (inline SVG charts, escaped strings).  run is
- * used for charts drawn from raw traces (timeline, CDF); it may be NULL. */
-enum tt_code tt_render_html(const struct tt_report *r, struct tt_run *run, struct tt_buf *out,
-			    struct tt_error *err);
-/* Multi-page PDF report written to path: the header facts, every table,
- * every chart. */
-enum tt_code tt_render_pdf(const struct tt_report *r, struct tt_run *run, const char *path,
-			   struct tt_error *err);
-/* Same into a buffer. */
-enum tt_code tt_render_pdf_buf(const struct tt_report *r, struct tt_run *run,
-			       struct tt_buf *out, struct tt_error *err);
-
-/* Everything at once into directory dir (created if missing): every chart
- * the report can show as <kind>.png, .svg or .pdf (f), plus report.html and
- * report.pdf.  Each raw trace is read once for all of them, and with SVG
- * or PNG charts the HTML embeds the very same files.  A chart that cannot be drawn
- * (no trace for it) is left out: TT_WARN, and err names it. */
-enum tt_code tt_render_all(const struct tt_report *r, struct tt_run *run, const char *dir,
-			   enum tt_chart_format f, struct tt_error *err);
 
 #ifdef __cplusplus
 }

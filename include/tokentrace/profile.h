@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "tokentrace/error.h"
+#include "tokentrace/units.h" /* tt_parse_tokens, tt_format_tokens */
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,10 +63,7 @@ double tt_profile_prefill_tok_s(const struct tt_profile *p, int64_t context);
  * In a closed loop this is the turnover each new request costs its stream. */
 double tt_profile_ttft_ms(const struct tt_profile *p, int64_t context, double batch);
 
-/* "8K" -> 8192, "125K" -> 128000, "1M" -> 1048576, "4096" -> 4096; -1 on error. */
-int64_t tt_parse_tokens(const char *s);
-/* Inverse for display: 8192 -> "8K", 128000 -> "125K", 1000 -> "1000". */
-void tt_format_tokens(int64_t tokens, char *buf, size_t len);
+/* tt_parse_tokens, tt_format_tokens: see tokentrace/units.h. */
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,6 @@
-/* tokentrace: reports as text (formats/report-json.md for the JSON schema). */
+/* tokentrace: reports as text tables: format names, options and the number
+ * style every renderer shares (formats/report-json.md for the JSON schema).
+ * tt_render, which renders any format, is in tokentrace/report.h. */
 #ifndef TOKENTRACE_RENDER_H
 #define TOKENTRACE_RENDER_H
 
@@ -24,11 +26,6 @@ struct tt_render_opts {
 	int color;          /* term: ANSI colour */
 	int width;          /* term: columns available (0 = 120) */
 };
-
-/* Text formats (term, md, csv, json, html) into out. */
-enum tt_code tt_render(const struct tt_report *r, enum tt_format f,
-		       const struct tt_render_opts *opts, struct tt_buf *out,
-		       struct tt_error *err);
 
 /* Number style of the seed report, shared by every renderer:
  * tt_fmt_rate(143100) "143.1K", (1819.2) "1,819.2", (15000) "15K";

@@ -1,7 +1,10 @@
-/* tokentrace: parsing the units users type on command lines.
- * (Token counts: tt_parse_tokens / tt_format_tokens in profile.h.) */
+/* tokentrace: parsing and printing the units users type on command lines:
+ * durations and token counts. */
 #ifndef TOKENTRACE_UNITS_H
 #define TOKENTRACE_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -10,6 +13,11 @@ extern "C" {
 /* "30s", "250ms", "1.5m", "2min", "1h", "30" (seconds) -> seconds;
  * -1 for anything else (negative, not finite, unknown suffix). */
 double tt_parse_duration(const char *s);
+
+/* "8K" -> 8192, "125K" -> 128000, "1M" -> 1048576, "4096" -> 4096; -1 on error. */
+int64_t tt_parse_tokens(const char *s);
+/* Inverse for display: 8192 -> "8K", 128000 -> "125K", 1000 -> "1000". */
+void tt_format_tokens(int64_t tokens, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

@@ -14,8 +14,8 @@
 
 #include "tokentrace/error.h"
 #include "tokentrace/run.h"
-#include "tokentrace/server.h"
-#include "tokentrace/sse.h"
+#include "protocol/server.h"
+#include "protocol/sse.h"
 #include "tokentrace/trace.h"
 
 /* ---- options ----------------------------------------------------------- */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "capture.h"
-#include "tokentrace/prom.h"
+#include "protocol/prom.h"
 
 /* Sum of one metric's series, reading only the lines that start with its
  * name: the full parse happens on the writer thread, off the loop. */

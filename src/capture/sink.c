@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "capture.h"
-#include "tokentrace/prom.h"
+#include "protocol/prom.h"
 
 struct item {
 	struct item *next;

@@ -11,6 +11,7 @@
 
 #include "tokentrace/analysis.h"
 #include "tokentrace/chart.h"
+#include "tokentrace/report.h"
 #include "tokentrace/run.h"
 #include "tokentrace/units.h"
 

@@ -9,6 +9,7 @@
 #include "tokentrace/analysis.h"
 #include "tokentrace/chart.h"
 #include "tokentrace/render.h"
+#include "tokentrace/report.h"
 #include "tokentrace/run.h"
 #include "tokentrace/units.h"
 

@@ -18,6 +18,7 @@
 #include "tokentrace/chart.h"
 #include "tokentrace/profile.h"
 #include "tokentrace/render.h"
+#include "tokentrace/report.h"
 #include "tokentrace/run.h"
 #include "tokentrace/synth.h"
 

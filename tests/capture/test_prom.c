@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "tokentrace/prom.h"
+#include "protocol/prom.h"
 
 static const char vllm_text[] =
 	"# HELP vllm:num_requests_running Number of requests in model execution batches.\n"

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "tokentrace/prom.h"
-#include "tokentrace/server.h"
+#include "protocol/prom.h"
+#include "protocol/server.h"
 
 static struct tt_prom *prom(const char *text)
 {

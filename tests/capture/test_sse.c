@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "tokentrace/sse.h"
+#include "protocol/sse.h"
 
 struct events {
 	char text[8192]; /* events joined by '|' */

@@ -14,6 +14,7 @@
 #include "tokentrace/analysis.h"
 #include "tokentrace/buf.h"
 #include "tokentrace/chart.h"
+#include "tokentrace/report.h"
 #include "tokentrace/run.h"
 
 /* The seed's 46 cells as figures; the 16K x 64 cell is given 3 errors, and

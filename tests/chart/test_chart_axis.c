@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "chart_fixture.h"
-#include "chart_impl.h"
+#include "chart/chart_impl.h"
 
 static void test_si_labels(void **state)
 {
@@ -16,10 +16,10 @@ static void test_si_labels(void **state)
 	char buf[32];
 	(void)state;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		fmt_si(cases[i].v, buf, sizeof buf);
+		tt__fmt_si(cases[i].v, buf, sizeof buf);
 		assert_string_equal(buf, cases[i].s);
 	}
-	fmt_si(NAN, buf, sizeof buf);
+	tt__fmt_si(NAN, buf, sizeof buf);
 	assert_string_equal(buf, "—");
 }
 
@@ -27,15 +27,15 @@ static void test_token_labels(void **state)
 {
 	char buf[32];
 	(void)state;
-	fmt_tokens(8192, buf, sizeof buf);
+	tt__fmt_tokens(8192, buf, sizeof buf);
 	assert_string_equal(buf, "8K");
-	fmt_tokens(128000, buf, sizeof buf);
+	tt__fmt_tokens(128000, buf, sizeof buf);
 	assert_string_equal(buf, "125K");
-	fmt_tokens(122880, buf, sizeof buf);
+	tt__fmt_tokens(122880, buf, sizeof buf);
 	assert_string_equal(buf, "120K");
-	fmt_tokens(1048576, buf, sizeof buf);
+	tt__fmt_tokens(1048576, buf, sizeof buf);
 	assert_string_equal(buf, "1M");
-	fmt_tokens(1000, buf, sizeof buf);
+	tt__fmt_tokens(1000, buf, sizeof buf);
 	assert_string_equal(buf, "1000");
 }
 
@@ -43,17 +43,17 @@ static void test_unit_labels(void **state)
 {
 	char buf[32];
 	(void)state;
-	axis_format(UNIT_MS, 1500, buf, sizeof buf);
+	tt__axis_format(UNIT_MS, 1500, buf, sizeof buf);
 	assert_string_equal(buf, "1.5 s");
-	axis_format(UNIT_MS, 50, buf, sizeof buf);
+	tt__axis_format(UNIT_MS, 50, buf, sizeof buf);
 	assert_string_equal(buf, "50 ms");
-	axis_format(UNIT_MS, 0.5, buf, sizeof buf);
+	tt__axis_format(UNIT_MS, 0.5, buf, sizeof buf);
 	assert_string_equal(buf, "0.5 ms");
-	axis_format(UNIT_PERCENT, 0.25, buf, sizeof buf);
+	tt__axis_format(UNIT_PERCENT, 0.25, buf, sizeof buf);
 	assert_string_equal(buf, "25 %");
-	axis_format(UNIT_PLAIN, 128, buf, sizeof buf);
+	tt__axis_format(UNIT_PLAIN, 128, buf, sizeof buf);
 	assert_string_equal(buf, "128");
-	axis_format(UNIT_SECONDS, 30, buf, sizeof buf);
+	tt__axis_format(UNIT_SECONDS, 30, buf, sizeof buf);
 	assert_string_equal(buf, "30 s");
 }
 
@@ -73,7 +73,7 @@ static void test_linear_ticks_round(void **state)
 	struct axis a;
 	(void)state;
 	memset(&a, 0, sizeof a);
-	axis_fit(&a, AXIS_LINEAR, UNIT_SI, 687.9, 24300, 1);
+	tt__axis_fit(&a, AXIS_LINEAR, UNIT_SI, 687.9, 24300, 1);
 	assert_true(a.n_ticks >= 4 && a.n_ticks <= 8);
 	assert_true(a.lo == 0);
 	assert_true(a.hi >= 24300);
@@ -87,7 +87,7 @@ static void test_linear_ticks_round(void **state)
 				    1e-6);
 	}
 	/* a flat series still gets an axis */
-	axis_fit(&a, AXIS_LINEAR, UNIT_SI, 5, 5, 0);
+	tt__axis_fit(&a, AXIS_LINEAR, UNIT_SI, 5, 5, 0);
 	assert_true(a.hi > a.lo && a.n_ticks >= 2);
 }
 
@@ -96,7 +96,7 @@ static void test_log2_ticks(void **state)
 	struct axis a;
 	(void)state;
 	memset(&a, 0, sizeof a);
-	axis_fit(&a, AXIS_LOG2, UNIT_PLAIN, 1, 128, 0);
+	tt__axis_fit(&a, AXIS_LOG2, UNIT_PLAIN, 1, 128, 0);
 	assert_int_equal(a.n_ticks, 8);
 	for (size_t i = 0; i < a.n_ticks; i++)
 		assert_true(a.ticks[i] == ldexp(1, (int)i));
@@ -104,7 +104,7 @@ static void test_log2_ticks(void **state)
 	a.p0 = 0;
 	a.p1 = 700;
 	/* equal spacing per doubling */
-	assert_true(fabs((axis_map(&a, 4) - axis_map(&a, 2)) - (axis_map(&a, 128) - axis_map(&a, 64))) <
+	assert_true(fabs((tt__axis_map(&a, 4) - tt__axis_map(&a, 2)) - (tt__axis_map(&a, 128) - tt__axis_map(&a, 64))) <
 		    1e-9);
 }
 
@@ -114,7 +114,7 @@ static void test_log10_ticks(void **state)
 	int has50 = 0, has1000 = 0;
 	(void)state;
 	memset(&a, 0, sizeof a);
-	axis_fit(&a, AXIS_LOG10, UNIT_MS, 47, 8393, 0);
+	tt__axis_fit(&a, AXIS_LOG10, UNIT_MS, 47, 8393, 0);
 	assert_true(a.lo <= 47 && a.hi >= 8393);
 	assert_true(a.hi < 20000); /* tight: no extra decade */
 	for (size_t i = 0; i < a.n_ticks; i++) {

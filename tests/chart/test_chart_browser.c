@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "chart_fixture.h"
-#include "chart_impl.h"
+#include "chart/chart_impl.h"
 
 #define SKIP_CODE 77
 

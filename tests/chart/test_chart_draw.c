@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "chart_fixture.h"
-#include "chart_impl.h"
+#include "chart/chart_impl.h"
 
 static const enum tt_chart_kind report_kinds[] = {
 	TT_CHART_HEATMAP, TT_CHART_THROUGHPUT, TT_CHART_PER_REQUEST, TT_CHART_TRADEOFF,
@@ -89,15 +89,15 @@ static void test_throughput_points_where_the_data_says(void **state)
 	assert_int_equal(info.n_series, 5);
 	assert_int_equal(info.x_scale, 2);
 	/* 8K x 128: 24.3K tok/s, first colour (Okabe-Ito blue) */
-	rgb_of(chart_palette[0], &R, &G, &B);
+	rgb_of(tt__chart_palette[0], &R, &G, &B);
 	assert_true(cf_count_near(&img, (int)lround(cf_map_x(&info, 128)),
 				  (int)lround(cf_map_y(&info, 24300)), 2, R, G, B, 40) >= 5);
 	/* 64K x 128: 5,317.8 tok/s, fourth colour (vermillion) */
-	rgb_of(chart_palette[3], &R, &G, &B);
+	rgb_of(tt__chart_palette[3], &R, &G, &B);
 	assert_true(cf_count_near(&img, (int)lround(cf_map_x(&info, 128)),
 				  (int)lround(cf_map_y(&info, 5317.8)), 2, R, G, B, 40) >= 5);
 	/* 120K x 128 is Over capacity: nothing of its colour drawn there */
-	rgb_of(chart_palette[4], &R, &G, &B);
+	rgb_of(tt__chart_palette[4], &R, &G, &B);
 	assert_int_equal(cf_count_near(&img, (int)lround(cf_map_x(&info, 128)),
 				       (int)lround(cf_map_y(&info, 2886)), 3, R, G, B, 30),
 			 0);
@@ -116,9 +116,9 @@ static void test_ttft_band_from_quantiles(void **state)
 	struct tt_chart_info info;
 	struct cf_image img;
 	/* the 120K colour at 16 % over white: the band's fill */
-	int R = (int)lround(255 * 0.84 + chart_palette[4].r * 255 * 0.16);
-	int G = (int)lround(255 * 0.84 + chart_palette[4].g * 255 * 0.16);
-	int B = (int)lround(255 * 0.84 + chart_palette[4].b * 255 * 0.16);
+	int R = (int)lround(255 * 0.84 + tt__chart_palette[4].r * 255 * 0.16);
+	int G = (int)lround(255 * 0.84 + tt__chart_palette[4].g * 255 * 0.16);
+	int B = (int)lround(255 * 0.84 + tt__chart_palette[4].b * 255 * 0.16);
 	int x, y_in, y_out;
 	(void)state;
 	tt_buf_init(&b, 0);
@@ -201,7 +201,7 @@ static void test_heatmap_colours_and_marks(void **state)
 	assert_int_equal(cf_count_near(&img, x + w - 6, y + 4, 2, 255, 255, 255, 10), 0);
 	/* Errors (16K x 64): the vermillion badge top left */
 	cell_origin(&info, 1, 6, &x, &y, &w, &h);
-	rgb_of(chart_palette[3], &R, &G, &B);
+	rgb_of(tt__chart_palette[3], &R, &G, &B);
 	assert_true(cf_count_near(&img, x + 9, y + 9, 3, R, G, B, 30) >= 10);
 	cell_origin(&info, 1, 5, &x, &y, &w, &h);
 	assert_int_equal(cf_count_near(&img, x + 9, y + 9, 3, R, G, B, 30), 0);

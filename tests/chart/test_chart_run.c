@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "chart_fixture.h"
-#include "chart_impl.h"
+#include "chart/chart_impl.h"
 
 #define HOSTILE "<script>alert(\"x\")</script> & 'q'"
 #define HOSTILE_ESCAPED "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;q&#39;"
@@ -96,9 +96,9 @@ static void test_timeline_marks_the_window(void **state)
 	assert_true(band > 20);
 	assert_int_equal(outside, 0);
 	/* the tok/s line is drawn across the window: near 10.3K tok/s */
-	R = (int)lround(chart_palette[0].r * 255);
-	G = (int)lround(chart_palette[0].g * 255);
-	B = (int)lround(chart_palette[0].b * 255);
+	R = (int)lround(tt__chart_palette[0].r * 255);
+	G = (int)lround(tt__chart_palette[0].g * 255);
+	B = (int)lround(tt__chart_palette[0].b * 255);
 	for (int y = (int)info.plot_y; y < (int)(info.plot_y + info.plot_h); y++)
 		line += cf_count_near(&img, (int)mid_x, y, 0, R, G, B, 40);
 	assert_true(line >= 1);
@@ -146,9 +146,9 @@ static void test_tbt_cdf_per_context(void **state)
 	/* the 8K curve passes its median: at 50 %, near the cell's p50 */
 	assert_int_equal(cf_png_decode(&b, &img), 0);
 	{
-		const struct tt_cell_figures *c = chart_find_cell(f->rep, TT_PHASE_DECODE, 8192, 4);
-		int R = (int)lround(chart_palette[0].r * 255), G = (int)lround(chart_palette[0].g * 255),
-		    B = (int)lround(chart_palette[0].b * 255);
+		const struct tt_cell_figures *c = tt__chart_find_cell(f->rep, TT_PHASE_DECODE, 8192, 4);
+		int R = (int)lround(tt__chart_palette[0].r * 255), G = (int)lround(tt__chart_palette[0].g * 255),
+		    B = (int)lround(tt__chart_palette[0].b * 255);
 		assert_non_null(c);
 		assert_true(cf_count_near(&img, (int)lround(cf_map_x(&info, c->tbt_ms.p50)),
 					  (int)lround(cf_map_y(&info, 0.5)), 6, R, G, B, 40) > 0);
@@ -234,7 +234,7 @@ static void test_pdf_report_pages_and_text(void **state)
 	assert_non_null(strstr(text, "Over capacity"));
 	for (int k = 0; k < TT_CHART_KIND_COUNT_; k++)
 		if (k != TT_CHART_TIMELINE && k != TT_CHART_TBT_CDF)
-			assert_non_null(strstr(text, chart_kind_title((enum tt_chart_kind)k)));
+			assert_non_null(strstr(text, tt__chart_kind_title((enum tt_chart_kind)k)));
 	assert_non_null(strstr(text, "Cell timeline"));
 	assert_non_null(strstr(text, "Time between tokens at 16 requests at once"));
 	assert_non_null(strstr(text, "page 2"));

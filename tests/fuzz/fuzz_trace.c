@@ -9,7 +9,7 @@
 
 #include "tokentrace/trace.h"
 
-#include "../../src/lib/trace_stream.h"
+#include "format/trace_stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum tt_code ca, cb;
 
 	ca = tt_trace_decode(data, size, "fuzz", &va, &ea);
-	cb = tt_trace_decode_stream(read_small, &rd, "fuzz", &vb, &eb);
+	cb = tt__trace_decode_stream(read_small, &rd, "fuzz", &vb, &eb);
 	if (ca != cb || a.records != b.records || a.hash != b.hash)
 		abort(); /* the streamed reader must see exactly what the in-memory one sees */
 	return 0;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tokentrace/sse.h"
+#include "protocol/sse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,6 +7,7 @@
 #include "tokentrace/analysis.h"
 #include "tokentrace/buf.h"
 #include "tokentrace/render.h"
+#include "tokentrace/report.h"
 
 enum {
 	FX_PREFILL_8K = 0,

@@ -1,0 +1,756 @@
+/* The figures of a speed-test matrix, computed from raw traces.  Every
+ * figure names its definition in docs/metrics.md ("M-..." anchors). */
+#include "tokentrace/analysis.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/hist.h"
+
+/* ---- statuses (docs/metrics.md "Cell status") ------------------------- */
+
+static const struct {
+	const char *name, *key, *legend;
+} statuses[TT_STATUS_COUNT_] = {
+	{"Valid", "valid", "Valid: every check passed."},
+	{"Requests queued", "requests_queued",
+	 "Requests queued: the server could not run all requests at once, so some waited in a "
+	 "queue."},
+	{"Over capacity", "over_capacity",
+	 "Over capacity: not run because this many requests at this context would exceed the "
+	 "server's KV cache."},
+	{"Errors", "errors", "Errors: some requests of the cell failed; figures count only what "
+			     "arrived."},
+	{"Too few samples", "too_few_samples",
+	 "Too few samples: the window holds too few tokens or requests for stable figures."},
+	{"Window cut short", "window_cut_short",
+	 "Window cut short: the measurement stopped before its planned duration."},
+	{"Damaged trace", "damaged_trace",
+	 "Damaged trace: part of the cell's trace file was unreadable; figures use the intact "
+	 "part."},
+	{"Not run", "not_run", "Not run: the capture never measured this cell."},
+};
+
+const char *tt_status_name(enum tt_status s)
+{
+	return (unsigned)s < TT_STATUS_COUNT_ ? statuses[s].name : "Unknown";
+}
+
+const char *tt_status_key(enum tt_status s)
+{
+	return (unsigned)s < TT_STATUS_COUNT_ ? statuses[s].key : "unknown";
+}
+
+const char *tt_status_legend(enum tt_status s)
+{
+	return (unsigned)s < TT_STATUS_COUNT_ ? statuses[s].legend : "";
+}
+
+void tt_analysis_opts_init(struct tt_analysis_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->n_quantiles = 2;
+	o->quantiles[0] = 90;
+	o->quantiles[1] = 99;
+	o->queued_share = 0.05;
+	o->min_tokens = 100;
+	o->cut_short_ratio = 0.9;
+}
+
+/* Copy a string into a fixed field, cut to fit. */
+static void copy_text(char *dst, size_t n, const char *src)
+{
+	size_t len = strnlen(src, n - 1);
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+/* Linear interpolation between closest ranks (numpy's default, "M-pct"). */
+double tt_percentile_sorted(const double *v, size_t n, double p)
+{
+	double rank, frac;
+	size_t lo;
+
+	if (n == 0)
+		return NAN;
+	if (p <= 0)
+		return v[0];
+	if (p >= 100)
+		return v[n - 1];
+	rank = p / 100.0 * (double)(n - 1);
+	lo = (size_t)rank;
+	frac = rank - (double)lo;
+	if (lo + 1 >= n)
+		return v[n - 1];
+	return v[lo] + (v[lo + 1] - v[lo]) * frac;
+}
+
+/* ---- per-cell analyzer -------------------------------------------------- */
+
+struct dvec {
+	double *v;
+	size_t n, cap;
+};
+
+static int dvec_push(struct dvec *d, double x)
+{
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 64;
+		double *v = realloc(d->v, cap * sizeof *v);
+		if (!v)
+			return -1;
+		d->v = v;
+		d->cap = cap;
+	}
+	d->v[d->n++] = x;
+	return 0;
+}
+
+/* Gauges we read from scrapes, by engine flavour. */
+enum gauge { G_RUNNING, G_WAITING, G_KV, G_PREEMPT, G_COUNT };
+static const char *const gauge_names[G_COUNT][4] = {
+	{"vllm:num_requests_running", "sglang:num_running_reqs", "llamacpp:requests_processing",
+	 "tgi_batch_current_size"},
+	{"vllm:num_requests_waiting", "sglang:num_queue_reqs", "llamacpp:requests_deferred",
+	 "tgi_queue_size"},
+	{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage", NULL},
+	{"vllm:num_preemptions_total", "vllm:num_preemptions", NULL, NULL},
+};
+
+struct tt_cell_analyzer {
+	const struct tt_cell_info *cell;
+	struct tt_analysis_opts opts;
+	double duration_s;
+	int64_t ws, we;          /* window, ns; ws < 0: no window */
+	int oom;
+
+	/* decode */
+	long tokens, chunks, multi;
+	struct tt_hist *tbt;     /* per-token gaps, ns (M-tbt) */
+	struct dvec ttft;        /* ms (M-ttft) */
+	struct dvec rate;        /* per-request tok/s (M-per-request) */
+	struct dvec scout_ttft;  /* prefill */
+	struct dvec scout_rate;
+	int64_t scout_prompt;
+	long completed, requests, errors, cut;
+	double inflight_ns, streaming_ns;
+
+	/* scrapes */
+	long scrapes, waiting_pos;
+	double running_sum, waiting_sum, waiting_max, kv_max;
+	int have[G_COUNT];
+	double preempt_first, preempt_last;
+	int preempt_seen;
+};
+
+enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
+				     const struct tt_analysis_opts *opts,
+				     struct tt_cell_analyzer **out, struct tt_error *err)
+{
+	struct tt_cell_analyzer *a;
+	const struct tt_cell_info *c;
+
+	if (cell >= m->n_cells)
+		return tt_error_set(err, TT_EARG, "no cell %zu", cell);
+	c = &m->cells[cell];
+	a = calloc(1, sizeof *a);
+	if (!a)
+		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	a->tbt = malloc(sizeof *a->tbt);
+	if (!a->tbt) {
+		free(a);
+		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	}
+	tt__hist_reset(a->tbt);
+	a->cell = c;
+	if (opts)
+		a->opts = *opts;
+	else
+		tt_analysis_opts_init(&a->opts);
+	if (a->opts.queued_share <= 0)
+		a->opts.queued_share = 0.05;
+	if (a->opts.min_tokens <= 0)
+		a->opts.min_tokens = 100;
+	if (a->opts.cut_short_ratio <= 0)
+		a->opts.cut_short_ratio = 0.9;
+	a->duration_s = m->duration_s;
+	a->scout_prompt = -1;
+	/* M-window: the recorded window, moved by --skip-first, capped by --window. */
+	a->ws = -1;
+	a->we = -1;
+	if (c->window_start_ns >= 0 && c->window_end_ns > c->window_start_ns) {
+		a->ws = c->window_start_ns + (int64_t)(a->opts.skip_first_s * 1e9);
+		a->we = c->window_end_ns;
+		if (a->opts.window_s > 0 && a->ws + (int64_t)(a->opts.window_s * 1e9) < a->we)
+			a->we = a->ws + (int64_t)(a->opts.window_s * 1e9);
+		if (a->ws >= a->we)
+			a->ws = a->we = -1;
+	}
+	*out = a;
+	return TT_OK;
+}
+
+static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
+{
+	int64_t lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
+	return hi > lo ? hi - lo : 0;
+}
+
+static void scout_request(struct tt_cell_analyzer *a, const struct tt_request *r)
+{
+	/* M-prefill: prompt tok/s = prompt tokens / TTFT of the cold scout. */
+	for (size_t i = 0; i < r->n_chunks; i++) {
+		if (r->chunks[i].tokens == 0)
+			continue;
+		double ttft_s = (double)(r->chunks[i].t_ns - r->t_send_ns) / 1e9;
+		int64_t prompt = r->prompt_tokens >= 0 ? r->prompt_tokens : a->cell->context;
+		if (ttft_s <= 0)
+			return;
+		if (dvec_push(&a->scout_ttft, ttft_s * 1e3) ||
+		    dvec_push(&a->scout_rate, (double)prompt / ttft_s))
+			a->oom = 1;
+		if (a->scout_prompt < 0)
+			a->scout_prompt = prompt;
+		return;
+	}
+}
+
+void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_request *r)
+{
+	int64_t ws = a->ws, we = a->we;
+	int64_t first = -1, last = -1, prev = -1;
+	long first_tokens = 0, total_tokens = 0;
+
+	if (r->finish == TT_FINISH_ERROR)
+		a->errors++; /* M-errors: any role, anywhere in the cell */
+	if (a->cell->phase == TT_PHASE_PREFILL) {
+		if (r->role == TT_ROLE_SCOUT && r->finish != TT_FINISH_ERROR)
+			scout_request(a, r);
+		return;
+	}
+	if (r->role != TT_ROLE_MEASURED || ws < 0)
+		return;
+	/* Hot loop: runs once per chunk of the run. */
+	for (size_t i = 0; i < r->n_chunks; i++) {
+		int64_t t = r->chunks[i].t_ns;
+		uint32_t k = r->chunks[i].tokens;
+
+		if (k == 0)
+			continue;
+		total_tokens += k;
+		if (t >= ws && t < we) {
+			/* M-total: tokens of chunks arriving in the window. */
+			a->tokens += k;
+			a->chunks++;
+			/* M-tbt: a k-token chunk spreads its gap over its k tokens
+			 * (no division for the common single-token chunk). */
+			if (k == 1) {
+				if (prev >= 0)
+					tt_hist_add(a->tbt, t - prev, 1);
+			} else {
+				a->multi++;
+				if (prev >= 0)
+					tt_hist_add(a->tbt, (t - prev) / (int64_t)k, k);
+			}
+		}
+		if (first < 0) {
+			first = t;
+			first_tokens = k;
+		}
+		prev = t;
+	}
+	last = prev;
+	if (r->t_send_ns < we && r->t_end_ns >= ws)
+		a->requests++;
+	/* M-ttft: send to first token, for requests whose first token came before
+	 * the window ended (the ramp's requests included: with long requests they
+	 * are the only ones). */
+	if (first >= 0 && first < we && first > r->t_send_ns)
+		if (dvec_push(&a->ttft, (double)(first - r->t_send_ns) / 1e6))
+			a->oom = 1;
+	/* M-per-request: (tokens after the first chunk) / (last - first chunk). */
+	if (first >= 0 && last > first && first < we && last >= ws &&
+	    total_tokens - first_tokens > 0)
+		if (dvec_push(&a->rate, (double)(total_tokens - first_tokens) /
+						((double)(last - first) / 1e9)))
+			a->oom = 1;
+	if ((r->finish == TT_FINISH_STOP || r->finish == TT_FINISH_LENGTH) && r->t_end_ns >= ws &&
+	    r->t_end_ns < we)
+		a->completed++; /* M-completed */
+	if (r->finish == TT_FINISH_CUT)
+		a->cut++;
+	/* M-active (client): time-averages over the window. */
+	a->inflight_ns += (double)overlap(r->t_send_ns, r->t_end_ns, ws, we);
+	if (first >= 0)
+		a->streaming_ns += (double)overlap(first, r->t_end_ns, ws, we);
+}
+
+static int gauge_of(const char *name)
+{
+	for (int g = 0; g < G_COUNT; g++)
+		for (int k = 0; k < 4 && gauge_names[g][k]; k++)
+			if (strcmp(name, gauge_names[g][k]) == 0)
+				return g;
+	return -1;
+}
+
+void tt_cell_analyzer_scrape(struct tt_cell_analyzer *a, const struct tt_scrape *s)
+{
+	double sum[G_COUNT] = {0};
+	int seen[G_COUNT] = {0};
+
+	if (a->ws < 0 || s->t_ns < a->ws || s->t_ns > a->we)
+		return;
+	/* Sum across label sets (one series per engine/model instance). */
+	for (size_t i = 0; i < s->n_samples; i++) {
+		int g = gauge_of(s->samples[i].name);
+		if (g < 0 || isnan(s->samples[i].value))
+			continue;
+		sum[g] += s->samples[i].value;
+		seen[g] = 1;
+	}
+	if (!seen[G_RUNNING] && !seen[G_WAITING])
+		return;
+	a->scrapes++;
+	for (int g = 0; g < G_COUNT; g++)
+		if (seen[g])
+			a->have[g] = 1;
+	a->running_sum += sum[G_RUNNING];
+	a->waiting_sum += sum[G_WAITING];
+	if (sum[G_WAITING] > a->waiting_max)
+		a->waiting_max = sum[G_WAITING];
+	if (sum[G_WAITING] > 0)
+		a->waiting_pos++;
+	if (seen[G_KV] && sum[G_KV] > a->kv_max)
+		a->kv_max = sum[G_KV];
+	if (seen[G_PREEMPT]) {
+		if (!a->preempt_seen)
+			a->preempt_first = sum[G_PREEMPT];
+		a->preempt_last = sum[G_PREEMPT];
+		a->preempt_seen = 1;
+	}
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+static void nan_dist(struct tt_dist *d)
+{
+	d->n = 0;
+	d->min = d->max = d->mean = d->p50 = NAN;
+	for (size_t i = 0; i < TT_MAX_QUANTILES; i++)
+		d->q[i] = NAN;
+}
+
+/* Summary of a sample vector (values <= 0 dropped, as the reference does). */
+static void dist_of(struct dvec *v, const struct tt_analysis_opts *o, struct tt_dist *d)
+{
+	size_t n = 0;
+	double sum = 0;
+
+	nan_dist(d);
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i] > 0)
+			v->v[n++] = v->v[i];
+	v->n = n;
+	if (n == 0)
+		return;
+	qsort(v->v, n, sizeof *v->v, cmp_double);
+	for (size_t i = 0; i < n; i++)
+		sum += v->v[i];
+	d->n = n;
+	d->min = v->v[0];
+	d->max = v->v[n - 1];
+	d->mean = sum / (double)n;
+	d->p50 = tt_percentile_sorted(v->v, n, 50);
+	for (size_t i = 0; i < o->n_quantiles && i < TT_MAX_QUANTILES; i++)
+		d->q[i] = tt_percentile_sorted(v->v, n, o->quantiles[i]);
+}
+
+static void hist_dist(const struct tt_hist *h, const struct tt_analysis_opts *o,
+		      struct tt_dist *d, double scale)
+{
+	nan_dist(d);
+	if (h->n == 0)
+		return;
+	d->n = (size_t)h->n;
+	d->min = (double)h->min * scale;
+	d->max = (double)h->max * scale;
+	d->mean = h->sum / (double)h->n * scale;
+	d->p50 = tt__hist_percentile(h, 50) * scale;
+	for (size_t i = 0; i < o->n_quantiles && i < TT_MAX_QUANTILES; i++)
+		d->q[i] = tt__hist_percentile(h, o->quantiles[i]) * scale;
+}
+
+static void evidence(struct tt_cell_figures *f, enum tt_status st, const char *signal,
+		     double value, const char *op, double threshold)
+{
+	struct tt_evidence *e;
+	int hit;
+
+	if (f->n_evidence >= sizeof f->evidence / sizeof *f->evidence)
+		return;
+	e = &f->evidence[f->n_evidence++];
+	e->status = st;
+	copy_text(e->signal, sizeof e->signal, signal);
+	e->value = value;
+	copy_text(e->op, sizeof e->op, op);
+	e->threshold = threshold;
+	if (strcmp(op, ">") == 0)
+		hit = value > threshold;
+	else if (strcmp(op, ">=") == 0)
+		hit = value >= threshold;
+	else if (strcmp(op, "<") == 0)
+		hit = value < threshold;
+	else
+		hit = value == threshold;
+	e->triggered = hit;
+}
+
+static int triggered(const struct tt_cell_figures *f, enum tt_status st, const char **signal)
+{
+	for (size_t i = 0; i < f->n_evidence; i++)
+		if (f->evidence[i].status == st && f->evidence[i].triggered) {
+			if (signal)
+				*signal = f->evidence[i].signal;
+			return 1;
+		}
+	return 0;
+}
+
+/* Decide the status from the evidence, most severe first ("M-status"). */
+static void decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
+{
+	const struct tt_cell_info *c = a->cell;
+	const struct tt_analysis_opts *o = &a->opts;
+	int decode = c->phase == TT_PHASE_DECODE;
+
+	f->status = TT_STATUS_VALID;
+	if (c->state == TT_CELL_OVER_CAPACITY) {
+		f->status = TT_STATUS_OVER_CAPACITY;
+		snprintf(f->reason, sizeof f->reason, "not run: %s",
+			 c->reason ? c->reason : "C x (context + max tokens) > KV capacity");
+		return;
+	}
+	if (c->state == TT_CELL_PENDING || c->state == TT_CELL_RUNNING ||
+	    c->state == TT_CELL_FAILED || !c->trace) {
+		f->status = TT_STATUS_NOT_RUN;
+		snprintf(f->reason, sizeof f->reason, "%s%s%s",
+			 c->state == TT_CELL_RUNNING ? "the capture stopped inside this cell" :
+			 c->state == TT_CELL_FAILED ? "the capture could not measure this cell" :
+			 !c->trace ? "no trace recorded" : "the capture never reached this cell",
+			 c->reason ? ": " : "", c->reason ? c->reason : "");
+		return;
+	}
+	if (decode && a->ws < 0) {
+		f->status = TT_STATUS_NOT_RUN;
+		snprintf(f->reason, sizeof f->reason, "no measurement window recorded");
+		return;
+	}
+	evidence(f, TT_STATUS_DAMAGED, "damaged trace parts", f->damage[0] ? 1 : 0, ">", 0);
+	evidence(f, TT_STATUS_ERRORS, "failed requests", (double)f->errors, ">", 0);
+	if (decode) {
+		if (f->has_server_metrics)
+			evidence(f, TT_STATUS_QUEUED, "share of scrapes with waiting > 0",
+				 f->waiting_share, ">=", o->queued_share);
+		evidence(f, TT_STATUS_QUEUED, "readiness check timed out", c->ready_timed_out, ">", 0);
+		evidence(f, TT_STATUS_CUT_SHORT, "measured_s / duration_s",
+			 a->duration_s > 0 ? f->measured_s / a->duration_s : 1, "<",
+			 o->cut_short_ratio);
+		evidence(f, TT_STATUS_TOO_FEW, "output tokens in window", (double)f->output_tokens, "<",
+			 (double)o->min_tokens);
+		evidence(f, TT_STATUS_TOO_FEW, "requests with a first token", (double)f->ttft_ms.n, "<",
+			 1);
+	} else {
+		evidence(f, TT_STATUS_TOO_FEW, "scout requests with a first token",
+			 (double)f->ttft_ms.n, "<", 1);
+	}
+	{
+		static const enum tt_status order[] = {TT_STATUS_DAMAGED, TT_STATUS_ERRORS,
+						       TT_STATUS_QUEUED, TT_STATUS_CUT_SHORT,
+						       TT_STATUS_TOO_FEW};
+		const char *sig = NULL;
+		for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+			if (triggered(f, order[i], &sig)) {
+				f->status = order[i];
+				break;
+			}
+		if (f->status == TT_STATUS_DAMAGED)
+			copy_text(f->reason, sizeof f->reason, f->damage);
+		else if (f->status == TT_STATUS_ERRORS)
+			snprintf(f->reason, sizeof f->reason, "%ld request%s failed", f->errors,
+				 f->errors == 1 ? "" : "s");
+		else if (f->status == TT_STATUS_QUEUED && strstr(sig, "readiness"))
+			snprintf(f->reason, sizeof f->reason,
+				 "the readiness check timed out: not all %d streams ran at once",
+				 c->concurrency);
+		else if (f->status == TT_STATUS_QUEUED)
+			snprintf(f->reason, sizeof f->reason,
+				 "server reported waiting requests in %.0f%% of scrapes (max %.0f "
+				 "waiting; threshold %.0f%%)",
+				 f->waiting_share * 100, f->waiting_max, o->queued_share * 100);
+		else if (f->status == TT_STATUS_CUT_SHORT)
+			snprintf(f->reason, sizeof f->reason, "measured %.1f s of %.1f s planned",
+				 f->measured_s, a->duration_s);
+		else if (f->status == TT_STATUS_TOO_FEW)
+			snprintf(f->reason, sizeof f->reason, "%s: %s",
+				 sig ? sig : "samples", decode ? "too few to judge" : "none");
+		else if (decode && !f->has_server_metrics)
+			snprintf(f->reason, sizeof f->reason,
+				 "no server metrics: queueing judged from the readiness check only");
+	}
+}
+
+void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
+			     struct tt_cell_figures *f)
+{
+	const struct tt_cell_info *c = a->cell;
+	double w_s;
+
+	memset(f, 0, sizeof *f);
+	f->phase = c->phase;
+	f->context = c->context;
+	f->concurrency = c->concurrency;
+	f->prompt_tokens = -1;
+	f->total_tok_s = f->avg_active = f->avg_in_flight = f->measured_s = NAN;
+	f->waiting_mean = f->waiting_max = f->waiting_share = f->running_mean = NAN;
+	f->kv_usage_max = f->preemptions = NAN;
+	f->avg_active_source = "client";
+	nan_dist(&f->per_request_tok_s);
+	nan_dist(&f->ttft_ms);
+	nan_dist(&f->tbt_ms);
+	if (damage)
+		copy_text(f->damage, sizeof f->damage, damage);
+	if (a->oom)
+		snprintf(f->damage, sizeof f->damage, "out of memory while analysing");
+	f->errors = a->errors;
+	if (c->phase == TT_PHASE_PREFILL) {
+		dist_of(&a->scout_ttft, &a->opts, &f->ttft_ms);
+		if (a->scout_rate.n) {
+			struct tt_dist rd;
+			dist_of(&a->scout_rate, &a->opts, &rd);
+			f->total_tok_s = rd.p50;
+		}
+		f->prompt_tokens = a->scout_prompt;
+		f->completed = (long)a->scout_ttft.n;
+		decide(a, f);
+		return;
+	}
+	if (a->ws >= 0) {
+		w_s = (double)(a->we - a->ws) / 1e9;
+		f->measured_s = w_s; /* M-measured */
+		f->output_tokens = a->tokens;
+		f->total_tok_s = (double)a->tokens / w_s;
+		f->chunks = a->chunks;
+		f->multi_token_chunks = a->multi;
+		hist_dist(a->tbt, &a->opts, &f->tbt_ms, 1e-6);
+		dist_of(&a->ttft, &a->opts, &f->ttft_ms);
+		dist_of(&a->rate, &a->opts, &f->per_request_tok_s);
+		f->completed = a->completed;
+		f->requests = a->requests;
+		f->cut = a->cut;
+		f->avg_in_flight = a->inflight_ns / (w_s * 1e9);
+		f->scrapes = a->scrapes;
+		if (a->scrapes > 0 && a->have[G_RUNNING]) {
+			/* M-active: mean of the server's running gauge over the window. */
+			f->has_server_metrics = 1;
+			f->running_mean = a->running_sum / (double)a->scrapes;
+			f->avg_active = f->running_mean;
+			f->avg_active_source = "server";
+		} else {
+			f->avg_active = a->streaming_ns / (w_s * 1e9);
+		}
+		if (a->scrapes > 0 && a->have[G_WAITING]) {
+			f->has_server_metrics = 1;
+			f->waiting_mean = a->waiting_sum / (double)a->scrapes;
+			f->waiting_max = a->waiting_max;
+			f->waiting_share = (double)a->waiting_pos / (double)a->scrapes;
+		}
+		if (a->have[G_KV])
+			f->kv_usage_max = a->kv_max;
+		if (a->preempt_seen)
+			f->preemptions = a->preempt_last - a->preempt_first;
+	}
+	decide(a, f);
+}
+
+void tt_cell_analyzer_free(struct tt_cell_analyzer *a)
+{
+	if (!a)
+		return;
+	free(a->tbt);
+	free(a->ttft.v);
+	free(a->rate.v);
+	free(a->scout_ttft.v);
+	free(a->scout_rate.v);
+	free(a);
+}
+
+/* ---- whole run ------------------------------------------------------------ */
+
+struct run_ctx {
+	struct tt_report *r;
+	const struct tt_manifest *m;
+	struct tt_cell_analyzer *cur;
+	size_t cur_cell;
+	unsigned char *done;
+	enum tt_code fatal;
+	struct tt_error fatal_err;
+	unsigned damaged;
+	char first_damage[600];
+};
+
+static int on_request(void *ctx, const struct tt_request *r)
+{
+	struct run_ctx *c = ctx;
+	if (c->cur)
+		tt_cell_analyzer_request(c->cur, r);
+	return 0;
+}
+
+static int on_scrape(void *ctx, const struct tt_scrape *s)
+{
+	struct run_ctx *c = ctx;
+	if (c->cur)
+		tt_cell_analyzer_scrape(c->cur, s);
+	return 0;
+}
+
+static void begin_cell(void *ctx, size_t cell)
+{
+	struct run_ctx *c = ctx;
+	struct tt_error e;
+	c->cur_cell = cell;
+	if (tt_cell_analyzer_create(c->m, cell, &c->r->opts, &c->cur, &e)) {
+		c->cur = NULL;
+		c->fatal = e.code;
+		c->fatal_err = e;
+	}
+}
+
+static void end_cell(void *ctx, size_t cell, enum tt_code code, const struct tt_error *err)
+{
+	struct run_ctx *c = ctx;
+	const char *damage = NULL;
+
+	if (!c->cur)
+		return;
+	if (code != TT_OK) {
+		damage = err && err->msg[0] ? err->msg : tt_strerror(code);
+		if (c->damaged++ == 0)
+			copy_text(c->first_damage, sizeof c->first_damage, damage);
+	}
+	tt_cell_analyzer_finish(c->cur, damage, &c->r->cells[cell]);
+	c->r->cells[cell].cell = cell;
+	/* A cell with no readable record at all cannot be measured. */
+	if (code != TT_OK && code != TT_WARN && c->r->cells[cell].status != TT_STATUS_OVER_CAPACITY &&
+	    c->r->cells[cell].status != TT_STATUS_NOT_RUN) {
+		c->r->cells[cell].status = TT_STATUS_DAMAGED;
+		copy_text(c->r->cells[cell].reason, sizeof c->r->cells[cell].reason, damage);
+	}
+	c->done[cell] = 1;
+	tt_cell_analyzer_free(c->cur);
+	c->cur = NULL;
+}
+
+enum tt_code tt_analyze(struct tt_run *run, const struct tt_analysis_opts *opts,
+			struct tt_report **out, struct tt_error *err)
+{
+	struct tt_report *r = calloc(1, sizeof *r);
+	struct run_ctx c;
+	struct tt_run_visitor v;
+	struct tt_error rerr;
+	enum tt_code rc;
+
+	if (!r)
+		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	memset(&c, 0, sizeof c);
+	if (opts)
+		r->opts = *opts;
+	else
+		tt_analysis_opts_init(&r->opts);
+	if (r->opts.n_quantiles > TT_MAX_QUANTILES)
+		r->opts.n_quantiles = TT_MAX_QUANTILES;
+	/* Keep the thresholds actually used, so renderers can print them. */
+	if (r->opts.queued_share <= 0)
+		r->opts.queued_share = 0.05;
+	if (r->opts.min_tokens <= 0)
+		r->opts.min_tokens = 100;
+	if (r->opts.cut_short_ratio <= 0)
+		r->opts.cut_short_ratio = 0.9;
+	snprintf(r->source, sizeof r->source, "%s", tt_run_path(run));
+	rc = tt_manifest_copy(&r->manifest, tt_run_manifest(run), err);
+	if (rc) {
+		free(r);
+		return rc;
+	}
+	c.m = &r->manifest;
+	c.r = r;
+	r->n_cells = r->manifest.n_cells;
+	r->cells = calloc(r->n_cells ? r->n_cells : 1, sizeof *r->cells);
+	c.done = calloc(r->n_cells ? r->n_cells : 1, 1);
+	if (!r->cells || !c.done) {
+		free(c.done);
+		tt_report_free(r);
+		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	}
+	memset(&v, 0, sizeof v);
+	v.ctx = &c;
+	v.trace.on_request = on_request;
+	v.trace.on_scrape = on_scrape;
+	v.begin_cell = begin_cell;
+	v.end_cell = end_cell;
+	tt_error_clear(&rerr);
+	rc = tt_run_read_all(run, &v, &rerr);
+	if (c.cur) { /* read_all stopped inside a cell */
+		tt_cell_analyzer_free(c.cur);
+		c.cur = NULL;
+	}
+	if (c.fatal || (rc != TT_OK && rc != TT_WARN)) {
+		free(c.done);
+		tt_report_free(r);
+		if (c.fatal) {
+			if (err)
+				*err = c.fatal_err;
+			return c.fatal;
+		}
+		if (err)
+			*err = rerr;
+		return rc;
+	}
+	/* Cells without a trace (over capacity, never run) still get a row. */
+	for (size_t i = 0; i < r->n_cells; i++) {
+		struct tt_cell_analyzer *a;
+		if (c.done[i])
+			continue;
+		if (tt_cell_analyzer_create(&r->manifest, i, &r->opts, &a, err)) {
+			free(c.done);
+			tt_report_free(r);
+			return err ? err->code : TT_ENOMEM;
+		}
+		tt_cell_analyzer_finish(a, NULL, &r->cells[i]);
+		r->cells[i].cell = i;
+		tt_cell_analyzer_free(a);
+	}
+	free(c.done);
+	*out = r;
+	if (c.damaged) {
+		return tt_error_set(err, TT_WARN, "%u cell%s damaged; first: %s", c.damaged,
+				    c.damaged == 1 ? "" : "s", c.first_damage);
+	}
+	return TT_OK;
+}
+
+void tt_report_free(struct tt_report *r)
+{
+	if (!r)
+		return;
+	tt_manifest_release(&r->manifest);
+	free(r->cells);
+	free(r);
+}

@@ -1,0 +1,353 @@
+/* The decode throughput heatmap: contexts (rows) x concurrency (columns),
+ * each cell coloured by total tok/s on a log scale (viridis: colour-blind
+ * safe and readable in grey), the value written in it, and its status
+ * marked: Over capacity hatched, Requests queued with a corner triangle,
+ * errors with a count. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tokentrace/render.h"
+
+#include "chart/chart_impl.h"
+
+#define MAX_ROWS 24
+#define MAX_COLS 32
+
+static const struct rgb viridis[] = {
+	RGB_HEX(0x440154), RGB_HEX(0x482475), RGB_HEX(0x414487), RGB_HEX(0x355F8D),
+	RGB_HEX(0x2A788E), RGB_HEX(0x21918C), RGB_HEX(0x22A884), RGB_HEX(0x44BF70),
+	RGB_HEX(0x7AD151), RGB_HEX(0xBDDF26), RGB_HEX(0xFDE725),
+};
+
+struct rgb tt__chart_viridis(double t)
+{
+	size_t n = sizeof viridis / sizeof viridis[0];
+	double pos;
+	size_t i;
+	if (!(t > 0))
+		t = 0;
+	if (t > 1)
+		t = 1;
+	pos = t * (double)(n - 1);
+	i = (size_t)pos;
+	if (i >= n - 1)
+		return viridis[n - 1];
+	pos -= (double)i;
+	return (struct rgb){viridis[i].r + (viridis[i + 1].r - viridis[i].r) * pos,
+			    viridis[i].g + (viridis[i + 1].g - viridis[i].g) * pos,
+			    viridis[i].b + (viridis[i + 1].b - viridis[i].b) * pos};
+}
+
+static double luminance(struct rgb c)
+{
+	return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b;
+}
+
+static void queued_mark(struct canvas *c, double x, double y, double s)
+{
+	cairo_t *cr = c->cr;
+	cairo_new_path(cr);
+	cairo_move_to(cr, x - s, y);
+	cairo_line_to(cr, x, y);
+	cairo_line_to(cr, x, y + s);
+	cairo_close_path(cr);
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_fill_preserve(cr);
+	cairo_set_line_width(cr, 1.2);
+	tt__cv_set(c, tt__chart_ink, 1);
+	cairo_stroke(cr);
+}
+
+static void error_mark(struct canvas *c, double x, double y, double r)
+{
+	struct tstyle st = tt__tstyle_make(r * 1.7, 1, (struct rgb){1, 1, 1}, 0.5, 0.5);
+	cairo_new_path(c->cr);
+	cairo_arc(c->cr, x, y, r, 0, 2 * M_PI);
+	tt__cv_set(c, tt__chart_palette[3], 1);
+	cairo_fill_preserve(c->cr);
+	cairo_set_source_rgb(c->cr, 1, 1, 1);
+	cairo_set_line_width(c->cr, 1.2);
+	cairo_stroke(c->cr);
+	tt__cv_text(c, x, y, "!", &st);
+}
+
+static double colour_t(double v, double vmin, double vmax)
+{
+	if (!(vmax > vmin))
+		return 0.5;
+	return (log(v) - log(vmin)) / (log(vmax) - log(vmin));
+}
+
+static void draw_cell(struct canvas *c, const struct tt_cell_figures *f, double cx, double cy,
+		      double cw, double ch, double vmin, double vmax, double fs, int line2_ok)
+{
+	char v[48], line2[96];
+	struct tstyle st;
+	double th1, th2 = 0;
+	int two_lines = ch >= 40;
+
+	if (!f) {
+		tt__cv_rect(c, cx, cy, cw, ch, (struct rgb){0.97, 0.97, 0.97});
+		return;
+	}
+	if (!tt__chart_cell_has_value(f)) {
+		const char *name = tt_status_name(f->status);
+		tt__cv_rect(c, cx, cy, cw, ch, (struct rgb){0.95, 0.95, 0.95});
+		if (f->status == TT_STATUS_OVER_CAPACITY)
+			tt__cv_hatch(c, cx, cy, cw, ch, 7, (struct rgb){0.78, 0.78, 0.80});
+		st = tt__tstyle_make(11, 0, tt__chart_muted, 0.5, 0.5);
+		st.max_w = cw - 4;
+		/* "Over capacity" on two lines when the cell is narrow. */
+		{
+			double tw;
+			tt__cv_measure(c, name, 11, 0, &tw, NULL);
+			if (tw > cw - 6 && strchr(name, ' ') && two_lines) {
+				char a[64];
+				const char *sp = strchr(name, ' ');
+				snprintf(a, sizeof a, "%.*s", (int)(sp - name), name);
+				tt__cv_text(c, cx + cw / 2, cy + ch / 2 - 7, a, &st);
+				tt__cv_text(c, cx + cw / 2, cy + ch / 2 + 7, sp + 1, &st);
+			} else {
+				tt__cv_text(c, cx + cw / 2, cy + ch / 2, name, &st);
+			}
+		}
+		return;
+	}
+	{
+		struct rgb fill = tt__chart_viridis(colour_t(f->total_tok_s, vmin, vmax));
+		struct rgb ink = luminance(fill) > 0.45 ? tt__chart_ink : (struct rgb){1, 1, 1};
+		tt__cv_rect(c, cx, cy, cw, ch, fill);
+		tt_fmt_rate(f->total_tok_s, v, sizeof v);
+		line2[0] = '\0';
+		if (f->errors > 0)
+			snprintf(line2, sizeof line2, "%ld error%s", f->errors,
+				 f->errors == 1 ? "" : "s");
+		else if (f->status != TT_STATUS_VALID && f->status != TT_STATUS_QUEUED)
+			snprintf(line2, sizeof line2, "%s", tt_status_name(f->status));
+		else if (f->ttft_ms.n > 0 && isfinite(f->ttft_ms.p50)) {
+			char ms[32];
+			tt_fmt_ms(f->ttft_ms.p50, ms, sizeof ms);
+			snprintf(line2, sizeof line2, "%s TTFT", ms);
+		}
+		if (!line2_ok)
+			two_lines = 0;
+		tt__cv_measure(c, v, fs, 1, NULL, &th1);
+		if (two_lines && line2[0])
+			tt__cv_measure(c, line2, fs * 0.75, 0, NULL, &th2);
+		st = tt__tstyle_make(fs, 1, ink, 0.5, 0);
+		st.max_w = cw - 4;
+		tt__cv_text(c, cx + cw / 2, cy + (ch - th1 - th2) / 2, v, &st);
+		if (two_lines && line2[0]) {
+			st = tt__tstyle_make(fs * 0.75, 0, ink, 0.5, 0);
+			st.max_w = cw - 6;
+			tt__cv_text(c, cx + cw / 2, cy + (ch - th1 - th2) / 2 + th1, line2, &st);
+		}
+		if (f->status == TT_STATUS_QUEUED)
+			queued_mark(c, cx + cw - 1, cy + 1, fmin(18, ch * 0.4));
+		if (f->errors > 0)
+			error_mark(c, cx + 9, cy + 9, 7);
+	}
+}
+
+enum tt_code tt__chart_draw_heatmap(struct canvas *c, double x, double y, double w, double h,
+				const struct tt_report *r, struct tt_chart_info *info,
+				struct tt_error *err)
+{
+	int64_t ctx[MAX_ROWS];
+	int conc[MAX_COLS];
+	size_t nr, nc;
+	double vmin = INFINITY, vmax = -INFINITY, top, left_w = 0, th;
+	double gx, gy, gw, gh, cw, ch, bar_x, fs = 14, fs2 = 14;
+	int line2_ok = 1;
+	int any_queued = 0, any_over = 0, any_err = 0;
+	char sub[600], buf[64];
+	struct tstyle st;
+
+	nr = tt__chart_decode_contexts(r, ctx, MAX_ROWS);
+	nc = tt__chart_decode_concurrency(r, conc, MAX_COLS);
+	tt__chart_subtitle(&r->manifest, sub, sizeof sub);
+	top = tt__chart_header(c, x + 20, y + 16, w - 40, tt__chart_kind_title(TT_CHART_HEATMAP), sub);
+	if (nr == 0 || nc == 0) {
+		st = tt__tstyle_make(15, 0, tt__chart_muted, 0.5, 0.5);
+		tt__cv_text(c, x + w / 2, y + h / 2, "No decode cells in this run.", &st);
+		return tt__canvas_check(c, "the heatmap", err);
+	}
+	for (size_t i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *f = &r->cells[i];
+		if (f->phase != TT_PHASE_DECODE)
+			continue;
+		any_over |= f->status == TT_STATUS_OVER_CAPACITY;
+		if (!tt__chart_cell_has_value(f) || !(f->total_tok_s > 0))
+			continue;
+		any_queued |= f->status == TT_STATUS_QUEUED;
+		any_err |= f->errors > 0;
+		if (f->total_tok_s < vmin)
+			vmin = f->total_tok_s;
+		if (f->total_tok_s > vmax)
+			vmax = f->total_tok_s;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		double tw;
+		tt__fmt_tokens(ctx[i], buf, sizeof buf);
+		tt__cv_measure(c, buf, 13, 1, &tw, NULL);
+		if (tw > left_w)
+			left_w = tw;
+	}
+	tt__cv_measure(c, "0", 13, 0, NULL, &th);
+
+	/* Grid with room: row labels and axis title left, column labels and
+	 * axis title above, colour bar right, status legend below. */
+	gx = x + 20 + th + 10 + left_w + 10;
+	gy = y + top + 6 + th + 6 + th + 8;
+	bar_x = x + w - 20 - 70;
+	gw = bar_x - 24 - gx;
+	gh = y + h - 44 - gy;
+	cw = gw / (double)nc;
+	ch = gh / (double)nr;
+	if (ch > 90) {
+		ch = 90;
+		gh = ch * (double)nr;
+	}
+
+	/* One font size for every cell, small enough that the widest value
+	 * and its TTFT line fit: many columns shrink the text, never overlap. */
+	for (size_t i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *f = &r->cells[i];
+		double tw;
+		if (f->phase != TT_PHASE_DECODE || !tt__chart_cell_has_value(f))
+			continue;
+		tt_fmt_rate(f->total_tok_s, buf, sizeof buf);
+		tt__cv_measure(c, buf, 14, 1, &tw, NULL);
+		if (tw > cw - 8)
+			fs = fmin(fs, 14 * (cw - 8) / tw);
+		if (f->ttft_ms.n > 0 && isfinite(f->ttft_ms.p50)) {
+			char ms[32], l2[64];
+			tt_fmt_ms(f->ttft_ms.p50, ms, sizeof ms);
+			snprintf(l2, sizeof l2, "%s TTFT", ms);
+			tt__cv_measure(c, l2, 10.5, 0, &tw, NULL);
+			if (tw > cw - 8)
+				fs2 = fmin(fs2, 14 * (cw - 8) / tw);
+		}
+	}
+	/* the TTFT line goes when it would be too small to read */
+	if (fmin(fs, fs2) * 0.75 >= 8)
+		fs = fmin(fs, fs2);
+	else
+		line2_ok = 0;
+	if (fs < 8)
+		fs = 8;
+
+	st = tt__tstyle_make(13, 0, tt__chart_ink, 0.5, 0);
+	tt__cv_text(c, gx + gw / 2, y + top + 6, "Requests at once (concurrency)", &st);
+	for (size_t j = 0; j < nc; j++) {
+		snprintf(buf, sizeof buf, "%d", conc[j]);
+		st = tt__tstyle_make(13, 1, tt__chart_ink, 0.5, 1);
+		tt__cv_text(c, gx + cw * ((double)j + 0.5), gy - 5, buf, &st);
+	}
+	st = tt__tstyle_make(13, 0, tt__chart_ink, 0.5, 0);
+	st.angle = -M_PI / 2;
+	tt__cv_text(c, x + 20, gy + gh / 2, "Context", &st);
+	for (size_t i = 0; i < nr; i++) {
+		tt__fmt_tokens(ctx[i], buf, sizeof buf);
+		st = tt__tstyle_make(13, 1, tt__chart_ink, 1, 0.5);
+		tt__cv_text(c, gx - 8, gy + ch * ((double)i + 0.5), buf, &st);
+		for (size_t j = 0; j < nc; j++) {
+			const struct tt_cell_figures *f =
+				tt__chart_find_cell(r, TT_PHASE_DECODE, ctx[i], conc[j]);
+			draw_cell(c, f, gx + cw * (double)j, gy + ch * (double)i, cw, ch, vmin,
+				  vmax, fs, line2_ok);
+		}
+	}
+	/* White gaps between cells drawn over the fills keep cells apart
+	 * without shrinking them by rounding. */
+	for (size_t j = 1; j < nc; j++)
+		tt__cv_line(c, gx + cw * (double)j, gy, gx + cw * (double)j, gy + gh, 2,
+			(struct rgb){1, 1, 1});
+	for (size_t i = 1; i < nr; i++)
+		tt__cv_line(c, gx, gy + ch * (double)i, gx + gw, gy + ch * (double)i, 2,
+			(struct rgb){1, 1, 1});
+
+	/* Colour bar: the log scale of the fills, ticks at 1-2-5 values. */
+	if (isfinite(vmin)) {
+		struct axis a;
+		double bh = gh, by = gy;
+		int steps = 64;
+		memset(&a, 0, sizeof a);
+		for (int k = 0; k < steps; k++) {
+			double t0 = (double)k / steps;
+			tt__cv_rect(c, bar_x, by + bh * (1 - t0 - 1.0 / steps), 14, bh / steps + 0.6,
+				tt__chart_viridis(t0 + 0.5 / steps));
+		}
+		a.p0 = by + bh;
+		a.p1 = by;
+		tt__axis_fit(&a, AXIS_LOG10, UNIT_SI, vmin, vmax, 0);
+		a.lo = vmin;
+		a.hi = vmax > vmin ? vmax : vmin * 1.0001;
+		st = tt__tstyle_make(11, 0, tt__chart_muted, 0, 0.5);
+		for (size_t k = 0; k < a.n_ticks; k++) {
+			double yy;
+			if (a.ticks[k] < vmin || a.ticks[k] > vmax)
+				continue;
+			yy = tt__axis_map(&a, a.ticks[k]);
+			tt__cv_line(c, bar_x + 14, yy, bar_x + 18, yy, 1, tt__chart_muted);
+			tt__fmt_si(a.ticks[k], buf, sizeof buf);
+			tt__cv_text(c, bar_x + 21, yy, buf, &st);
+		}
+		st = tt__tstyle_make(11, 0, tt__chart_muted, 0, 1);
+		tt__cv_text(c, bar_x, by - 4, "tok/s", &st);
+	}
+
+	/* Status legend under the grid: only the marks that appear. */
+	{
+		/* Items flow left to right and wrap, never past the right edge. */
+		static const char *const texts[] = {
+			"Total output tok/s (median TTFT below).", "Requests queued",
+			"requests failed", "Over capacity: not run (KV cache too small)"};
+		int shown[4];
+		double lx = gx, ly = gy + gh + 14, right = x + w - 20;
+		shown[0] = 1;
+		shown[1] = any_queued;
+		shown[2] = any_err;
+		shown[3] = any_over;
+		st = tt__tstyle_make(11.5, 0, tt__chart_muted, 0, 0.5);
+		for (int k = 0; k < 4; k++) {
+			double tw, iw, tx;
+			if (!shown[k])
+				continue;
+			tt__cv_measure(c, k == 0 && !line2_ok ? "Total output tok/s." : texts[k], 11.5, 0,
+				   &tw, NULL);
+			iw = (k == 0 ? 0 : 24) + tw;
+			if (lx > gx && lx + iw > right) {
+				lx = gx;
+				ly += 18;
+			}
+			tx = lx + (k == 0 ? 0 : 24);
+			if (k == 1)
+				queued_mark(c, lx + 14, ly, 12);
+			else if (k == 2)
+				error_mark(c, lx + 8, ly + 6, 6);
+			else if (k == 3) {
+				tt__cv_rect(c, lx, ly, 18, 12, (struct rgb){0.95, 0.95, 0.95});
+				tt__cv_hatch(c, lx, ly, 18, 12, 5, (struct rgb){0.7, 0.7, 0.72});
+			}
+			tt__cv_text(c, tx, ly + 6, k == 0 && !line2_ok ? "Total output tok/s." : texts[k],
+				&st);
+			lx += iw + 20;
+		}
+	}
+	if (info) {
+		info->plot_x = gx * c->scale;
+		info->plot_y = gy * c->scale;
+		info->plot_w = gw * c->scale;
+		info->plot_h = gh * c->scale;
+		info->rows = nr;
+		info->cols = nc;
+		info->x_lo = vmin;
+		info->x_hi = vmax;
+		info->image_w = c->w * c->scale;
+		info->image_h = c->h * c->scale;
+	}
+	return tt__canvas_check(c, "the heatmap", err);
+}

@@ -1,0 +1,272 @@
+/* Internal to the chart and report code: the canvas (a cairo surface with a
+ * pango layout), axes, panels and the chart kinds.  Not installed. */
+#ifndef TT_CHART_IMPL_H
+#define TT_CHART_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cairo.h>
+#include <pango/pangocairo.h>
+
+#include "tokentrace/chart.h"
+
+/* Layout unit: one CSS pixel (1/96 in).  A PNG at 96 dpi has one pixel per
+ * unit; vector output keeps the same proportions. */
+
+struct rgb {
+	double r, g, b;
+};
+
+#define RGB_HEX(h) {((h) >> 16 & 0xff) / 255.0, ((h) >> 8 & 0xff) / 255.0, ((h) & 0xff) / 255.0}
+
+/* Okabe-Ito, reordered so the first colours have the best contrast on white;
+ * the palette's yellow comes last because it is faint on white. */
+#define CHART_N_COLOURS 8
+extern const struct rgb tt__chart_palette[CHART_N_COLOURS];
+extern const struct rgb tt__chart_ink;   /* text */
+extern const struct rgb tt__chart_muted; /* secondary text, axes */
+extern const struct rgb tt__chart_grid;
+
+struct canvas {
+	cairo_surface_t *surface;
+	cairo_t *cr;
+	PangoLayout *layout;
+	PangoFontDescription *font;
+	enum tt_chart_format format;
+	double w, h;        /* layout units of one page */
+	double scale;       /* output pixels (or points) per layout unit */
+	struct tt_buf *out; /* where the output goes */
+	size_t out_start;   /* out->len when the canvas opened */
+	int stream_failed;
+};
+
+/* Open a canvas of w x h layout units.  PNG: dpi/96 pixels per unit.
+ * PDF and SVG write to out as they go (PDF: the pages of a report). */
+enum tt_code tt__canvas_open(struct canvas *c, enum tt_chart_format f, double w, double h, double dpi,
+			 struct tt_buf *out, struct tt_error *err);
+/* End the current page (PDF) and start another of the same size. */
+void tt__canvas_next_page(struct canvas *c);
+/* Finish the surface: PNG is encoded into out, PDF and SVG flushed. */
+enum tt_code tt__canvas_finish(struct canvas *c, struct tt_error *err);
+void tt__canvas_release(struct canvas *c);
+/* Encode an RGB24 image surface as PNG (fast: zlib level 1, Sub/Up). */
+enum tt_code tt__chart_png_encode(cairo_surface_t *s, struct tt_buf *out, struct tt_error *err);
+/* PDF dates and title (ignored for PNG and SVG); NULL date keeps the fixed
+ * default so output never depends on the time of now. */
+void tt__canvas_set_date(struct canvas *c, const char *iso8601);
+void tt__canvas_set_title(struct canvas *c, const char *title);
+/* The manifest's created time if it is RFC 3339, else NULL. */
+const char *tt__chart_pdf_date(const struct tt_manifest *m);
+const char *tt__chart_kind_title(enum tt_chart_kind k);
+/* TT_EDRAW with cairo's message when the context is in error. */
+enum tt_code tt__canvas_check(struct canvas *c, const char *what, struct tt_error *err);
+
+struct tstyle {
+	double size;      /* font size in units */
+	int bold;
+	struct rgb col;
+	double ax, ay;    /* anchor: 0 left/top, 0.5 centre, 1 right/bottom */
+	double angle;     /* radians, counter-clockwise turn is negative (cairo) */
+	double max_w;     /* > 0: ellipsize to this width */
+	int mono;         /* DejaVu Sans Mono (command lines) */
+};
+struct tstyle tt__tstyle_make(double size, int bold, struct rgb col, double ax, double ay);
+/* Draw s (plain text, never markup; invalid UTF-8 shown as U+FFFD). */
+void tt__cv_text(struct canvas *c, double x, double y, const char *s, const struct tstyle *st);
+void tt__cv_measure(struct canvas *c, const char *s, double size, int bold, double *w, double *h);
+/* Wrap s into width w; returns the height used (draws only when draw). */
+double tt__cv_paragraph(struct canvas *c, double x, double y, double w, const char *s,
+		    const struct tstyle *st, int draw);
+
+void tt__cv_set(struct canvas *c, struct rgb col, double alpha);
+void tt__cv_rect(struct canvas *c, double x, double y, double w, double h, struct rgb col);
+void tt__cv_line(struct canvas *c, double x0, double y0, double x1, double y1, double width,
+	     struct rgb col);
+/* Marker shape i (circle, square, triangle, diamond, ...) at x,y.  filled 0
+ * draws a white centre: the sign of a point whose cell was not Valid. */
+void tt__cv_marker(struct canvas *c, int shape, double x, double y, double r, struct rgb col,
+	       int filled);
+/* Diagonal hatching over a rectangle (Over capacity). */
+void tt__cv_hatch(struct canvas *c, double x, double y, double w, double h, double step,
+	      struct rgb col);
+
+/* ---- axes ---------------------------------------------------------- */
+
+enum axis_scale { AXIS_LINEAR = 0, AXIS_LOG2 = 2, AXIS_LOG10 = 10 };
+enum axis_unit {
+	UNIT_SI = 0,     /* 8K, 1.5M (K = 1000) */
+	UNIT_MS = 1,     /* 5 ms, 1.5 s */
+	UNIT_TOKENS = 2, /* contexts: 8K = 8192 */
+	UNIT_PERCENT = 3,/* value 0..1 shown as 0 %..100 % */
+	UNIT_SECONDS = 4,/* 0 s, 30 s */
+	UNIT_PLAIN = 5   /* integers as they are: concurrency 1, 2, 128 */
+};
+
+#define AXIS_MAX_TICKS 24
+struct axis {
+	enum axis_scale scale;
+	enum axis_unit unit;
+	double lo, hi;            /* range shown */
+	double p0, p1;            /* screen positions of lo and hi */
+	size_t n_ticks;
+	double ticks[AXIS_MAX_TICKS];
+	size_t n_minor;
+	double minor[AXIS_MAX_TICKS * 4];
+};
+
+/* Choose a range and round ticks covering [dmin, dmax] (NaN-free). */
+void tt__axis_fit(struct axis *a, enum axis_scale s, enum axis_unit u, double dmin, double dmax,
+	      int from_zero);
+double tt__axis_map(const struct axis *a, double v);
+void tt__axis_format(enum axis_unit u, double v, char *buf, size_t len);
+/* Value formatting with SI suffixes for tick labels: 8K, 1.5M, 250, 0.5. */
+void tt__fmt_si(double v, char *buf, size_t len);
+void tt__fmt_tokens(int64_t v, char *buf, size_t len);
+
+/* ---- panels: axes, grid and series in a rectangle ------------------- */
+
+struct series {
+	const char *name;
+	size_t n;
+	const double *x, *y;
+	const double *lo, *hi;        /* band (NaN where unknown); NULL: none */
+	const unsigned char *hollow;  /* per point: 1 = not a Valid cell; NULL: all valid */
+	const unsigned char *flag;    /* per point: 1 = had errors; NULL: none */
+	const char *const *labels;    /* per point text (concurrency); NULL: none */
+	int colour;                   /* palette index */
+	int shape;                    /* marker shape; -1: no markers */
+	double line_w;
+	int step;                     /* draw as steps (CDF) */
+};
+
+struct vband {
+	double x0, x1;      /* data coordinates */
+	const char *label;
+};
+
+struct panel {
+	struct axis x, y;
+	const char *xlabel, *ylabel;
+	int show_xticks;              /* 0 for stacked panels above the last */
+	const struct series *series;
+	size_t n_series;
+	const struct vband *band;     /* e.g. the measurement window; may be NULL */
+};
+
+/* Draw axes, grid and series into the rectangle; x.p0.. are set from it.
+ * Leaves room on the left and bottom for tick labels and titles. */
+void tt__panel_layout(struct canvas *c, struct panel *p, double x, double y, double w, double h);
+void tt__panel_draw(struct canvas *c, const struct panel *p);
+
+/* Title and subtitle at the top of a chart; returns the height used. */
+double tt__chart_header(struct canvas *c, double x, double y, double w, const char *title,
+		    const char *subtitle);
+/* Legend as a column at the right (never over data); returns the width it
+ * needs (draws only when draw). */
+struct legend_item {
+	const char *text;
+	int colour;          /* palette index; -1: ink */
+	int shape;           /* -1: line only */
+	int kind;            /* 0 line+marker, 1 band swatch, 2 hollow marker, 3 flag */
+};
+double tt__legend_draw(struct canvas *c, double x, double y, const char *title,
+		   const struct legend_item *items, size_t n, int draw);
+void tt__chart_footnote(struct canvas *c, double x, double y, double w, const char *s);
+
+/* The chart's title facts: "LFM2.5-350M on H200 NVL · vllm 0.26.1". */
+void tt__chart_subtitle(const struct tt_manifest *m, char *buf, size_t len);
+double tt__chart_dpi_scale(double dpi);
+
+/* Status helpers shared by the kinds. */
+int tt__chart_cell_has_value(const struct tt_cell_figures *f);
+/* Index in r->opts.quantiles of quantile p, or -1. */
+int tt__chart_quantile_index(const struct tt_report *r, double p);
+
+/* Sorted distinct decode contexts and concurrency levels seen in the cells. */
+size_t tt__chart_decode_contexts(const struct tt_report *r, int64_t *out, size_t cap);
+size_t tt__chart_decode_concurrency(const struct tt_report *r, int *out, size_t cap);
+const struct tt_cell_figures *tt__chart_find_cell(const struct tt_report *r, enum tt_phase ph,
+					      int64_t context, int concurrency);
+
+struct rgb tt__chart_viridis(double t); /* 0..1 -> colour */
+
+/* What the charts read from raw traces (the timeline's cell, the binned
+ * gaps of each cell), kept so that every output of one report reads each
+ * trace once.  Bound to one run. */
+struct chart_cache;
+struct chart_cache *tt__chart_cache_create(struct tt_run *run, size_t n_cells);
+void tt__chart_cache_free(struct chart_cache *c);
+
+/* Draw one chart kind into the rectangle (x, y, w, h) of the canvas.
+ * cache may be NULL. */
+enum tt_code tt__chart_draw(struct canvas *c, double x, double y, double w, double h,
+			const struct tt_report *r, struct tt_run *run,
+			const struct tt_chart_opts *o, struct chart_cache *cache,
+			struct tt_chart_info *info, struct tt_error *err);
+/* tt_chart_render with a cache. */
+enum tt_code tt__chart_render(const struct tt_report *r, struct tt_run *run,
+			  const struct tt_chart_opts *o, struct chart_cache *cache,
+			  struct tt_buf *out, struct tt_chart_info *info, struct tt_error *err);
+/* The reports with a cache; imgs (may be NULL) holds a chart already drawn
+ * for each kind, in format img_format, SVG or PNG (empty buffer: draw an
+ * SVG). */
+enum tt_code tt__report_html(const struct tt_report *r, struct tt_run *run,
+			 struct chart_cache *cache, const struct tt_buf *imgs,
+			 enum tt_chart_format img_format, struct tt_buf *out,
+			 struct tt_error *err);
+enum tt_code tt__report_pdf(const struct tt_report *r, struct tt_run *run,
+			struct chart_cache *cache, struct tt_buf *out, struct tt_error *err);
+
+enum tt_code tt__chart_draw_heatmap(struct canvas *c, double x, double y, double w, double h,
+				const struct tt_report *r, struct tt_chart_info *info,
+				struct tt_error *err);
+enum tt_code tt__chart_draw_timeline(struct canvas *c, double x, double y, double w, double h,
+				 const struct tt_report *r, struct tt_run *run, long cell,
+				 struct chart_cache *cache, struct tt_chart_info *info,
+				 struct tt_error *err);
+enum tt_code tt__chart_draw_tbt_cdf(struct canvas *c, double x, double y, double w, double h,
+				const struct tt_report *r, struct tt_run *run, int concurrency,
+				struct chart_cache *cache, struct tt_chart_info *info,
+				struct tt_error *err);
+
+/* Fill info from a panel (rectangle and axes in output pixels). */
+void tt__chart_info_from_panel(struct tt_chart_info *info, const struct canvas *c,
+			   const struct panel *p);
+
+/* ---- report tables, shared by the HTML and PDF reports ---------------- */
+
+enum { TCELL_LEFT = 0, TCELL_RIGHT = 1, TCELL_CENTRE = 2 };
+struct table {
+	char *title;
+	char *caption;      /* sentence under the title; may be NULL */
+	size_t n_cols, n_rows;
+	char **head;        /* n_cols */
+	int *align;         /* n_cols */
+	char **cells;       /* n_rows * n_cols, row-major */
+	int *row_status;    /* n_rows: enum tt_status of the row's cell, -1 none */
+	char *note;         /* status legend under the table; may be NULL */
+};
+/* The report's tables in order (facts, prefill, decode matrix, all
+ * measurements).  *out is an array of *n tables; free with tt__tables_free. */
+enum tt_code tt__report_tables(const struct tt_report *r, struct table **out, size_t *n,
+			   struct tt_error *err);
+void tt__tables_free(struct table *t, size_t n);
+
+/* The report's header facts as key/value pairs (title first). */
+struct fact {
+	const char *group; /* "Hardware", "Engine", "Run" */
+	const char *key;
+	char *value;       /* owned */
+};
+enum tt_code tt__report_facts(const struct tt_report *r, struct fact **out, size_t *n,
+			  struct tt_error *err);
+void tt__facts_free(struct fact *f, size_t n);
+/* The report's title: "Speed test matrix: MODEL on GPU". */
+void tt__report_title(const struct tt_report *r, char *buf, size_t len);
+
+/* The charts a report shows, in order, with the options for each. */
+size_t tt__report_chart_list(const struct tt_report *r, struct tt_run *run,
+			 struct tt_chart_opts *out, size_t cap);
+
+#endif

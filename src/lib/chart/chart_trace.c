@@ -1,0 +1,825 @@
+/* Charts drawn from raw traces rather than figures: a cell's timeline
+ * (tokens per second, requests in flight, the server's gauges, KV usage,
+ * with the measurement window marked) and the distribution of time between
+ * tokens per context at one concurrency.  Both read cells through
+ * tt_run_read_cell, one cell at a time. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart/chart_impl.h"
+
+/* Gauge names per engine, in the order figures.c tries them. */
+static const char *const running_names[] = {"vllm:num_requests_running",
+					    "sglang:num_running_reqs",
+					    "llamacpp:requests_processing", NULL};
+static const char *const waiting_names[] = {"vllm:num_requests_waiting",
+					    "sglang:num_queue_reqs", "llamacpp:requests_deferred",
+					    NULL};
+static const char *const kv_names[] = {"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc",
+				       "sglang:token_usage", NULL};
+
+static int name_in(const char *name, const char *const *list)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (strcmp(name, list[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Growable arrays without a typedef per element type. */
+static int grow(void **p, size_t *cap, size_t n, size_t elem)
+{
+	void *np;
+	size_t ncap;
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 1024;
+	np = realloc(*p, ncap * elem);
+	if (!np)
+		return -1;
+	*p = np;
+	*cap = ncap;
+	return 0;
+}
+
+/* ---- timeline ------------------------------------------------------- */
+
+struct tl_chunk {
+	int64_t t;
+	uint32_t tokens;
+};
+struct tl_req {
+	int64_t send, end;
+};
+struct tl_scrape {
+	int64_t t;
+	double running, waiting, kv;
+	int has_running, has_waiting, has_kv;
+};
+
+struct tl_data {
+	struct tl_chunk *chunks;
+	size_t n_chunks, cap_chunks;
+	struct tl_req *reqs;
+	size_t n_reqs, cap_reqs;
+	struct tl_scrape *scrapes;
+	size_t n_scrapes, cap_scrapes;
+	int64_t tmin, tmax;
+	int oom;
+};
+
+static void tl_span(struct tl_data *d, int64_t t)
+{
+	if (t < 0)
+		return;
+	if (t < d->tmin)
+		d->tmin = t;
+	if (t > d->tmax)
+		d->tmax = t;
+}
+
+static int tl_request(void *ctx, const struct tt_request *r)
+{
+	struct tl_data *d = ctx;
+	if (grow((void **)&d->reqs, &d->cap_reqs, d->n_reqs, sizeof *d->reqs)) {
+		d->oom = 1;
+		return 1;
+	}
+	d->reqs[d->n_reqs++] = (struct tl_req){r->t_send_ns, r->t_end_ns};
+	tl_span(d, r->t_send_ns);
+	tl_span(d, r->t_end_ns);
+	for (size_t i = 0; i < r->n_chunks; i++) {
+		if (r->chunks[i].tokens == 0)
+			continue;
+		if (grow((void **)&d->chunks, &d->cap_chunks, d->n_chunks, sizeof *d->chunks)) {
+			d->oom = 1;
+			return 1;
+		}
+		d->chunks[d->n_chunks++] = (struct tl_chunk){r->chunks[i].t_ns, r->chunks[i].tokens};
+	}
+	return 0;
+}
+
+static int tl_scrape(void *ctx, const struct tt_scrape *s)
+{
+	struct tl_data *d = ctx;
+	struct tl_scrape x;
+	memset(&x, 0, sizeof x);
+	x.t = s->t_ns;
+	/* Sum over label sets, as the figures do. */
+	for (size_t i = 0; i < s->n_samples; i++) {
+		const struct tt_sample *m = &s->samples[i];
+		if (!m->name || !isfinite(m->value))
+			continue;
+		if (name_in(m->name, running_names)) {
+			x.running += m->value;
+			x.has_running = 1;
+		} else if (name_in(m->name, waiting_names)) {
+			x.waiting += m->value;
+			x.has_waiting = 1;
+		} else if (name_in(m->name, kv_names)) {
+			x.kv += m->value;
+			x.has_kv = 1;
+		}
+	}
+	if (!x.has_running && !x.has_waiting && !x.has_kv)
+		return 0;
+	if (grow((void **)&d->scrapes, &d->cap_scrapes, d->n_scrapes, sizeof *d->scrapes)) {
+		d->oom = 1;
+		return 1;
+	}
+	d->scrapes[d->n_scrapes++] = x;
+	return 0;
+}
+
+#define GAP_SUB_BITS 7
+#define GAP_MIN_EXP (-14)
+#define GAP_MAX_EXP 20
+#define GAP_BINS (((GAP_MAX_EXP - GAP_MIN_EXP) << GAP_SUB_BITS) + 3) /* + zero, under, over */
+
+struct cdf_data {
+	int64_t ws, we; /* the measured window; -1: none */
+	uint64_t *bins; /* GAP_BINS token counts; bin 0 holds gaps of 0 */
+	uint64_t tokens;
+};
+
+/* M-window (docs/metrics.md) exactly as figures.c applies it: the recorded
+ * window, moved by skip_first_s, capped by window_s; -1 when there is none. */
+static void measured_window(const struct tt_analysis_opts *o, const struct tt_cell_info *c,
+			    int64_t *ws, int64_t *we)
+{
+	*ws = *we = -1;
+	if (c->window_start_ns >= 0 && c->window_end_ns > c->window_start_ns) {
+		*ws = c->window_start_ns + (int64_t)(o->skip_first_s * 1e9);
+		*we = c->window_end_ns;
+		if (o->window_s > 0 && *ws + (int64_t)(o->window_s * 1e9) < *we)
+			*we = *ws + (int64_t)(o->window_s * 1e9);
+		if (*ws >= *we)
+			*ws = *we = -1;
+	}
+}
+
+static int cdf_request(void *ctx, const struct tt_request *r);
+
+/* Per-cell binned gaps for the CDF (defined below). */
+struct gap_bins {
+	int loaded;
+	enum tt_code rc;
+	uint64_t *bins;
+	uint64_t tokens;
+};
+
+/* A cell's records as the timeline needs them, kept in a chart_cache so
+ * that every output of one report reads the trace once. */
+struct tl_read {
+	long cell; /* -1: empty */
+	struct tl_data d;
+	enum tt_code rc;
+	char msg[512];
+};
+
+static void tl_release(struct tl_read *t)
+{
+	free(t->d.chunks);
+	free(t->d.reqs);
+	free(t->d.scrapes);
+	memset(t, 0, sizeof *t);
+	t->cell = -1;
+}
+
+/* The timeline's cell is often one the CDF shows too (the highest
+ * concurrency): with a cache, one read fills both. */
+struct tl_both {
+	struct tl_data *d;
+	struct cdf_data cd;
+	int with_gaps;
+};
+
+static int both_request(void *ctx, const struct tt_request *r)
+{
+	struct tl_both *b = ctx;
+	if (b->with_gaps)
+		cdf_request(&b->cd, r);
+	return tl_request(b->d, r);
+}
+
+static int both_scrape(void *ctx, const struct tt_scrape *s)
+{
+	struct tl_both *b = ctx;
+	return tl_scrape(b->d, s);
+}
+
+static enum tt_code tl_load(struct tt_run *run, const struct tt_analysis_opts *o,
+			    const struct tt_cell_info *ci, long cell, struct tl_read *t,
+			    struct gap_bins *g, struct tt_error *err)
+{
+	struct tt_trace_visitor v;
+	struct tt_error rerr;
+	struct tl_both both;
+	tl_release(t);
+	t->d.tmin = INT64_MAX;
+	t->d.tmax = INT64_MIN;
+	memset(&both, 0, sizeof both);
+	both.d = &t->d;
+	if (g && !g->loaded) {
+		if (!g->bins)
+			g->bins = calloc(GAP_BINS, sizeof *g->bins);
+		if (g->bins) {
+			memset(g->bins, 0, GAP_BINS * sizeof *g->bins);
+			measured_window(o, ci, &both.cd.ws, &both.cd.we);
+			both.cd.bins = g->bins;
+			both.with_gaps = 1;
+		}
+	}
+	v.ctx = &both;
+	v.on_request = both_request;
+	v.on_scrape = both_scrape;
+	tt_error_clear(&rerr);
+	t->rc = tt_run_read_cell(run, (size_t)cell, &v, &rerr);
+	if (both.with_gaps && t->rc <= TT_WARN && !t->d.oom) {
+		g->tokens = both.cd.tokens;
+		g->rc = t->rc;
+		g->loaded = 1;
+	}
+	if (t->d.oom) {
+		tl_release(t);
+		return tt_error_set(err, TT_ENOMEM, "out of memory reading cell '%s'", ci->id);
+	}
+	if (t->rc > TT_WARN) {
+		enum tt_code rc = tt_error_set(err, t->rc, "cell '%s': %s", ci->id, rerr.msg);
+		tl_release(t);
+		return rc;
+	}
+	snprintf(t->msg, sizeof t->msg, "%.500s", t->rc == TT_WARN ? rerr.msg : "");
+	t->cell = cell;
+	return TT_OK;
+}
+
+
+struct chart_cache {
+	struct tt_run *run;
+	struct tl_read tl;
+	size_t n_cells;
+	struct gap_bins *gaps; /* n_cells */
+};
+
+struct chart_cache *tt__chart_cache_create(struct tt_run *run, size_t n_cells)
+{
+	struct chart_cache *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	c->run = run;
+	c->tl.cell = -1;
+	c->n_cells = n_cells;
+	c->gaps = calloc(n_cells ? n_cells : 1, sizeof *c->gaps);
+	if (!c->gaps) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void tt__chart_cache_free(struct chart_cache *c)
+{
+	if (!c)
+		return;
+	tl_release(&c->tl);
+	for (size_t i = 0; i < c->n_cells; i++)
+		free(c->gaps[i].bins);
+	free(c->gaps);
+	free(c);
+}
+
+static double nice_bin(double span_s)
+{
+	static const double steps[] = {0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 15, 30, 60};
+	double want = span_s / 150;
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+		if (steps[i] >= want)
+			return steps[i];
+	return 60;
+}
+
+static long default_timeline_cell(const struct tt_manifest *m)
+{
+	long best = -1;
+	for (size_t i = 0; i < m->n_cells; i++) {
+		const struct tt_cell_info *c = &m->cells[i];
+		const struct tt_cell_info *b = best >= 0 ? &m->cells[best] : NULL;
+		if (c->phase != TT_PHASE_DECODE || !c->trace)
+			continue;
+		if (!b || c->context < b->context ||
+		    (c->context == b->context && c->concurrency > b->concurrency))
+			best = (long)i;
+	}
+	return best;
+}
+
+enum tt_code tt__chart_draw_timeline(struct canvas *c, double x, double y, double w, double h,
+				 const struct tt_report *r, struct tt_run *run, long cell,
+				 struct chart_cache *cache, struct tt_chart_info *info,
+				 struct tt_error *err)
+{
+	const struct tt_manifest *m = &r->manifest;
+	const struct tt_cell_info *ci;
+	struct tl_read local, *tr;
+	struct tl_data d;
+	enum tt_code rc, read_rc;
+	double *xs = NULL, *tok = NULL, *act = NULL;
+	double *sx = NULL, *srun = NULL, *swait = NULL, *skv = NULL;
+	size_t nb = 0, ns = 0;
+	double bin_s, span_s, top, foot_h, legend_w, t0s;
+	int64_t t0;
+	int have_run = 0, have_wait = 0, have_kv = 0;
+	char title[256], sub[600], foot[1024], ctxs[32];
+	struct panel pa, pb, pc;
+	struct series sa[1], sb[3], sc[1];
+	struct vband band;
+	struct legend_item items[6];
+	size_t n_items = 0, nsb = 0;
+
+	memset(&local, 0, sizeof local);
+	local.cell = -1;
+	if (cell < 0)
+		cell = default_timeline_cell(m);
+	if (cell < 0 || (size_t)cell >= m->n_cells)
+		return tt_error_set(err, TT_ENOTFOUND, "%s",
+				    cell < 0 ? "the run has no decode cell with a trace to show"
+					     : "no such cell for the timeline");
+	ci = &m->cells[cell];
+	tr = cache && cache->run == run ? &cache->tl : &local;
+	if (tr->cell != cell) {
+		rc = tl_load(run, &r->opts, ci, cell, tr,
+			     tr == &local || (size_t)cell >= cache->n_cells ? NULL : &cache->gaps[cell],
+			     err);
+		if (rc != TT_OK)
+			goto cleanup;
+	}
+	/* a copy of the header: the window widens the span below */
+	d = tr->d;
+	read_rc = tr->rc;
+
+	/* Time 0 is the cell's start; the span covers everything recorded. */
+	t0 = ci->start_ns >= 0 ? ci->start_ns : (d.tmin != INT64_MAX ? d.tmin : 0);
+	tl_span(&d, ci->window_start_ns);
+	tl_span(&d, ci->window_end_ns);
+	if (ci->end_ns >= 0)
+		tl_span(&d, ci->end_ns);
+	if (d.tmax <= t0)
+		d.tmax = t0 + 1000000000;
+	span_s = (double)(d.tmax - t0) / 1e9;
+	bin_s = nice_bin(span_s);
+	nb = (size_t)ceil(span_s / bin_s);
+	if (nb < 1)
+		nb = 1;
+	t0s = (double)t0 / 1e9;
+	xs = calloc(nb, sizeof *xs);
+	tok = calloc(nb, sizeof *tok);
+	act = calloc(nb, sizeof *act);
+	ns = d.n_scrapes;
+	sx = calloc(ns + 1, sizeof *sx);
+	srun = calloc(ns + 1, sizeof *srun);
+	swait = calloc(ns + 1, sizeof *swait);
+	skv = calloc(ns + 1, sizeof *skv);
+	if (!xs || !tok || !act || !sx || !srun || !swait || !skv) {
+		rc = tt_error_set(err, TT_ENOMEM, "out of memory drawing the timeline");
+		goto cleanup;
+	}
+	/* docs/metrics.md M-timeline: tokens per bin / bin width, every role. */
+	for (size_t i = 0; i < d.n_chunks; i++) {
+		double ts = (double)(d.chunks[i].t - t0) / 1e9;
+		long b = (long)floor(ts / bin_s);
+		if (b >= 0 && (size_t)b < nb)
+			tok[b] += d.chunks[i].tokens;
+	}
+	/* Requests in flight: time-average of each bin (overlap / bin). */
+	for (size_t i = 0; i < d.n_reqs; i++) {
+		double a = (double)(d.reqs[i].send - t0) / 1e9;
+		double e = (double)((d.reqs[i].end >= 0 ? d.reqs[i].end : d.tmax) - t0) / 1e9;
+		long b0 = (long)floor(a / bin_s), b1 = (long)floor(e / bin_s);
+		if (b0 < 0)
+			b0 = 0;
+		if (b1 >= (long)nb)
+			b1 = (long)nb - 1;
+		for (long b = b0; b <= b1; b++) {
+			double lo = fmax(a, (double)b * bin_s), hi = fmin(e, (double)(b + 1) * bin_s);
+			if (hi > lo)
+				act[b] += (hi - lo) / bin_s;
+		}
+	}
+	for (size_t b = 0; b < nb; b++) {
+		xs[b] = ((double)b + 0.5) * bin_s;
+		tok[b] /= bin_s;
+	}
+	for (size_t i = 0; i < ns; i++) {
+		sx[i] = (double)(d.scrapes[i].t - t0) / 1e9;
+		srun[i] = d.scrapes[i].has_running ? d.scrapes[i].running : NAN;
+		swait[i] = d.scrapes[i].has_waiting ? d.scrapes[i].waiting : NAN;
+		skv[i] = d.scrapes[i].has_kv ? d.scrapes[i].kv : NAN;
+		have_run |= d.scrapes[i].has_running;
+		have_wait |= d.scrapes[i].has_waiting;
+		have_kv |= d.scrapes[i].has_kv;
+	}
+	(void)t0s;
+
+	tt__fmt_tokens(ci->context, ctxs, sizeof ctxs);
+	snprintf(title, sizeof title, "Cell timeline: decode %s context × %d requests", ctxs,
+		 ci->concurrency);
+	if (ci->phase == TT_PHASE_PREFILL)
+		snprintf(title, sizeof title, "Cell timeline: prefill %s context", ctxs);
+	tt__chart_subtitle(m, sub, sizeof sub);
+	top = tt__chart_header(c, x + 20, y + 16, w - 40, title, sub);
+	snprintf(foot, sizeof foot,
+		 "Time from the cell's start; bins of %g s. Shaded: the measurement window "
+		 "(figures use only it).%s%s%.600s",
+		 bin_s, ns ? "" : " No /metrics scrapes in this cell.",
+		 read_rc == TT_WARN ? " Damaged parts of the trace were skipped: " : "",
+		 read_rc == TT_WARN ? tr->msg : "");
+	/* (the damage text is cut to fit; the CLI prints it in full) */
+	{
+		struct tstyle fs = tt__tstyle_make(11, 0, tt__chart_muted, 0, 0);
+		foot_h = tt__cv_paragraph(c, 0, 0, w - 40, foot, &fs, 0);
+	}
+
+	sa[0] = (struct series){.name = "output tok/s", .n = nb, .x = xs, .y = tok, .colour = 0,
+				.shape = -1, .line_w = 1.8};
+	items[n_items++] = (struct legend_item){"output tok/s", 0, -1, 0};
+	sb[nsb++] = (struct series){.name = "in flight (client)", .n = nb, .x = xs, .y = act,
+				    .colour = 6, .shape = -1, .line_w = 1.6};
+	items[n_items++] = (struct legend_item){"in flight (client)", 6, -1, 0};
+	if (have_run) {
+		sb[nsb++] = (struct series){.name = "running (server)", .n = ns, .x = sx,
+					    .y = srun, .colour = 1, .shape = -1, .line_w = 1.8,
+					    .step = 1};
+		items[n_items++] = (struct legend_item){"running (server)", 1, -1, 0};
+	}
+	if (have_wait) {
+		sb[nsb++] = (struct series){.name = "waiting (server)", .n = ns, .x = sx,
+					    .y = swait, .colour = 3, .shape = -1, .line_w = 1.8,
+					    .step = 1};
+		items[n_items++] = (struct legend_item){"waiting (server)", 3, -1, 0};
+	}
+	sc[0] = (struct series){.name = "KV cache usage", .n = ns, .x = sx, .y = skv,
+				.colour = 2, .shape = -1, .line_w = 1.8, .step = 1};
+	if (have_kv)
+		items[n_items++] = (struct legend_item){"KV cache usage", 2, -1, 0};
+	items[n_items++] = (struct legend_item){"measurement window", 5, -1, 1};
+	legend_w = tt__legend_draw(c, 0, 0, NULL, items, n_items, 0);
+
+	{
+		/* the window the figures used (moved or capped by the options) */
+		int64_t ws, we;
+		measured_window(&r->opts, ci, &ws, &we);
+		band.x0 = ws >= 0 ? (double)(ws - t0) / 1e9 : NAN;
+		band.x1 = we >= 0 ? (double)(we - t0) / 1e9 : NAN;
+	}
+	band.label = "measurement window";
+
+	memset(&pa, 0, sizeof pa);
+	memset(&pb, 0, sizeof pb);
+	memset(&pc, 0, sizeof pc);
+	{
+		double ymax = 0, amax = 0;
+		double area_y = y + top + 14, area_h = h - top - 14 - foot_h - 20;
+		double pw = w - 40 - legend_w - 24;
+		double hb;
+		int three = have_kv;
+		for (size_t b = 0; b < nb; b++) {
+			ymax = fmax(ymax, tok[b]);
+			amax = fmax(amax, act[b]);
+		}
+		for (size_t i = 0; i < ns; i++) {
+			if (isfinite(srun[i]))
+				amax = fmax(amax, srun[i]);
+			if (isfinite(swait[i]))
+				amax = fmax(amax, swait[i]);
+		}
+		tt__axis_fit(&pa.x, AXIS_LINEAR, UNIT_SECONDS, 0, span_s, 1);
+		pa.x.hi = span_s;
+		while (pa.x.n_ticks > 0 && pa.x.ticks[pa.x.n_ticks - 1] > span_s + 1e-9)
+			pa.x.n_ticks--;
+		pb.x = pc.x = pa.x;
+		tt__axis_fit(&pa.y, AXIS_LINEAR, UNIT_SI, 0, ymax > 0 ? ymax : 1, 1);
+		tt__axis_fit(&pb.y, AXIS_LINEAR, UNIT_PLAIN, 0, amax > 0 ? amax : 1, 1);
+		tt__axis_fit(&pc.y, AXIS_LINEAR, UNIT_PERCENT, 0, 1, 1);
+		pc.y.hi = 1.05;
+		while (pc.y.n_ticks > 0 && pc.y.ticks[pc.y.n_ticks - 1] > 1.0001)
+			pc.y.n_ticks--;
+		pa.ylabel = "Output tok/s";
+		pb.ylabel = "Requests";
+		pc.ylabel = "KV cache";
+		pa.series = sa;
+		pa.n_series = 1;
+		pb.series = sb;
+		pb.n_series = nsb;
+		pc.series = sc;
+		pc.n_series = 1;
+		if (isfinite(band.x0) && isfinite(band.x1))
+			pa.band = pb.band = pc.band = &band;
+		hb = three ? area_h * 0.27 : area_h * 0.4;
+		pa.show_xticks = 0;
+		pb.show_xticks = !three;
+		pc.show_xticks = 1;
+		pb.xlabel = pc.xlabel = "Seconds since the cell started";
+		if (three) {
+			double ha = area_h - 2 * hb - 36;
+			tt__panel_layout(c, &pa, x + 20, area_y, pw, ha);
+			tt__panel_layout(c, &pb, x + 20, area_y + ha + 12, pw, hb);
+			tt__panel_layout(c, &pc, x + 20, area_y + ha + 12 + hb + 12, pw, hb + 12);
+		} else {
+			double ha = area_h - hb - 12;
+			tt__panel_layout(c, &pa, x + 20, area_y, pw, ha);
+			tt__panel_layout(c, &pb, x + 20, area_y + ha + 12, pw, hb);
+		}
+		/* Stacked panels share one left edge: the widest label decides. */
+		{
+			double left = fmax(pa.x.p0, fmax(pb.x.p0, three ? pc.x.p0 : 0));
+			pa.x.p0 = pb.x.p0 = pc.x.p0 = left;
+		}
+		pb.band = pa.band ? &band : NULL;
+		if (pa.band) {
+			struct vband nolabel = band;
+			nolabel.label = NULL;
+			tt__panel_draw(c, &pa);
+			pb.band = &nolabel;
+			pc.band = &nolabel;
+			tt__panel_draw(c, &pb);
+			if (three)
+				tt__panel_draw(c, &pc);
+		} else {
+			tt__panel_draw(c, &pa);
+			tt__panel_draw(c, &pb);
+			if (three)
+				tt__panel_draw(c, &pc);
+		}
+		tt__legend_draw(c, x + w - 20 - legend_w, pa.y.p1, NULL, items, n_items, 1);
+	}
+	tt__chart_footnote(c, x + 20, y + h - foot_h - 12, w - 40, foot);
+	if (info) {
+		tt__chart_info_from_panel(info, c, &pa);
+		info->n_series = n_items;
+	}
+	rc = tt__canvas_check(c, "the timeline", err);
+cleanup:
+	tl_release(&local);
+	free(xs);
+	free(tok);
+	free(act);
+	free(sx);
+	free(srun);
+	free(swait);
+	free(skv);
+	return rc;
+}
+
+/* ---- distribution of time between tokens ----------------------------- */
+
+/* Gaps go into log-spaced bins, 128 per doubling (0.54 % wide), from 2^-14
+ * ms (61 ns) to 2^20 ms: a chart cannot show finer detail, and sorting
+ * millions of gaps would cost more than the whole analysis.  The bin is
+ * read off the double's exponent and top mantissa bits (HdrHistogram's
+ * trick), so no logarithm is taken per token. */
+static uint64_t gap_key(double ms)
+{
+	uint64_t u;
+	memcpy(&u, &ms, sizeof u);
+	return u >> (52 - GAP_SUB_BITS);
+}
+
+static size_t gap_bin(double ms)
+{
+	static const double lo = 0x1p-14, hi = 0x1p20;
+	if (!(ms > 0))
+		return 0;
+	if (ms < lo)
+		return 1;
+	if (ms >= hi)
+		return GAP_BINS - 1;
+	return 2 + (size_t)(gap_key(ms) - gap_key(lo));
+}
+
+/* The value a bin stands for: its middle (under and over: the bounds). */
+static double bin_value(size_t i)
+{
+	uint64_t u;
+	double v;
+	if (i == 0)
+		return 0;
+	if (i == 1)
+		return 0x1p-14;
+	if (i >= GAP_BINS - 1)
+		return 0x1p20;
+	u = (gap_key(0x1p-14) + (i - 2)) << (52 - GAP_SUB_BITS);
+	u |= (uint64_t)1 << (52 - GAP_SUB_BITS - 1);
+	memcpy(&v, &u, sizeof v);
+	return v;
+}
+
+static int cdf_request(void *ctx, const struct tt_request *r)
+{
+	struct cdf_data *d = ctx;
+	int64_t ws = d->ws, we = d->we, prev = -1;
+	/* as the figures: only measured requests, only a cell with a window */
+	if (r->role != TT_ROLE_MEASURED || ws < 0)
+		return 0;
+	for (size_t i = 0; i < r->n_chunks; i++) {
+		const struct tt_chunk *ch = &r->chunks[i];
+		if (ch->tokens == 0)
+			continue;
+		/* As the figures define it: a chunk in the window with a token
+		 * chunk before it; a k-token chunk spreads its gap over k tokens. */
+		if (ch->t_ns >= ws && ch->t_ns < we && prev >= 0) {
+			double ms = (double)(ch->t_ns - prev) / 1e6 / ch->tokens;
+			d->bins[gap_bin(ms)] += ch->tokens;
+			d->tokens += ch->tokens;
+		}
+		prev = ch->t_ns;
+	}
+	return 0;
+}
+
+#define CDF_MAX_CTX 16
+#define CDF_POINTS 400
+
+static int default_cdf_concurrency(const struct tt_report *r)
+{
+	int best = 0;
+	for (size_t i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *f = &r->cells[i];
+		if (f->phase == TT_PHASE_DECODE && tt__chart_cell_has_value(f) && f->tbt_ms.n > 0 &&
+		    f->concurrency > best)
+			best = f->concurrency;
+	}
+	return best;
+}
+
+/* Value at cumulative share q of the binned gaps. */
+static double binned_q(const uint64_t *bins, uint64_t total, double q)
+{
+	double want = q * (double)total, acc = 0;
+	for (size_t i = 0; i < GAP_BINS; i++) {
+		acc += (double)bins[i];
+		if (bins[i] && acc >= want)
+			return bin_value(i);
+	}
+	return NAN;
+}
+
+/* Bin the gaps of one cell, or take them from the cache. */
+static enum tt_code gaps_load(struct tt_run *run, const struct tt_analysis_opts *o,
+			      const struct tt_manifest *m, size_t cell, struct gap_bins *g,
+			      struct tt_error *err)
+{
+	struct cdf_data cd;
+	struct tt_trace_visitor v;
+	struct tt_error rerr;
+	if (g->loaded)
+		return TT_OK;
+	if (!g->bins)
+		g->bins = calloc(GAP_BINS, sizeof *g->bins);
+	if (!g->bins)
+		return tt_error_set(err, TT_ENOMEM, "out of memory reading cell '%s'",
+				    m->cells[cell].id);
+	memset(g->bins, 0, GAP_BINS * sizeof *g->bins);
+	measured_window(o, &m->cells[cell], &cd.ws, &cd.we);
+	cd.bins = g->bins;
+	cd.tokens = 0;
+	v.ctx = &cd;
+	v.on_request = cdf_request;
+	v.on_scrape = NULL;
+	tt_error_clear(&rerr);
+	g->rc = tt_run_read_cell(run, cell, &v, &rerr);
+	if (g->rc > TT_WARN)
+		return tt_error_set(err, g->rc, "cell '%s': %s", m->cells[cell].id, rerr.msg);
+	g->tokens = cd.tokens;
+	g->loaded = 1;
+	return TT_OK;
+}
+
+enum tt_code tt__chart_draw_tbt_cdf(struct canvas *c, double x, double y, double w, double h,
+				const struct tt_report *r, struct tt_run *run, int concurrency,
+				struct chart_cache *cache, struct tt_chart_info *info,
+				struct tt_error *err)
+{
+	const struct tt_manifest *m = &r->manifest;
+	struct gap_bins local;
+	double px[CDF_MAX_CTX][CDF_POINTS + 2], py[CDF_MAX_CTX][CDF_POINTS + 2];
+	struct series s[CDF_MAX_CTX];
+	struct legend_item items[CDF_MAX_CTX];
+	char names[CDF_MAX_CTX][24];
+	int64_t ctx[CDF_MAX_CTX];
+	size_t nctx, nser = 0;
+	double xmin = INFINITY, xmax = -INFINITY, top, foot_h, legend_w;
+	char title[256], sub[600], foot[1024];
+	struct panel p;
+	enum tt_code rc = TT_OK;
+	uint64_t all_tokens = 0;
+	int damaged = 0;
+
+	memset(&local, 0, sizeof local);
+	if (concurrency <= 0)
+		concurrency = default_cdf_concurrency(r);
+	if (concurrency <= 0)
+		return tt_error_set(err, TT_ENOTFOUND,
+				    "the run has no decode cell with time between tokens");
+	nctx = tt__chart_decode_contexts(r, ctx, CDF_MAX_CTX);
+	for (size_t i = 0; i < nctx; i++) {
+		const struct tt_cell_figures *f =
+			tt__chart_find_cell(r, TT_PHASE_DECODE, ctx[i], concurrency);
+		struct gap_bins *cd;
+		if (!f || f->cell >= m->n_cells || !m->cells[f->cell].trace ||
+		    !tt__chart_cell_has_value(f))
+			continue;
+		if (cache && cache->run == run && f->cell < cache->n_cells) {
+			cd = &cache->gaps[f->cell];
+		} else {
+			cd = &local;
+			local.loaded = 0;
+		}
+		rc = gaps_load(run, &r->opts, m, f->cell, cd, err);
+		if (rc != TT_OK)
+			goto cleanup;
+		damaged |= cd->rc == TT_WARN;
+		if (cd->tokens == 0)
+			continue; /* its bins are reused by the next context */
+		xmin = fmin(xmin, binned_q(cd->bins, cd->tokens, 0.001));
+		xmax = fmax(xmax, binned_q(cd->bins, cd->tokens, 0.999));
+		all_tokens += cd->tokens;
+		tt__fmt_tokens(ctx[i], names[nser], sizeof names[nser]);
+		/* Evenly spaced shares: the curve is exact (to a bin) at every
+		 * share a reader can see. */
+		{
+			size_t np = 0, j = 0;
+			double acc = (double)cd->bins[0];
+			for (int q = 0; q <= CDF_POINTS; q++) {
+				double want = (double)q / CDF_POINTS * (double)cd->tokens;
+				while (j + 1 < GAP_BINS && (acc < want || cd->bins[j] == 0)) {
+					j++;
+					acc += (double)cd->bins[j];
+				}
+				px[nser][np] = bin_value(j);
+				py[nser][np] = (double)q / CDF_POINTS;
+				np++;
+			}
+			s[nser] = (struct series){.name = names[nser], .n = np, .x = px[nser],
+						  .y = py[nser], .colour = (int)i,
+						  .shape = -1, .line_w = 2.2};
+		}
+		items[nser] = (struct legend_item){names[nser], (int)i, -1, 0};
+		nser++;
+	}
+	if (nser == 0) {
+		rc = tt_error_set(err, TT_ENOTFOUND,
+				  "no decode cell at concurrency %d has tokens in its window",
+				  concurrency);
+		goto cleanup;
+	}
+	snprintf(title, sizeof title, "Time between tokens at %d request%s at once", concurrency,
+		 concurrency == 1 ? "" : "s");
+	tt__chart_subtitle(m, sub, sizeof sub);
+	top = tt__chart_header(c, x + 20, y + 16, w - 40, title, sub);
+	snprintf(foot, sizeof foot,
+		 "Share of output tokens whose gap is at most the value. Each token counts "
+		 "once: a chunk with k tokens spreads its gap over k tokens. Measured requests, "
+		 "chunks in the window; %llu tokens; log scale.%s",
+		 (unsigned long long)all_tokens,
+		 damaged ? " Damaged parts of some traces were skipped." : "");
+	{
+		struct tstyle fs = tt__tstyle_make(11, 0, tt__chart_muted, 0, 0);
+		foot_h = tt__cv_paragraph(c, 0, 0, w - 40, foot, &fs, 0);
+	}
+	legend_w = tt__legend_draw(c, 0, 0, "Context", items, nser, 0);
+	memset(&p, 0, sizeof p);
+	p.show_xticks = 1;
+	p.xlabel = "Time between tokens";
+	p.ylabel = "Share of tokens";
+	p.series = s;
+	p.n_series = nser;
+	if (!(xmin > 0))
+		xmin = xmax > 0 ? xmax / 100 : 0.01;
+	tt__axis_fit(&p.x, AXIS_LOG10, UNIT_MS, xmin, xmax, 0);
+	tt__axis_fit(&p.y, AXIS_LINEAR, UNIT_PERCENT, 0, 1, 1);
+	p.y.hi = 1.02;
+	while (p.y.n_ticks > 0 && p.y.ticks[p.y.n_ticks - 1] > 1.0001)
+		p.y.n_ticks--;
+	tt__panel_layout(c, &p, x + 20, y + top + 14, w - 40 - legend_w - 24,
+		     h - top - 14 - foot_h - 20);
+	/* Points beyond the axis ends are pinned to them, not dropped, so the
+	 * curves still reach 0 % and 100 %. */
+	for (size_t k = 0; k < nser; k++)
+		for (size_t i = 0; i < s[k].n; i++)
+			px[k][i] = fmin(fmax(px[k][i], p.x.lo), p.x.hi);
+	tt__panel_draw(c, &p);
+	tt__legend_draw(c, x + w - 20 - legend_w, p.y.p1, "Context", items, nser, 1);
+	tt__chart_footnote(c, x + 20, y + h - foot_h - 12, w - 40, foot);
+	if (info) {
+		tt__chart_info_from_panel(info, c, &p);
+		info->n_series = nser;
+	}
+	rc = tt__canvas_check(c, "the time-between-tokens distribution", err);
+cleanup:
+	free(local.bins);
+	return rc;
+}

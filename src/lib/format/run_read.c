@@ -1,0 +1,444 @@
+/* Run reader: a run directory, or an archive of one read in memory with
+ * libarchive (formats/run-v1.md section 1).  Only the manifest is read at
+ * open; traces are read one cell at a time. */
+#include "tokentrace/run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "format/trace_stream.h"
+
+#define MAX_MANIFEST ((size_t)64 << 20)
+
+struct tt_run {
+	char *path;
+	int is_archive;
+	char *prefix;           /* archive: directory holding manifest.json, "" or "RUN/" */
+	struct tt_manifest m;
+};
+
+static enum tt_code read_whole_file(const char *path, size_t max, char **data, size_t *len,
+				    struct tt_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	char *buf;
+	size_t got = 0;
+
+	if (fd < 0)
+		return tt_error_set(err, errno == ENOENT ? TT_ENOTFOUND : TT_EIO,
+				    "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0 || (size_t)st.st_size > max) {
+		close(fd);
+		return tt_error_set(err, TT_EFORMAT, "'%s' is too large or unreadable", path);
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return tt_error_set(err, TT_ENOMEM, "out of memory reading '%s'", path);
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t k = read(fd, buf + got, (size_t)st.st_size - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	close(fd);
+	buf[got] = '\0';
+	*data = buf;
+	*len = got;
+	return TT_OK;
+}
+
+static struct archive *open_archive(const char *path, struct tt_error *err)
+{
+	struct archive *a = archive_read_new();
+
+	if (!a) {
+		tt_error_set(err, TT_ENOMEM, "out of memory");
+		return NULL;
+	}
+	archive_read_support_filter_all(a);
+	archive_read_support_format_all(a);
+	if (archive_read_open_filename(a, path, 64 * 1024) != ARCHIVE_OK) {
+		tt_error_set(err, TT_EFORMAT, "cannot read '%s' as a run archive: %s", path,
+			     archive_error_string(a) ? archive_error_string(a) : "unknown format");
+		archive_read_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* Read the current entry's data (at most max bytes). */
+static enum tt_code read_entry(struct archive *a, struct archive_entry *e, const char *arch,
+			       size_t max, char **data, size_t *len, struct tt_error *err)
+{
+	size_t cap = 64 * 1024, n = 0;
+	char *buf;
+	la_int64_t size = archive_entry_size_is_set(e) ? archive_entry_size(e) : -1;
+
+	if (size > 0) {
+		if ((size_t)size > max)
+			return tt_error_set(err, TT_EFORMAT, "'%s' in '%s' is too large",
+					    archive_entry_pathname(e), arch);
+		cap = (size_t)size + 1;
+	}
+	buf = malloc(cap);
+	if (!buf)
+		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	for (;;) {
+		la_ssize_t k;
+		if (n + 1 >= cap) {
+			char *nb;
+			if (cap > max) {
+				free(buf);
+				return tt_error_set(err, TT_EFORMAT, "'%s' in '%s' is too large",
+						    archive_entry_pathname(e), arch);
+			}
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				return tt_error_set(err, TT_ENOMEM, "out of memory");
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		k = archive_read_data(a, buf + n, cap - n - 1);
+		if (k < 0) {
+			/* Keep what came before the damage: the trace reader skips a cut frame. */
+			tt_error_set(err, TT_WARN, "'%s' in '%s': %s", archive_entry_pathname(e), arch,
+				     archive_error_string(a));
+			break;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
+	buf[n] = '\0';
+	*data = buf;
+	*len = n;
+	return TT_OK;
+}
+
+static int ends_with_manifest(const char *name, size_t *dirlen)
+{
+	size_t n = strlen(name), m = strlen("manifest.json");
+	if (n < m || strcmp(name + n - m, "manifest.json") != 0)
+		return 0;
+	if (n > m && name[n - m - 1] != '/')
+		return 0;
+	*dirlen = n - m;
+	return 1;
+}
+
+static enum tt_code open_archive_run(struct tt_run *run, struct tt_error *err)
+{
+	struct archive *a = open_archive(run->path, err);
+	struct archive_entry *e;
+	char *best = NULL;
+	size_t best_len = 0, best_dir = 0;
+	enum tt_code rc = TT_OK;
+	int r;
+
+	if (!a)
+		return err ? err->code : TT_EFORMAT;
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+		const char *name = archive_entry_pathname(e);
+		size_t dirlen;
+		/* The shortest manifest path wins: a run archived with nested runs
+		 * inside (unusual) still opens its top-level run. */
+		if (name && ends_with_manifest(name, &dirlen) && (!best || dirlen < best_dir)) {
+			char *data = NULL;
+			size_t len = 0;
+			rc = read_entry(a, e, run->path, MAX_MANIFEST, &data, &len, err);
+			if (rc)
+				goto cleanup;
+			free(best);
+			free(run->prefix);
+			best = data;
+			best_len = len;
+			best_dir = dirlen;
+			run->prefix = strndup(name, dirlen);
+			if (!run->prefix) {
+				rc = tt_error_set(err, TT_ENOMEM, "out of memory");
+				goto cleanup;
+			}
+		}
+	}
+	if (r != ARCHIVE_EOF && !best) {
+		rc = tt_error_set(err, TT_EFORMAT, "cannot read '%s' as a run archive: %s", run->path,
+				  archive_error_string(a));
+		goto cleanup;
+	}
+	if (!best) {
+		rc = tt_error_set(err, TT_EFORMAT, "'%s' holds no manifest.json: not a run archive",
+				  run->path);
+		goto cleanup;
+	}
+	{
+		char name[4200];
+		snprintf(name, sizeof name, "%s:%smanifest.json", run->path, run->prefix);
+		rc = tt_manifest_from_json(best, best_len, name, &run->m, err);
+	}
+cleanup:
+	free(best);
+	archive_read_free(a);
+	return rc;
+}
+
+enum tt_code tt_run_open(const char *path, struct tt_run **out, struct tt_error *err)
+{
+	struct tt_run *run;
+	struct stat st;
+	enum tt_code rc;
+
+	if (stat(path, &st) != 0)
+		return tt_error_set(err, errno == ENOENT ? TT_ENOTFOUND : TT_EIO,
+				    "cannot open run '%s': %s", path, strerror(errno));
+	run = calloc(1, sizeof *run);
+	if (!run || !(run->path = strdup(path))) {
+		free(run);
+		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	}
+	tt_manifest_init(&run->m);
+	if (S_ISDIR(st.st_mode)) {
+		char mp[4200], *data = NULL;
+		size_t len = 0;
+		snprintf(mp, sizeof mp, "%s/manifest.json", path);
+		rc = read_whole_file(mp, MAX_MANIFEST, &data, &len, err);
+		if (rc == TT_ENOTFOUND)
+			rc = tt_error_set(err, TT_EFORMAT,
+					  "'%s' has no manifest.json: not a run directory", path);
+		if (!rc)
+			rc = tt_manifest_from_json(data, len, mp, &run->m, err);
+		free(data);
+	} else if (st.st_size == 0) {
+		rc = tt_error_set(err, TT_EFORMAT, "'%s' is empty (0 bytes): not a run", path);
+	} else {
+		run->is_archive = 1;
+		rc = open_archive_run(run, err);
+	}
+	if (rc) {
+		tt_run_free(run);
+		return rc;
+	}
+	*out = run;
+	return TT_OK;
+}
+
+const struct tt_manifest *tt_run_manifest(const struct tt_run *run)
+{
+	return &run->m;
+}
+
+const char *tt_run_path(const struct tt_run *run)
+{
+	return run->path;
+}
+
+void tt_run_free(struct tt_run *run)
+{
+	if (!run)
+		return;
+	tt_manifest_release(&run->m);
+	free(run->path);
+	free(run->prefix);
+	free(run);
+}
+
+static void cell_name(const struct tt_run *run, size_t cell, char *name, size_t len)
+{
+	snprintf(name, len, "%s%s%s (cell %s)", run->path, run->is_archive ? ":" : "/",
+		 run->m.cells[cell].trace, run->m.cells[cell].id);
+}
+
+static ptrdiff_t read_fd(void *ctx, void *buf, size_t len)
+{
+	int fd = *(int *)ctx;
+	for (;;) {
+		ssize_t k = read(fd, buf, len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		return k;
+	}
+}
+
+static ptrdiff_t read_archive(void *ctx, void *buf, size_t len)
+{
+	la_ssize_t k = archive_read_data(ctx, buf, len);
+	return k < 0 ? -1 : (ptrdiff_t)k;
+}
+
+/* Stream one cell's trace from a file or the current archive entry; memory
+ * stays at a frame or two whatever the trace's size. */
+static enum tt_code decode_cell_fd(struct tt_run *run, size_t cell, const char *path,
+				   const struct tt_trace_visitor *v, struct tt_error *err)
+{
+	char name[4200];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	enum tt_code rc;
+
+	if (fd < 0)
+		return tt_error_set(err, errno == ENOENT ? TT_ENOTFOUND : TT_EIO,
+				    "cell '%s': cannot open '%s': %s", run->m.cells[cell].id, path,
+				    strerror(errno));
+	cell_name(run, cell, name, sizeof name);
+	rc = tt__trace_decode_stream(read_fd, &fd, name, v, err);
+	close(fd);
+	return rc;
+}
+
+static enum tt_code decode_cell_archive(struct tt_run *run, size_t cell, struct archive *a,
+					const struct tt_trace_visitor *v, struct tt_error *err)
+{
+	char name[4200];
+	enum tt_code rc;
+
+	cell_name(run, cell, name, sizeof name);
+	rc = tt__trace_decode_stream(read_archive, a, name, v, err);
+	if (rc == TT_WARN || rc == TT_EFORMAT || rc == TT_ETRUNC) {
+		const char *ae = archive_error_string(a);
+		if (ae && err)
+			tt_error_prefix(err, "archive: %s", ae);
+	}
+	return rc;
+}
+
+enum tt_code tt_run_read_cell(struct tt_run *run, size_t cell, const struct tt_trace_visitor *v,
+			      struct tt_error *err)
+{
+	const struct tt_cell_info *c;
+	enum tt_code rc;
+
+	if (cell >= run->m.n_cells)
+		return tt_error_set(err, TT_EARG, "run '%s' has no cell %zu", run->path, cell);
+	c = &run->m.cells[cell];
+	if (!c->trace)
+		return tt_error_set(err, TT_ENOTFOUND, "cell '%s' of '%s' has no trace", c->id,
+				    run->path);
+	if (!run->is_archive) {
+		char p[4200];
+		snprintf(p, sizeof p, "%s/%s", run->path, c->trace);
+		return decode_cell_fd(run, cell, p, v, err);
+	}
+	{
+		struct archive *a = open_archive(run->path, err);
+		struct archive_entry *e;
+		char want[4200];
+		int r;
+
+		if (!a)
+			return err ? err->code : TT_EFORMAT;
+		snprintf(want, sizeof want, "%s%s", run->prefix, c->trace);
+		rc = tt_error_set(err, TT_ENOTFOUND, "cell '%s': trace '%s' missing from '%s'", c->id,
+				  want, run->path);
+		while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+			if (strcmp(archive_entry_pathname(e), want) != 0)
+				continue;
+			rc = decode_cell_archive(run, cell, a, v, err);
+			break;
+		}
+		archive_read_free(a);
+		return rc;
+	}
+}
+
+enum tt_code tt_run_read_all(struct tt_run *run, const struct tt_run_visitor *v,
+			     struct tt_error *err)
+{
+	struct tt_trace_visitor tv = v->trace;
+	enum tt_code worst = TT_OK;
+	unsigned char *seen = NULL;
+
+	tv.ctx = v->ctx;
+	if (!run->is_archive) {
+		for (size_t i = 0; i < run->m.n_cells; i++) {
+			struct tt_error cerr;
+			enum tt_code rc;
+			if (!run->m.cells[i].trace)
+				continue;
+			tt_error_clear(&cerr);
+			if (v->begin_cell)
+				v->begin_cell(v->ctx, i);
+			rc = tt_run_read_cell(run, i, &tv, &cerr);
+			if (v->end_cell)
+				v->end_cell(v->ctx, i, rc, &cerr);
+			if (rc > worst) {
+				worst = rc;
+				if (err)
+					*err = cerr;
+			}
+		}
+		return worst == TT_ENOTFOUND || worst == TT_EFORMAT || worst == TT_ETRUNC ? TT_WARN :
+											     worst;
+	}
+	seen = calloc(run->m.n_cells + 1, 1);
+	if (!seen)
+		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	{
+		struct archive *a = open_archive(run->path, err);
+		struct archive_entry *e;
+		size_t plen = strlen(run->prefix);
+		int r;
+
+		if (!a) {
+			free(seen);
+			return err ? err->code : TT_EFORMAT;
+		}
+		while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+			const char *name = archive_entry_pathname(e);
+			for (size_t i = 0; name && i < run->m.n_cells; i++) {
+				const struct tt_cell_info *c = &run->m.cells[i];
+				struct tt_error cerr;
+				enum tt_code rc;
+
+				if (seen[i] || !c->trace || strncmp(name, run->prefix, plen) != 0 ||
+				    strcmp(name + plen, c->trace) != 0)
+					continue;
+				seen[i] = 1;
+				tt_error_clear(&cerr);
+				if (v->begin_cell)
+					v->begin_cell(v->ctx, i);
+				rc = decode_cell_archive(run, i, a, &tv, &cerr);
+				if (v->end_cell)
+					v->end_cell(v->ctx, i, rc, &cerr);
+				if (rc > worst) {
+					worst = rc;
+					if (err)
+						*err = cerr;
+				}
+				break;
+			}
+		}
+		archive_read_free(a);
+	}
+	for (size_t i = 0; i < run->m.n_cells; i++) {
+		struct tt_error cerr;
+		if (seen[i] || !run->m.cells[i].trace)
+			continue;
+		tt_error_set(&cerr, TT_ENOTFOUND, "cell '%s': trace '%s%s' missing from '%s'",
+			     run->m.cells[i].id, run->prefix, run->m.cells[i].trace, run->path);
+		if (v->begin_cell)
+			v->begin_cell(v->ctx, i);
+		if (v->end_cell)
+			v->end_cell(v->ctx, i, TT_ENOTFOUND, &cerr);
+		if (TT_WARN > worst) {
+			worst = TT_WARN;
+			if (err)
+				*err = cerr;
+		}
+	}
+	free(seen);
+	return worst >= TT_ENOMEM && worst != TT_ENOTFOUND && worst != TT_EFORMAT &&
+			       worst != TT_ETRUNC ? worst : (worst ? TT_WARN : TT_OK);
+}

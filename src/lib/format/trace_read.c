@@ -1,0 +1,472 @@
+/* Trace reader: formats/run-v1.md section 3.  Every intact frame is
+ * delivered; damaged or truncated frames are skipped and reported with their
+ * byte offset (a WARN, as libarchive grades it). */
+#include "tokentrace/trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_FRAMEHEADERSIZE_MAX */
+#include <zstd.h>
+
+#include "format/trace_stream.h"
+#include "format/varint.h"
+
+#define MAX_FRAME_CONTENT ((size_t)64 << 20)
+#define ZSTD_MAGIC 0xFD2FB528u
+
+struct decoder {
+	const char *name;
+	const struct tt_trace_visitor *v;
+	struct tt_chunk *chunks;
+	size_t chunks_cap;
+	char *text;
+	size_t text_cap;
+	struct tt_sample *samples;
+	size_t samples_cap;
+	char *strs;
+	size_t strs_cap;
+	uint8_t *frame;
+	size_t frame_cap;
+	ZSTD_DCtx *dctx;
+	/* damage */
+	unsigned damaged;
+	char first_damage[400];
+	int stopped;
+};
+
+static void note_damage(struct decoder *d, size_t offset, const char *what)
+{
+	if (d->damaged++ == 0)
+		snprintf(d->first_damage, sizeof d->first_damage, "%s at byte offset %zu", what,
+			 offset);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t n;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	n = *cap ? *cap : 64;
+	while (n < need)
+		n *= 2;
+	q = realloc(*p, n * elem);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/* Times in a damaged (or hostile) file can be anything: arithmetic wraps
+ * (no undefined behaviour) and results outside +-2^60 ns (36 years) mark the
+ * record as damaged, so later differences cannot overflow. */
+#define TIME_LIMIT ((int64_t)1 << 60)
+
+static int64_t wadd(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static int64_t to_ns(int64_t units, uint32_t unit, int *ok)
+{
+	if (units > TIME_LIMIT / (int64_t)unit || units < -TIME_LIMIT / (int64_t)unit) {
+		*ok = 0;
+		return 0;
+	}
+	return units * (int64_t)unit;
+}
+
+/* Returns 0 if the record was good, -1 if damaged, -2 out of memory. */
+static int decode_request(struct decoder *d, struct tt_cursor *c, uint32_t unit, int64_t base)
+{
+	struct tt_request r;
+	uint64_t v, n;
+	int64_t sched, send, t;
+	size_t elen;
+	const uint8_t *e;
+
+	memset(&r, 0, sizeof r);
+	r.slot = (uint32_t)tt_get_varint(c);
+	r.seq = (uint32_t)tt_get_varint(c);
+	v = tt_get_u8(c);
+	r.role = v <= TT_ROLE_SCOUT ? (enum tt_role)v : TT_ROLE_MEASURED;
+	v = tt_get_u8(c);
+	r.finish = v <= TT_FINISH_ABORTED ? (enum tt_finish)v : TT_FINISH_UNKNOWN;
+	v = tt_get_u8(c);
+	r.fail = v <= TT_FAIL_OTHER ? (enum tt_fail)v : TT_FAIL_OTHER;
+	r.http_status = (int)(tt_get_varint(c) & 0xffff);
+	v = tt_get_varint(c);
+	r.prompt_tokens = v ? (int64_t)(v - 1) : -1;
+	v = tt_get_varint(c);
+	r.cached_tokens = v ? (int64_t)(v - 1) : -1;
+	sched = wadd(base, tt_get_svarint(c));
+	send = wadd(sched, tt_get_svarint(c));
+	r.t_sched_ns = to_ns(sched, unit, &c->ok);
+	r.t_send_ns = to_ns(send, unit, &c->ok);
+	r.t_end_ns = to_ns(wadd(send, tt_get_svarint(c)), unit, &c->ok);
+	e = tt_get_str(c, &elen);
+	n = tt_get_varint(c);
+	if (!c->ok)
+		return -1;
+	/* Each chunk takes at least two bytes: a count beyond that is damage. */
+	if (n > (uint64_t)(c->end - c->p) / 2)
+		return -1;
+	if (elen) {
+		if (grow((void **)&d->text, &d->text_cap, elen + 1, 1))
+			return -2;
+		memcpy(d->text, e, elen);
+		d->text[elen] = '\0';
+		r.error = d->text;
+	}
+	if (grow((void **)&d->chunks, &d->chunks_cap, n ? n : 1, sizeof *d->chunks))
+		return -2;
+	t = send;
+	for (uint64_t i = 0; i < n; i++) {
+		t = wadd(t, (int64_t)tt_get_varint(c));
+		d->chunks[i].t_ns = to_ns(t, unit, &c->ok);
+	}
+	for (uint64_t i = 0; i < n; i++)
+		d->chunks[i].tokens = (uint32_t)tt_get_varint(c);
+	if (!c->ok)
+		return -1;
+	r.n_chunks = (size_t)n;
+	r.chunks = d->chunks;
+	if (d->v->on_request && d->v->on_request(d->v->ctx, &r))
+		d->stopped = 1;
+	return 0;
+}
+
+static int decode_scrape(struct decoder *d, struct tt_cursor *c, uint32_t unit, int64_t base)
+{
+	struct tt_scrape s;
+	uint64_t n;
+	size_t strbytes = 0, off = 0;
+
+	s.t_ns = to_ns(wadd(base, tt_get_svarint(c)), unit, &c->ok);
+	n = tt_get_varint(c);
+	if (!c->ok || n > (uint64_t)(c->end - c->p) / 10)
+		return -1;
+	if (grow((void **)&d->samples, &d->samples_cap, n ? n : 1, sizeof *d->samples))
+		return -2;
+	/* Names and labels need NUL terminators: copy them into one block.  The
+	 * block is sized from the remaining payload so pointers stay stable. */
+	strbytes = (size_t)(c->end - c->p) + 2 * n + 1;
+	if (grow((void **)&d->strs, &d->strs_cap, strbytes, 1))
+		return -2;
+	for (uint64_t i = 0; i < n; i++) {
+		size_t nl, ll;
+		const uint8_t *name = tt_get_str(c, &nl);
+		const uint8_t *labels = tt_get_str(c, &ll);
+		double value = tt_get_f64(c);
+		if (!c->ok)
+			return -1;
+		memcpy(d->strs + off, name, nl);
+		d->strs[off + nl] = '\0';
+		d->samples[i].name = d->strs + off;
+		off += nl + 1;
+		memcpy(d->strs + off, labels, ll);
+		d->strs[off + ll] = '\0';
+		d->samples[i].labels = d->strs + off;
+		off += ll + 1;
+		d->samples[i].value = value;
+	}
+	s.n_samples = (size_t)n;
+	s.samples = d->samples;
+	if (d->v->on_scrape && d->v->on_scrape(d->v->ctx, &s))
+		d->stopped = 1;
+	return 0;
+}
+
+/* Parse the records of one decompressed frame: 1 if its header was
+ * understood (its records were delivered, up to any damage), 0 if the frame
+ * was skipped whole, -2 out of memory. */
+static int decode_frame(struct decoder *d, const uint8_t *p, size_t len, size_t offset)
+{
+	struct tt_cursor c = {p, p + len, 1};
+	uint32_t unit = 0;
+	int64_t base = 0;
+	int first = 1, accepted = 0;
+
+	while (c.p < c.end && !d->stopped) {
+		uint8_t type = tt_get_u8(&c);
+		uint64_t rlen = tt_get_varint(&c);
+		struct tt_cursor rc;
+		int r = 0;
+
+		if (!c.ok || rlen > (uint64_t)(c.end - c.p)) {
+			note_damage(d, offset, "record overruns its frame");
+			return accepted;
+		}
+		rc.p = c.p;
+		rc.end = c.p + rlen;
+		rc.ok = 1;
+		c.p += rlen;
+		if (first) {
+			uint64_t major, minor;
+			if (type != 1 || rlen < 4 || memcmp(rc.p, "TTRC", 4) != 0) {
+				note_damage(d, offset, "frame does not start with a TTRC header");
+				return 0;
+			}
+			rc.p += 4;
+			major = tt_get_varint(&rc);
+			minor = tt_get_varint(&rc);
+			unit = (uint32_t)tt_get_varint(&rc);
+			base = tt_get_svarint(&rc);
+			if (!rc.ok || unit == 0) {
+				note_damage(d, offset, "bad frame header");
+				return 0;
+			}
+			if (major != 1) {
+				char what[160];
+				snprintf(what, sizeof what,
+					 "found trace version %llu.%llu, this reader understands 1.x",
+					 (unsigned long long)major, (unsigned long long)minor);
+				note_damage(d, offset, what);
+				return 0;
+			}
+			first = 0;
+			accepted = 1;
+			continue;
+		}
+		if (type == 2)
+			r = decode_request(d, &rc, unit, base);
+		else if (type == 3)
+			r = decode_scrape(d, &rc, unit, base);
+		/* other types: skipped, forward compatible */
+		if (r == -2)
+			return -2;
+		if (r == -1) {
+			note_damage(d, offset, type == 2 ? "damaged request record" :
+							   "damaged scrape record");
+			return accepted;
+		}
+	}
+	return accepted;
+}
+
+/* Input window over the trace bytes.  In memory the window is the whole
+ * buffer; streamed, it holds at most a frame or two plus one read, so memory
+ * stays flat however large a cell's trace grows. */
+struct source {
+	tt_read_fn read;
+	void *ctx;
+	const uint8_t *p;
+	size_t start, end;     /* unread bytes are p[start..end) */
+	uint8_t *own;          /* streamed: the buffer p points into */
+	size_t cap;
+	uint64_t base;         /* file offset of p[0] */
+	int eof;
+	int ioerr;
+};
+
+#define READ_CHUNK ((size_t)256 << 10)
+#define MAX_WINDOW ((size_t)256 << 20)
+
+/* Make `want` unread bytes available if the input has them; returns how many
+ * are available (fewer only at the end of the input). */
+static size_t src_fill(struct source *s, size_t want)
+{
+	if (want > MAX_WINDOW)
+		want = MAX_WINDOW;
+	while (s->end - s->start < want && !s->eof) {
+		ptrdiff_t got;
+		if (s->start > 0) { /* slide unread bytes to the front */
+			memmove(s->own, s->own + s->start, s->end - s->start);
+			s->base += s->start;
+			s->end -= s->start;
+			s->start = 0;
+		}
+		if (s->cap - s->end < READ_CHUNK) {
+			size_t cap = s->cap ? s->cap * 2 : READ_CHUNK * 2;
+			uint8_t *n;
+			while (cap - s->end < READ_CHUNK)
+				cap *= 2;
+			n = realloc(s->own, cap);
+			if (!n) {
+				s->eof = 1;
+				s->ioerr = 2;
+				break;
+			}
+			s->own = n;
+			s->cap = cap;
+			s->p = n;
+		}
+		got = s->read(s->ctx, s->own + s->end, s->cap - s->end);
+		if (got < 0) {
+			s->eof = 1;
+			s->ioerr = 1;
+		} else if (got == 0) {
+			s->eof = 1;
+		} else {
+			s->end += (size_t)got;
+		}
+	}
+	return s->end - s->start < want ? s->end - s->start : want;
+}
+
+static uint64_t src_offset(const struct source *s)
+{
+	return s->base + s->start;
+}
+
+/* Skip to the next zstd frame magic; returns 0 if the input ended first. */
+static int src_skip_to_magic(struct source *s)
+{
+	static const uint8_t magic[4] = {0x28, 0xB5, 0x2F, 0xFD};
+
+	s->start++;
+	for (;;) {
+		size_t have = src_fill(s, READ_CHUNK);
+		const uint8_t *q = s->p + s->start;
+		for (size_t i = 0; i + 4 <= have; i++)
+			if (q[i] == magic[0] && memcmp(q + i, magic, 4) == 0) {
+				s->start += i;
+				return 1;
+			}
+		if (have < READ_CHUNK) { /* the input ends inside this window */
+			s->start = s->end;
+			return 0;
+		}
+		s->start += have - 3; /* a magic may straddle the boundary */
+	}
+}
+
+static enum tt_code decode_source(struct source *s, const char *name,
+				  const struct tt_trace_visitor *v, struct tt_error *err)
+{
+	struct decoder d;
+	unsigned frames = 0;
+	enum tt_code rc = TT_OK;
+
+	memset(&d, 0, sizeof d);
+	d.name = name;
+	d.v = v;
+	if (src_fill(s, 1) == 0)
+		return tt_error_set(err, s->ioerr ? TT_EIO : TT_ETRUNC,
+				    s->ioerr ? "cannot read trace '%s'" : "trace '%s' is empty (0 bytes)",
+				    name);
+	d.dctx = ZSTD_createDCtx();
+	if (!d.dctx)
+		return tt_error_set(err, TT_ENOMEM, "out of memory reading '%s'", name);
+	while (!d.stopped) {
+		size_t have = src_fill(s, 4), fsize = 0, got, want;
+		unsigned long long csize;
+		uint32_t magic;
+		const uint8_t *q;
+
+		if (have == 0)
+			break;
+		q = s->p + s->start;
+		if (have < 4) {
+			note_damage(&d, src_offset(s), "truncated frame (file cut short)");
+			break;
+		}
+		magic = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 |
+			(uint32_t)q[3] << 24;
+		if (magic != ZSTD_MAGIC && (magic & 0xFFFFFFF0u) != 0x184D2A50u) {
+			uint64_t at = src_offset(s);
+			int more = src_skip_to_magic(s);
+			note_damage(&d, at, more ? "bytes that are not a zstd frame" :
+						   "trailing bytes that are not a zstd frame");
+			continue;
+		}
+		/* The frame's size: read on until the whole frame is in the window. */
+		for (want = 64 << 10;; want *= 2) {
+			have = src_fill(s, want);
+			fsize = ZSTD_findFrameCompressedSize(s->p + s->start, have);
+			if (!ZSTD_isError(fsize) || have < want || want >= MAX_WINDOW)
+				break;
+		}
+		if (ZSTD_isError(fsize)) {
+			uint64_t at = src_offset(s);
+			int more = src_skip_to_magic(s);
+			note_damage(&d, at, more ? "damaged frame" : "truncated frame (file cut short)");
+			continue;
+		}
+		q = s->p + s->start;
+		if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {
+			s->start += fsize;
+			continue;
+		}
+		csize = ZSTD_getFrameContentSize(q, fsize);
+		if (csize == ZSTD_CONTENTSIZE_UNKNOWN || csize == ZSTD_CONTENTSIZE_ERROR ||
+		    csize > MAX_FRAME_CONTENT) {
+			note_damage(&d, src_offset(s), "frame without a valid content size");
+			s->start += fsize;
+			continue;
+		}
+		if (grow((void **)&d.frame, &d.frame_cap, (size_t)csize + 1, 1)) {
+			rc = tt_error_set(err, TT_ENOMEM, "out of memory reading '%s'", name);
+			goto cleanup;
+		}
+		got = ZSTD_decompressDCtx(d.dctx, d.frame, (size_t)csize + 1, q, fsize);
+		if (ZSTD_isError(got) || got != csize) {
+			char what[200];
+			snprintf(what, sizeof what, "damaged frame (%s)",
+				 ZSTD_isError(got) ? ZSTD_getErrorName(got) : "size mismatch");
+			note_damage(&d, src_offset(s), what);
+			s->start += fsize;
+			continue;
+		}
+		switch (decode_frame(&d, d.frame, got, src_offset(s))) {
+		case -2:
+			rc = tt_error_set(err, TT_ENOMEM, "out of memory reading '%s'", name);
+			goto cleanup;
+		case 1:
+			frames++;
+			break;
+		default:
+			break;
+		}
+		s->start += fsize;
+	}
+	if (s->ioerr)
+		note_damage(&d, src_offset(s), s->ioerr == 2 ? "out of memory" : "read error");
+	if (d.damaged) {
+		if (frames == 0)
+			rc = tt_error_set(err, TT_EFORMAT, "trace '%s' is unreadable: %s", name,
+					  d.first_damage);
+		else
+			rc = tt_error_set(err, TT_WARN,
+					  "trace '%s': %u damaged part%s skipped, first: %s", name,
+					  d.damaged, d.damaged == 1 ? "" : "s", d.first_damage);
+	}
+cleanup:
+	ZSTD_freeDCtx(d.dctx);
+	free(d.chunks);
+	free(d.text);
+	free(d.samples);
+	free(d.strs);
+	free(d.frame);
+	return rc;
+}
+
+enum tt_code tt_trace_decode(const void *data, size_t len, const char *name,
+			     const struct tt_trace_visitor *v, struct tt_error *err)
+{
+	struct source s;
+
+	memset(&s, 0, sizeof s);
+	s.p = data;
+	s.end = len;
+	s.eof = 1;
+	return decode_source(&s, name, v, err);
+}
+
+enum tt_code tt__trace_decode_stream(tt_read_fn read, void *ctx, const char *name,
+				    const struct tt_trace_visitor *v, struct tt_error *err)
+{
+	struct source s;
+	enum tt_code rc;
+
+	memset(&s, 0, sizeof s);
+	s.read = read;
+	s.ctx = ctx;
+	rc = decode_source(&s, name, v, err);
+	free(s.own);
+	return rc;
+}

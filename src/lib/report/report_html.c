@@ -1,0 +1,363 @@
+/* The HTML report: one self-contained page.  Charts are SVG documents
+ * embedded as data: URIs (vector, and each keeps its own ids, which inline
+ * SVG from cairo would not: glyph ids would clash between charts).  A
+ * Content-Security-Policy forbids every fetch and every script, and every
+ * string that came from a run is escaped. */
+#include "tokentrace/report.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "tokentrace/render.h"
+
+#include "chart/chart_impl.h"
+
+/* Escape for text and attribute values; invalid UTF-8 becomes U+FFFD so a
+ * damaged manifest cannot produce a page the browser re-interprets. */
+static void esc(struct tt_buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	while (*p) {
+		const char *rep = NULL;
+		size_t n = 1;
+		switch (*p) {
+		case '&':
+			rep = "&amp;";
+			break;
+		case '<':
+			rep = "&lt;";
+			break;
+		case '>':
+			rep = "&gt;";
+			break;
+		case '"':
+			rep = "&quot;";
+			break;
+		case '\'':
+			rep = "&#39;";
+			break;
+		default:
+			break;
+		}
+		if (rep) {
+			tt_buf_puts(b, rep);
+			p++;
+			continue;
+		}
+		if (*p < 0x80) {
+			if (*p < 0x20 && *p != '\n' && *p != '\t')
+				tt_buf_puts(b, "\xEF\xBF\xBD");
+			else
+				tt_buf_append(b, p, 1);
+			p++;
+			continue;
+		}
+		n = (size_t)g_utf8_skip[*p];
+		if (strnlen((const char *)p, n) < n ||
+		    !g_utf8_validate((const char *)p, (gssize)n, NULL)) {
+			tt_buf_puts(b, "\xEF\xBF\xBD");
+			p++;
+			continue;
+		}
+		tt_buf_append(b, p, n);
+		p += n;
+	}
+}
+
+/* Escaped, with line breaks kept as <br>. */
+static void esc_lines(struct tt_buf *b, const char *s)
+{
+	const char *nl;
+	while ((nl = strchr(s, '\n')) != NULL) {
+		char part[512];
+		size_t n = (size_t)(nl - s);
+		if (n >= sizeof part)
+			n = sizeof part - 1;
+		memcpy(part, s, n);
+		part[n] = '\0';
+		esc(b, part);
+		tt_buf_puts(b, "<br>");
+		s = nl + 1;
+	}
+	esc(b, s);
+}
+
+static void base64(struct tt_buf *b, const unsigned char *d, size_t n)
+{
+	static const char tab[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char out[4];
+	size_t i;
+	for (i = 0; i + 3 <= n; i += 3) {
+		unsigned v = (unsigned)d[i] << 16 | (unsigned)d[i + 1] << 8 | d[i + 2];
+		out[0] = tab[v >> 18 & 63];
+		out[1] = tab[v >> 12 & 63];
+		out[2] = tab[v >> 6 & 63];
+		out[3] = tab[v & 63];
+		tt_buf_append(b, out, 4);
+	}
+	if (i < n) {
+		unsigned v = (unsigned)d[i] << 16 | (i + 1 < n ? (unsigned)d[i + 1] << 8 : 0);
+		out[0] = tab[v >> 18 & 63];
+		out[1] = tab[v >> 12 & 63];
+		out[2] = i + 1 < n ? tab[v >> 6 & 63] : '=';
+		out[3] = '=';
+		tt_buf_append(b, out, 4);
+	}
+}
+
+static const char css[] =
+	":root{color-scheme:light}"
+	"body{margin:0;background:#f6f7f9;color:#1a1a1a;font:15px/1.45 'DejaVu Sans',"
+	"system-ui,sans-serif}"
+	"main{max-width:1180px;margin:0 auto;padding:28px 24px 48px}"
+	"h1{font-size:28px;margin:0 0 4px}h2{font-size:20px;margin:36px 0 6px}"
+	".sub{color:#5f6368;font-size:17px;margin:0 0 18px}"
+	".facts{display:flex;flex-wrap:wrap;gap:14px}"
+	".facts section{background:#fff;border:1px solid #e3e5e8;border-radius:8px;"
+	"padding:10px 16px;min-width:230px;flex:1}"
+	".facts h3{margin:0 0 6px;font-size:15px}"
+	"dl{display:grid;grid-template-columns:auto 1fr;gap:2px 14px;margin:0}"
+	"dt{color:#5f6368}dd{margin:0;overflow-wrap:anywhere}"
+	"pre{background:#fff;border:1px solid #e3e5e8;border-radius:8px;padding:10px 14px;"
+	"white-space:pre-wrap;overflow-wrap:anywhere;font-size:13px}"
+	".caption{color:#5f6368;margin:0 0 8px}"
+	".scroll{overflow-x:auto;background:#fff;border:1px solid #e3e5e8;border-radius:8px}"
+	"table{border-collapse:collapse;width:100%;font-size:14px}"
+	"th,td{padding:6px 10px;border-bottom:1px solid #eceef1;vertical-align:top}"
+	"td{white-space:nowrap}td.w{white-space:normal;min-width:280px}"
+	"th{background:#f0f2f5;text-align:left;font-weight:600;position:sticky;top:0}"
+	"td.r,th.r{text-align:right;font-variant-numeric:tabular-nums}"
+	"tbody tr:nth-child(even){background:#fafbfc}"
+	".st{display:inline-block;padding:0 6px;border-radius:4px;font-size:13px}"
+	".s1{background:#fff1d6}.s2{background:#eceef1;color:#5f6368}.s3{background:#fde2d6}"
+	".s4,.s5,.s6,.s7{background:#eceef1}"
+	".note{color:#5f6368;font-size:13px;margin:6px 0 0}.m{color:#5f6368;font-size:12px}"
+	"nav{font-size:14px;margin:0 0 14px}nav a{color:#0b57d0;margin-right:14px}"
+	"figure{margin:18px 0;background:#fff;border:1px solid #e3e5e8;border-radius:8px;"
+	"padding:8px}"
+	"figure img{display:block;width:100%;height:auto}"
+	"figcaption{color:#5f6368;font-size:13px;padding:4px 8px}"
+	"footer{color:#5f6368;font-size:12px;margin-top:40px}";
+
+static void facts_html(struct tt_buf *b, const struct fact *f, size_t n)
+{
+	const char *group = NULL;
+	int open = 0;
+	tt_buf_puts(b, "<div class=\"facts\">");
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(f[i].group, "Launch command") == 0)
+			continue;
+		if (!group || strcmp(group, f[i].group) != 0) {
+			if (open)
+				tt_buf_puts(b, "</dl></section>");
+			group = f[i].group;
+			tt_buf_puts(b, "<section><h3>");
+			esc(b, group);
+			tt_buf_puts(b, "</h3><dl>");
+			open = 1;
+		}
+		tt_buf_puts(b, "<dt>");
+		esc(b, f[i].key);
+		tt_buf_puts(b, "</dt><dd>");
+		esc(b, f[i].value);
+		tt_buf_puts(b, "</dd>");
+	}
+	if (open)
+		tt_buf_puts(b, "</dl></section>");
+	tt_buf_puts(b, "</div>");
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(f[i].group, "Launch command") != 0)
+			continue;
+		tt_buf_puts(b, "<h2>Launch command</h2><pre>");
+		esc(b, f[i].value);
+		tt_buf_puts(b, "</pre>");
+	}
+}
+
+static void table_html(struct tt_buf *b, const struct table *t, int status_col, size_t index)
+{
+	tt_buf_printf(b, "<section id=\"table-%zu\"><h2>", index + 1);
+	esc(b, t->title);
+	tt_buf_puts(b, "</h2>");
+	if (t->caption) {
+		tt_buf_puts(b, "<p class=\"caption\">");
+		esc(b, t->caption);
+		tt_buf_puts(b, "</p>");
+	}
+	tt_buf_puts(b, "<div class=\"scroll\"><table><thead><tr>");
+	for (size_t j = 0; j < t->n_cols; j++) {
+		tt_buf_puts(b, t->align[j] == TCELL_RIGHT ? "<th class=\"r\">" : "<th>");
+		esc(b, t->head[j]);
+		tt_buf_puts(b, "</th>");
+	}
+	tt_buf_puts(b, "</tr></thead><tbody>");
+	for (size_t i = 0; i < t->n_rows; i++) {
+		tt_buf_puts(b, "<tr>");
+		for (size_t j = 0; j < t->n_cols; j++) {
+			const char *s = t->cells[i * t->n_cols + j];
+			/* numbers never wrap; long sentences (the reasons) do */
+			if (t->align[j] == TCELL_RIGHT)
+				tt_buf_puts(b, "<td class=\"r\">");
+			else if (strlen(s) > 48)
+				tt_buf_puts(b, "<td class=\"w\">");
+			else
+				tt_buf_puts(b, "<td>");
+			if ((int)j == status_col && t->row_status[i] > 0) {
+				tt_buf_printf(b, "<span class=\"st s%d\">", t->row_status[i]);
+				esc(b, s);
+				tt_buf_puts(b, "</span>");
+			} else if (strchr(s, '\n')) {
+				/* matrix entries: the rate first, in bold */
+				const char *nl = strchr(s, '\n');
+				char first[128];
+				snprintf(first, sizeof first, "%.*s", (int)(nl - s), s);
+				tt_buf_puts(b, "<strong>");
+				esc(b, first);
+				tt_buf_puts(b, "</strong><br><span class=\"m\">");
+				esc_lines(b, nl + 1);
+				tt_buf_puts(b, "</span>");
+			} else {
+				esc(b, s);
+			}
+			tt_buf_puts(b, "</td>");
+		}
+		tt_buf_puts(b, "</tr>");
+	}
+	tt_buf_puts(b, "</tbody></table></div>");
+	if (t->note) {
+		tt_buf_puts(b, "<p class=\"note\">");
+		esc(b, t->note);
+		tt_buf_puts(b, "</p>");
+	}
+	tt_buf_puts(b, "</section>");
+}
+
+static int status_column(const struct table *t)
+{
+	for (size_t j = 0; j < t->n_cols; j++)
+		if (strcmp(t->head[j], "Status") == 0)
+			return (int)j;
+	return -1;
+}
+
+enum tt_code tt_render_html(const struct tt_report *r, struct tt_run *run, struct tt_buf *out,
+			    struct tt_error *err)
+{
+	return tt__report_html(r, run, NULL, NULL, TT_CHART_SVG, out, err);
+}
+
+enum tt_code tt__report_html(const struct tt_report *r, struct tt_run *run,
+			 struct chart_cache *cache, const struct tt_buf *imgs,
+			 enum tt_chart_format img_format, struct tt_buf *out,
+			 struct tt_error *err)
+{
+	struct fact *facts = NULL;
+	struct table *tables = NULL;
+	size_t n_facts = 0, n_tables = 0, n_charts;
+	struct tt_chart_opts charts[16];
+	struct tt_buf svg;
+	char title[700], sub[600];
+	enum tt_code rc;
+
+	tt_buf_init(&svg, 0);
+	if (!r || !out)
+		return tt_error_set(err, TT_EARG, "no report to render");
+	rc = tt__report_facts(r, &facts, &n_facts, err);
+	if (rc != TT_OK)
+		goto cleanup;
+	rc = tt__report_tables(r, &tables, &n_tables, err);
+	if (rc != TT_OK)
+		goto cleanup;
+	tt__report_title(r, title, sizeof title);
+	tt__chart_subtitle(&r->manifest, sub, sizeof sub);
+
+	tt_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+			 "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
+			 "'none'; img-src data:; style-src 'unsafe-inline'\">\n"
+			 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+			 "<meta name=\"generator\" content=\"tokentrace ");
+	esc(out, tt_version());
+	tt_buf_puts(out, "\">\n<title>");
+	esc(out, title);
+	tt_buf_printf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<header>"
+			   "<h1>Speed test matrix</h1><p class=\"sub\">",
+		      css);
+	esc(out, sub);
+	tt_buf_puts(out, "</p></header>\n");
+	n_charts = tt__report_chart_list(r, run, charts, sizeof charts / sizeof charts[0]);
+	tt_buf_puts(out, "<nav>");
+	for (size_t k = 0; k < n_tables; k++) {
+		tt_buf_printf(out, "<a href=\"#table-%zu\">", k + 1);
+		esc(out, tables[k].title);
+		tt_buf_puts(out, "</a>");
+	}
+	if (n_charts)
+		tt_buf_puts(out, "<a href=\"#charts\">Charts</a>");
+	tt_buf_puts(out, "</nav>\n");
+	facts_html(out, facts, n_facts);
+	tt_buf_puts(out, "\n");
+	for (size_t k = 0; k < n_tables; k++) {
+		table_html(out, &tables[k], status_column(&tables[k]), k);
+		tt_buf_puts(out, "\n");
+	}
+
+	if (n_charts)
+		tt_buf_puts(out, "<section id=\"charts\"><h2>Charts</h2>\n");
+	for (size_t k = 0; k < n_charts; k++) {
+		struct tt_error cerr;
+		const char *name = tt_chart_kind_name(charts[k].kind);
+		const struct tt_buf *img = &svg;
+		const char *mime = "image/svg+xml";
+		charts[k].format = TT_CHART_SVG;
+		tt_buf_reset(&svg);
+		tt_error_clear(&cerr);
+		if (imgs && imgs[charts[k].kind].len > 0 &&
+		    (img_format == TT_CHART_SVG || img_format == TT_CHART_PNG)) {
+			img = &imgs[charts[k].kind]; /* drawn already: the same bytes */
+			if (img_format == TT_CHART_PNG)
+				mime = "image/png";
+		} else if (tt__chart_render(r, run, &charts[k], cache, &svg, NULL, &cerr) != TT_OK) {
+			/* A chart that cannot be drawn (no trace for it, damage) is
+			 * named with the reason; the rest of the report stands. */
+			if (cerr.code == TT_ENOMEM) {
+				rc = tt_error_set(err, TT_ENOMEM, "%s", cerr.msg);
+				goto cleanup;
+			}
+			tt_buf_printf(out, "<p class=\"note\" id=\"chart-%s\">", name);
+			esc(out, tt__chart_kind_title(charts[k].kind));
+			tt_buf_puts(out, ": not drawn: ");
+			esc(out, cerr.msg);
+			tt_buf_puts(out, "</p>\n");
+			continue;
+		}
+		tt_buf_printf(out, "<figure id=\"chart-%s\"><img width=\"960\" height=\"600\" alt=\"",
+			      name);
+		esc(out, tt__chart_kind_title(charts[k].kind));
+		tt_buf_printf(out, "\" src=\"data:%s;base64,", mime);
+		base64(out, (const unsigned char *)img->data, img->len);
+		tt_buf_puts(out, "\"><figcaption>");
+		esc(out, tt_chart_kind_about(charts[k].kind));
+		tt_buf_printf(out, " (<code>tokentrace chart RUN %s</code>)</figcaption></figure>\n",
+			      name);
+	}
+	if (n_charts)
+		tt_buf_puts(out, "</section>\n");
+	tt_buf_puts(out, "<footer>Made by tokentrace ");
+	esc(out, tt_version());
+	tt_buf_puts(out, " from ");
+	esc(out, r->source[0] ? r->source : "a run");
+	if (r->manifest.created) {
+		tt_buf_puts(out, ", captured ");
+		esc(out, r->manifest.created);
+	}
+	tt_buf_puts(out, ". Every figure is computed from the raw trace.</footer>\n"
+			 "</main>\n</body>\n</html>\n");
+	if (out->failed)
+		rc = tt_error_set(err, TT_ENOMEM, "the HTML report does not fit in its buffer");
+cleanup:
+	tt_buf_release(&svg);
+	tt__facts_free(facts, n_facts);
+	tt__tables_free(tables, n_tables);
+	return rc;
+}

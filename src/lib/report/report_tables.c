@@ -1,0 +1,484 @@
+/* The report's header facts and tables as plain cells, built once and laid
+ * out by both the HTML and the PDF report, so the two show the same text.
+ * Numbers use the seed report's style through render.h's formatters and
+ * the text renderers' helpers (render_impl.h), so every format agrees. */
+#include "tokentrace/report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tokentrace/render.h"
+
+#include "chart/chart_impl.h"
+#include "text/render_impl.h"
+
+static char *dupf(const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 1, 2)))
+#endif
+	;
+static char *dupf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *s;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	s = malloc((size_t)n + 1);
+	if (!s)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+void tt__report_title(const struct tt_report *r, char *buf, size_t len)
+{
+	char sub[600];
+	tt__chart_subtitle(&r->manifest, sub, sizeof sub);
+	snprintf(buf, len, "Speed test matrix: %s", sub);
+}
+
+/* ---- facts ---------------------------------------------------------- */
+
+static int add_fact(struct fact **f, size_t *n, size_t *cap, const char *group,
+		    const char *key, char *value)
+{
+	if (!value)
+		return -1;
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 32;
+		struct fact *nf = realloc(*f, nc * sizeof *nf);
+		if (!nf) {
+			free(value);
+			return -1;
+		}
+		*f = nf;
+		*cap = nc;
+	}
+	(*f)[(*n)++] = (struct fact){group, key, value};
+	return 0;
+}
+
+static const char *const shown_notes[] = {
+	"hardware", "hardware_type", "gpu", "vram", "cpu", "os", "quantization", "backend",
+	"repository", "build", "commit", "revision", "launch_command", "tool", "model_name",
+	NULL,
+};
+
+static int note_shown(const char *key)
+{
+	for (size_t i = 0; shown_notes[i]; i++)
+		if (strcmp(key, shown_notes[i]) == 0)
+			return 1;
+	return 0;
+}
+
+enum tt_code tt__report_facts(const struct tt_report *r, struct fact **out, size_t *n_out,
+			  struct tt_error *err)
+{
+	const struct tt_manifest *m = &r->manifest;
+	struct fact *f = NULL;
+	size_t n = 0, cap = 0;
+	int bad = 0;
+	char num[64];
+	static const struct {
+		const char *group, *key, *note;
+	} notes[] = {
+		{"Hardware", "Type", "hardware_type"}, {"Hardware", "Hardware", "hardware"},
+		{"Hardware", "GPU", "gpu"},            {"Hardware", "VRAM", "vram"},
+		{"Hardware", "CPU", "cpu"},            {"Hardware", "OS", "os"},
+	};
+	static const struct {
+		const char *key, *note;
+	} engine_notes[] = {
+		{"Quantization", "quantization"}, {"Backend", "backend"},
+		{"Repository", "repository"},     {"Build", "build"},
+		{"Commit", "commit"},
+	};
+
+#define FACT(g, k, v)                                                                          \
+	do {                                                                                   \
+		if (add_fact(&f, &n, &cap, (g), (k), (v)))                                     \
+			bad = 1;                                                               \
+	} while (0)
+#define NOTE_FACT(g, k, key)                                                                   \
+	do {                                                                                   \
+		const char *v_ = tt__render_note(m, (key));                                     \
+		if (v_)                                                                        \
+			FACT((g), (k), dupf("%s", v_));                                        \
+	} while (0)
+
+	for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++)
+		NOTE_FACT(notes[i].group, notes[i].key, notes[i].note);
+	if (m->engine && *m->engine)
+		FACT("Engine", "Engine", dupf("%s", m->engine));
+	if (m->engine_version && *m->engine_version)
+		FACT("Engine", "Version", dupf("%s", m->engine_version));
+	for (size_t i = 0; i < sizeof engine_notes / sizeof engine_notes[0]; i++)
+		NOTE_FACT("Engine", engine_notes[i].key, engine_notes[i].note);
+	if (m->model && *m->model)
+		FACT("Run", "Model", dupf("%s", m->model));
+	if (m->served_model && *m->served_model)
+		FACT("Run", "Served model", dupf("%s", m->served_model));
+	NOTE_FACT("Run", "Revision", "revision");
+	NOTE_FACT("Run", "Benchmark tool", "tool");
+	if (m->tool_name && *m->tool_name)
+		FACT("Run", "Captured by",
+		     dupf("%s %s", m->tool_name, m->tool_version ? m->tool_version : ""));
+	if (m->created && *m->created)
+		FACT("Run", "Created", dupf("%s", m->created));
+	if (m->endpoint && *m->endpoint)
+		FACT("Run", "Endpoint", dupf("/v1/%s", strcmp(m->endpoint, "chat") == 0
+							  ? "chat/completions"
+							  : "completions"));
+	if (m->duration_s > 0) {
+		tt_fmt_fixed1(m->duration_s, num, sizeof num);
+		FACT("Run", "Time per measurement", dupf("%s s", num));
+	}
+	if (m->max_tokens > 0) {
+		tt_fmt_int((double)m->max_tokens, num, sizeof num);
+		FACT("Run", "Max output", dupf("%s tokens", num));
+	}
+	if (m->kv_capacity_tokens > 0) {
+		tt_fmt_int((double)m->kv_capacity_tokens, num, sizeof num);
+		FACT("Run", "KV capacity",
+		     dupf("%s tokens (%s)", num,
+			  m->kv_capacity_source ? m->kv_capacity_source : "unknown source"));
+	}
+	for (size_t i = 0; i < m->n_notes; i++) {
+		const struct tt_note *nt = &m->notes[i];
+		if (!nt->key || !nt->value || !*nt->value || note_shown(nt->key))
+			continue;
+		FACT("Run", nt->key, dupf("%s", nt->value));
+	}
+	NOTE_FACT("Launch command", "", "launch_command");
+#undef FACT
+#undef NOTE_FACT
+	if (bad) {
+		tt__facts_free(f, n);
+		return tt_error_set(err, TT_ENOMEM, "out of memory laying out the report");
+	}
+	*out = f;
+	*n_out = n;
+	return TT_OK;
+}
+
+void tt__facts_free(struct fact *f, size_t n)
+{
+	for (size_t i = 0; f && i < n; i++)
+		free(f[i].value);
+	free(f);
+}
+
+/* ---- tables --------------------------------------------------------- */
+
+static struct table *table_new(struct table **all, size_t *n, const char *title,
+			       const char *caption, size_t n_cols, size_t n_rows)
+{
+	struct table *nt = realloc(*all, (*n + 1) * sizeof *nt), *t;
+	if (!nt)
+		return NULL;
+	*all = nt;
+	t = &nt[(*n)++];
+	memset(t, 0, sizeof *t);
+	t->n_cols = n_cols;
+	t->n_rows = n_rows;
+	t->title = dupf("%s", title);
+	t->caption = caption ? dupf("%s", caption) : NULL;
+	t->head = calloc(n_cols, sizeof *t->head);
+	t->align = calloc(n_cols, sizeof *t->align);
+	t->cells = calloc(n_cols * (n_rows ? n_rows : 1), sizeof *t->cells);
+	t->row_status = calloc(n_rows ? n_rows : 1, sizeof *t->row_status);
+	if (!t->title || (caption && !t->caption) || !t->head || !t->align || !t->cells ||
+	    !t->row_status)
+		return NULL;
+	for (size_t i = 0; i < n_rows; i++)
+		t->row_status[i] = -1;
+	return t;
+}
+
+void tt__tables_free(struct table *t, size_t n)
+{
+	for (size_t k = 0; t && k < n; k++) {
+		for (size_t i = 0; t[k].head && i < t[k].n_cols; i++)
+			free(t[k].head[i]);
+		for (size_t i = 0; t[k].cells && i < t[k].n_cols * t[k].n_rows; i++)
+			free(t[k].cells[i]);
+		free(t[k].head);
+		free(t[k].align);
+		free(t[k].cells);
+		free(t[k].row_status);
+		free(t[k].title);
+		free(t[k].caption);
+		free(t[k].note);
+	}
+	free(t);
+}
+
+static int set_cell(struct table *t, size_t row, size_t col, char *s)
+{
+	t->cells[row * t->n_cols + col] = s;
+	return s ? 0 : -1;
+}
+
+static char *status_legend(const struct tt_report *r)
+{
+	int seen[TT_STATUS_COUNT_] = {0};
+	struct tt_buf b;
+	char *s;
+	tt_buf_init(&b, 0);
+	for (size_t i = 0; i < r->n_cells; i++)
+		if ((int)r->cells[i].status > 0 && r->cells[i].status < TT_STATUS_COUNT_)
+			seen[r->cells[i].status] = 1;
+	for (int k = 1; k < TT_STATUS_COUNT_; k++)
+		if (seen[k])
+			tt_buf_printf(&b, "%s%s", b.len ? " " : "",
+				      tt_status_legend((enum tt_status)k));
+	if (b.len == 0) {
+		tt_buf_release(&b);
+		return NULL;
+	}
+	s = tt_buf_steal(&b, NULL);
+	return s;
+}
+
+static char *matrix_entry(const struct tt_cell_figures *c)
+{
+	char rate[64], ttft[64], errs[64] = "";
+	if (!c)
+		return dupf(TT_DASH);
+	if (!tt__render_has_counts(c))
+		return dupf("%s", tt_status_name(c->status));
+	tt_fmt_rate(c->total_tok_s, rate, sizeof rate);
+	tt_fmt_ms(c->ttft_ms.p50, ttft, sizeof ttft);
+	if (c->errors > 0)
+		snprintf(errs, sizeof errs, "\n%ld error%s", c->errors, c->errors == 1 ? "" : "s");
+	if (c->status != TT_STATUS_VALID)
+		return dupf("%s\n%s\n%s TTFT%s", rate, tt_status_name(c->status), ttft, errs);
+	return dupf("%s\n%s TTFT%s", rate, ttft, errs);
+}
+
+enum tt_code tt__report_tables(const struct tt_report *r, struct table **out, size_t *n_out,
+			   struct tt_error *err)
+{
+	struct table *all = NULL, *t;
+	size_t n = 0, *order = NULL, n_pre = 0, n_dec = 0, n_bad = 0;
+	int64_t ctx[64];
+	int conc[64];
+	size_t nctx, nconc;
+	int bad = 0;
+
+	if (r->n_cells) {
+		order = tt__render_order(r);
+		if (!order)
+			goto oom;
+	}
+	for (size_t i = 0; i < r->n_cells; i++) {
+		if (r->cells[i].phase == TT_PHASE_PREFILL)
+			n_pre++;
+		else
+			n_dec++;
+		if (r->cells[i].status != TT_STATUS_VALID)
+			n_bad++;
+	}
+
+	if (n_pre) {
+		size_t row = 0;
+		t = table_new(&all, &n, "Prefill", "Prompt tok/s by context length: one cold "
+						    "request per context.",
+			      4, n_pre);
+		if (!t)
+			goto oom;
+		t->head[0] = dupf("Context");
+		t->head[1] = dupf("Prompt tok/s");
+		t->head[2] = dupf("TTFT");
+		t->head[3] = dupf("Status");
+		t->align[1] = t->align[2] = TCELL_RIGHT;
+		for (size_t i = 0; i < r->n_cells; i++) {
+			const struct tt_cell_figures *c = &r->cells[order[i]];
+			char a[64], b[64];
+			if (c->phase != TT_PHASE_PREFILL)
+				continue;
+			tt__render_context(c->context, a, sizeof a);
+			bad |= set_cell(t, row, 0, dupf("%s", a));
+			if (tt__render_has_counts(c)) {
+				tt_fmt_rate(c->total_tok_s, a, sizeof a);
+				tt_fmt_ms(c->ttft_ms.p50, b, sizeof b);
+			} else {
+				snprintf(a, sizeof a, TT_DASH);
+				snprintf(b, sizeof b, TT_DASH);
+			}
+			bad |= set_cell(t, row, 1, dupf("%s", a));
+			bad |= set_cell(t, row, 2, dupf("%s", b));
+			bad |= set_cell(t, row, 3, dupf("%s", tt_status_name(c->status)));
+			t->row_status[row] = (int)c->status;
+			row++;
+		}
+	}
+
+	nctx = tt__chart_decode_contexts(r, ctx, 64);
+	nconc = tt__chart_decode_concurrency(r, conc, 64);
+	if (n_dec && nctx && nconc) {
+		t = table_new(&all, &n, "Sustained decode",
+			      "Total tok/s, rows are context length, columns are simultaneous "
+			      "requests; median TTFT below.",
+			      nconc + 1, nctx);
+		if (!t)
+			goto oom;
+		t->head[0] = dupf("Context");
+		for (size_t j = 0; j < nconc; j++) {
+			t->head[j + 1] = dupf("%d", conc[j]);
+			t->align[j + 1] = TCELL_RIGHT;
+		}
+		for (size_t i = 0; i < nctx; i++) {
+			char a[64];
+			tt__render_context(ctx[i], a, sizeof a);
+			bad |= set_cell(t, i, 0, dupf("%s", a));
+			for (size_t j = 0; j < nconc; j++)
+				bad |= set_cell(t, i, j + 1,
+						matrix_entry(tt__chart_find_cell(r, TT_PHASE_DECODE,
+									     ctx[i], conc[j])));
+		}
+		t->note = status_legend(r);
+	}
+
+	if (r->n_cells) {
+		static const char *const head[] = {"Phase", "Context", "Requests at once", "Status",
+						   "Total tok/s", "Per request tok/s", "TTFT",
+						   "Time between tokens",
+						   "Average active requests", "Completed requests",
+						   "Output tokens", "Measured for"};
+		t = table_new(&all, &n, "All measurements",
+			      "Latencies are medians. Total tok/s is output across all "
+			      "simultaneous requests. Per request tok/s is the median over "
+			      "requests.",
+			      12, r->n_cells);
+		if (!t)
+			goto oom;
+		for (size_t j = 0; j < 12; j++) {
+			t->head[j] = dupf("%s", head[j]);
+			t->align[j] = (j == 0 || j == 3) ? TCELL_LEFT : TCELL_RIGHT;
+		}
+		for (size_t i = 0; i < r->n_cells; i++) {
+			const struct tt_cell_figures *c = &r->cells[order[i]];
+			int counts = tt__render_has_counts(c), dec = tt__render_has_decode_figures(c);
+			char v[12][64];
+			for (size_t j = 0; j < 12; j++)
+				snprintf(v[j], sizeof v[j], TT_DASH);
+			snprintf(v[0], sizeof v[0], "%s",
+				 c->phase == TT_PHASE_PREFILL ? "Prefill" : "Sustained decode");
+			tt__render_context(c->context, v[1], sizeof v[1]);
+			snprintf(v[2], sizeof v[2], "%d", c->concurrency);
+			snprintf(v[3], sizeof v[3], "%s", tt_status_name(c->status));
+			if (counts) {
+				tt_fmt_rate(c->total_tok_s, v[4], sizeof v[4]);
+				tt_fmt_ms(c->ttft_ms.p50, v[6], sizeof v[6]);
+				if (c->completed >= 0)
+					tt_fmt_int((double)c->completed, v[9], sizeof v[9]);
+			}
+			if (dec) {
+				tt_fmt_rate(c->per_request_tok_s.p50, v[5], sizeof v[5]);
+				if (isfinite(c->tbt_ms.p50)) {
+					tt_fmt_fixed1(c->tbt_ms.p50, v[7], sizeof v[7] - 4);
+					strcat(v[7], " ms");
+				}
+				tt_fmt_fixed1(c->avg_active, v[8], sizeof v[8]);
+				if (c->output_tokens >= 0)
+					tt_fmt_int((double)c->output_tokens, v[10], sizeof v[10]);
+				if (isfinite(c->measured_s)) {
+					tt_fmt_fixed1(c->measured_s, v[11], sizeof v[11] - 3);
+					strcat(v[11], " s");
+				}
+			}
+			for (size_t j = 0; j < 12; j++)
+				bad |= set_cell(t, i, j, dupf("%s", v[j]));
+			t->row_status[i] = (int)c->status;
+		}
+		t->note = status_legend(r);
+	}
+
+	if (n_bad) {
+		size_t row = 0;
+		t = table_new(&all, &n, "Cells that are not Valid",
+			      "Each status with the evidence that decided it.", 3, n_bad);
+		if (!t)
+			goto oom;
+		t->head[0] = dupf("Cell");
+		t->head[1] = dupf("Status");
+		t->head[2] = dupf("Why");
+		for (size_t i = 0; i < r->n_cells; i++) {
+			const struct tt_cell_figures *c = &r->cells[order[i]];
+			char id[96];
+			if (c->status == TT_STATUS_VALID)
+				continue;
+			tt__render_cell_id(r, c, id, sizeof id);
+			bad |= set_cell(t, row, 0, dupf("%s", id));
+			bad |= set_cell(t, row, 1, dupf("%s", tt_status_name(c->status)));
+			bad |= set_cell(t, row, 2, dupf("%s", c->reason[0] ? c->reason : TT_DASH));
+			t->row_status[row] = (int)c->status;
+			row++;
+		}
+	}
+	for (size_t k = 0; k < n; k++)
+		for (size_t j = 0; j < all[k].n_cols; j++)
+			bad |= !all[k].head[j];
+	if (bad)
+		goto oom;
+	free(order);
+	*out = all;
+	*n_out = n;
+	return TT_OK;
+oom:
+	free(order);
+	tt__tables_free(all, n);
+	return tt_error_set(err, TT_ENOMEM, "out of memory laying out the report tables");
+}
+
+/* ---- which charts a report shows ------------------------------------ */
+
+size_t tt__report_chart_list(const struct tt_report *r, struct tt_run *run,
+			 struct tt_chart_opts *out, size_t cap)
+{
+	static const enum tt_chart_kind decode_kinds[] = {
+		TT_CHART_HEATMAP, TT_CHART_THROUGHPUT, TT_CHART_PER_REQUEST, TT_CHART_TRADEOFF,
+		TT_CHART_TTFT,    TT_CHART_TBT};
+	size_t n = 0;
+	int has_pre = 0, has_dec = 0;
+	for (size_t i = 0; i < r->n_cells; i++) {
+		if (!tt__chart_cell_has_value(&r->cells[i]))
+			continue;
+		if (r->cells[i].phase == TT_PHASE_PREFILL)
+			has_pre = 1;
+		else
+			has_dec = 1;
+	}
+	for (size_t k = 0; has_dec && k < sizeof decode_kinds / sizeof decode_kinds[0]; k++) {
+		if (n == cap)
+			return n;
+		tt_chart_opts_init(&out[n]);
+		out[n++].kind = decode_kinds[k];
+	}
+	if (has_pre && n < cap) {
+		tt_chart_opts_init(&out[n]);
+		out[n++].kind = TT_CHART_PREFILL;
+	}
+	if (run && has_dec) {
+		if (n < cap) {
+			tt_chart_opts_init(&out[n]);
+			out[n++].kind = TT_CHART_TIMELINE;
+		}
+		if (n < cap) {
+			tt_chart_opts_init(&out[n]);
+			out[n++].kind = TT_CHART_TBT_CDF;
+		}
+	}
+	return n;
+}

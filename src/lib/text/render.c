@@ -1,0 +1,144 @@
+/* Text reports: format names and what every renderer agrees on
+ * (cell order, quantile keys, which figures a cell shows). */
+#include "text/render_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tokentrace/units.h"
+
+static const char *const format_names[] = {"term", "md", "csv", "json", "html", "pdf"};
+
+int tt_format_parse(const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return -1;
+	for (i = 0; i < sizeof format_names / sizeof format_names[0]; i++)
+		if (strcmp(name, format_names[i]) == 0)
+			return (int)i;
+	if (strcmp(name, "markdown") == 0)
+		return TT_FORMAT_MD;
+	return -1;
+}
+
+/* ---- shared by the renderers ------------------------------------------ */
+
+static int cell_before(const struct tt_cell_figures *x, const struct tt_cell_figures *y)
+{
+	if (x->phase != y->phase)
+		return x->phase == TT_PHASE_PREFILL;
+	if (x->context != y->context)
+		return x->context < y->context;
+	return x->concurrency < y->concurrency;
+}
+
+size_t *tt__render_order(const struct tt_report *r)
+{
+	size_t *idx, i, j;
+
+	if (!r->n_cells)
+		return NULL;
+	idx = malloc(r->n_cells * sizeof *idx);
+	if (!idx)
+		return NULL;
+	/* Insertion sort: stable, no global context for a comparator, and a
+	 * matrix has tens to hundreds of cells. */
+	for (i = 0; i < r->n_cells; i++) {
+		for (j = i; j > 0 && cell_before(&r->cells[i], &r->cells[idx[j - 1]]); j--)
+			idx[j] = idx[j - 1];
+		idx[j] = i;
+	}
+	return idx;
+}
+
+size_t tt__render_quantiles(const struct tt_report *r, const double **q)
+{
+	static const double defaults[] = {90, 99};
+
+	if (r->opts.n_quantiles == 0 || r->opts.n_quantiles > TT_MAX_QUANTILES) {
+		*q = defaults;
+		return 2;
+	}
+	*q = r->opts.quantiles;
+	return r->opts.n_quantiles;
+}
+
+void tt__render_qkey(double q, char *buf, size_t len)
+{
+	char num[32];
+
+	tt__fmt_exact(q, num, sizeof num);
+	snprintf(buf, len, "p%s", num);
+}
+
+const char *tt__render_note(const struct tt_manifest *m, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < m->n_notes; i++)
+		if (m->notes[i].key && strcmp(m->notes[i].key, key) == 0)
+			return m->notes[i].value && *m->notes[i].value ? m->notes[i].value : NULL;
+	return NULL;
+}
+
+void tt__render_cell_id(const struct tt_report *r, const struct tt_cell_figures *c, char *buf,
+		       size_t len)
+{
+	const struct tt_manifest *m = &r->manifest;
+
+	if (c->cell < m->n_cells && m->cells && m->cells[c->cell].id) {
+		snprintf(buf, len, "%s", m->cells[c->cell].id);
+		return;
+	}
+	if (c->phase == TT_PHASE_PREFILL)
+		snprintf(buf, len, "prefill-%lld", (long long)c->context);
+	else
+		snprintf(buf, len, "decode-%lldx%d", (long long)c->context, c->concurrency);
+}
+
+void tt__render_context(int64_t context, char *buf, size_t len)
+{
+	tt_format_tokens(context, buf, len);
+}
+
+int tt__render_has_counts(const struct tt_cell_figures *c)
+{
+	if (c->status == TT_STATUS_OVER_CAPACITY)
+		return 0;
+	if (c->status == TT_STATUS_NOT_RUN && c->requests <= 0)
+		return 0;
+	return 1;
+}
+
+int tt__render_has_decode_figures(const struct tt_cell_figures *c)
+{
+	return c->phase == TT_PHASE_DECODE && tt__render_has_counts(c);
+}
+
+/* Sorted distinct contexts (or concurrency levels) of cells in a phase; at
+ * most cap of them (later new values are dropped once full). */
+size_t tt__render_distinct(const struct tt_report *r, enum tt_phase phase, int want_conc,
+			  int64_t *vals, size_t cap)
+{
+	size_t n = 0, i, j, k;
+
+	for (i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *c = &r->cells[i];
+		int64_t v = want_conc ? c->concurrency : c->context;
+
+		if (c->phase != phase)
+			continue;
+		for (j = 0; j < n && vals[j] < v; j++)
+			;
+		if ((j < n && vals[j] == v) || n == cap)
+			continue;
+		for (k = n; k > j; k--)
+			vals[k] = vals[k - 1];
+		vals[j] = v;
+		n++;
+	}
+	return n;
+}

@@ -1,0 +1,171 @@
+/* CSV report (formats/report-csv.md): one row per cell.  The first twelve
+ * columns are seed-matrix.csv's, at the precision the report shows, so a run
+ * diffs against a profile; the columns after them carry full precision. */
+#include "text/render_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const dist_names[] = {"per_request_tok_s", "ttft_ms", "tbt_ms"};
+
+/* RFC 4180: quote a field holding a comma, quote or line break; double quotes. */
+static void field(struct tt_buf *out, const char *s, int first)
+{
+	const char *p;
+
+	if (!first)
+		tt_buf_puts(out, ",");
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		tt_buf_puts(out, s);
+		return;
+	}
+	tt_buf_puts(out, "\"");
+	for (p = s; *p; p++) {
+		if (*p == '"')
+			tt_buf_puts(out, "\"\"");
+		else
+			tt_buf_append(out, p, 1);
+	}
+	tt_buf_puts(out, "\"");
+}
+
+static void exact(struct tt_buf *out, double v)
+{
+	char num[40];
+
+	tt__fmt_exact(v, num, sizeof num);
+	field(out, num, 0);
+}
+
+static void count(struct tt_buf *out, long v, int known)
+{
+	char num[32];
+
+	num[0] = '\0';
+	if (known && v >= 0)
+		snprintf(num, sizeof num, "%ld", v);
+	field(out, num, 0);
+}
+
+static void header(const struct tt_report *r, struct tt_buf *out)
+{
+	const double *qs;
+	size_t nq = tt__render_quantiles(r, &qs), d, i;
+	char name[64], qkey[32];
+
+	tt_buf_puts(out, "phase,context,concurrency,status,total_tok_s,per_request_tok_s,ttft_ms,"
+			 "tbt_ms,avg_active,completed,output_tokens,measured_s,"
+			 "id,context_tokens,status_key,total_tok_s_exact,avg_active_exact,"
+			 "measured_s_exact");
+	for (d = 0; d < 3; d++) {
+		static const char *const stats[] = {"p50", "min", "max", "mean"};
+
+		for (i = 0; i < 4; i++) {
+			snprintf(name, sizeof name, "%s_%s", dist_names[d], stats[i]);
+			field(out, name, 0);
+		}
+		for (i = 0; i < nq; i++) {
+			tt__render_qkey(qs[i], qkey, sizeof qkey);
+			snprintf(name, sizeof name, "%s_%s", dist_names[d], qkey);
+			field(out, name, 0);
+		}
+		snprintf(name, sizeof name, "%s_n", dist_names[d]);
+		field(out, name, 0);
+	}
+	tt_buf_puts(out, ",avg_active_source,avg_in_flight,requests,errors,cut,chunks,"
+			 "multi_token_chunks,prompt_tokens,scrapes,waiting_mean,waiting_max,"
+			 "waiting_share,running_mean,kv_usage_max,preemptions,damage,status_reason\n");
+}
+
+static void row(const struct tt_report *r, const struct tt_cell_figures *c, struct tt_buf *out)
+{
+	int counts = tt__render_has_counts(c), dec = tt__render_has_decode_figures(c);
+	int srv = c->has_server_metrics;
+	const struct tt_dist *dists[3];
+	const double *qs;
+	size_t nq = tt__render_quantiles(r, &qs), d, i;
+	char num[64], text[sizeof c->reason + 1];
+
+	dists[0] = &c->per_request_tok_s;
+	dists[1] = &c->ttft_ms;
+	dists[2] = &c->tbt_ms;
+
+	field(out, c->phase == TT_PHASE_PREFILL ? "prefill" : "decode", 1);
+	tt__render_context(c->context, num, sizeof num);
+	field(out, num, 0);
+	snprintf(num, sizeof num, "%d", c->concurrency);
+	field(out, num, 0);
+	field(out, tt_status_name(c->status), 0);
+	tt__fmt_rate_plain(counts ? c->total_tok_s : NAN, num, sizeof num);
+	field(out, num, 0);
+	tt__fmt_plain(dec ? c->per_request_tok_s.p50 : NAN, 1, num, sizeof num);
+	field(out, num, 0);
+	tt__fmt_plain(counts ? c->ttft_ms.p50 : NAN, 0, num, sizeof num);
+	field(out, num, 0);
+	tt__fmt_plain(dec ? c->tbt_ms.p50 : NAN, 1, num, sizeof num);
+	field(out, num, 0);
+	tt__fmt_plain(dec ? c->avg_active : NAN, 1, num, sizeof num);
+	field(out, num, 0);
+	count(out, c->completed, counts);
+	count(out, c->output_tokens, dec);
+	tt__fmt_plain(dec ? c->measured_s : NAN, 1, num, sizeof num);
+	field(out, num, 0);
+
+	tt__render_cell_id(r, c, text, sizeof text);
+	field(out, text, 0);
+	snprintf(num, sizeof num, "%lld", (long long)c->context);
+	field(out, num, 0);
+	field(out, tt_status_key(c->status), 0);
+	exact(out, c->total_tok_s);
+	exact(out, c->avg_active);
+	exact(out, c->measured_s);
+	for (d = 0; d < 3; d++) {
+		exact(out, dists[d]->p50);
+		exact(out, dists[d]->min);
+		exact(out, dists[d]->max);
+		exact(out, dists[d]->mean);
+		for (i = 0; i < nq; i++)
+			exact(out, dists[d]->n ? dists[d]->q[i] : NAN);
+		count(out, (long)dists[d]->n, 1);
+	}
+	field(out, c->avg_active_source, 0);
+	exact(out, c->avg_in_flight);
+	count(out, c->requests, counts);
+	count(out, c->errors, counts);
+	count(out, c->cut, counts);
+	count(out, c->chunks, counts);
+	count(out, c->multi_token_chunks, counts);
+	count(out, (long)c->prompt_tokens, 1);
+	count(out, c->scrapes, srv);
+	exact(out, srv ? c->waiting_mean : NAN);
+	exact(out, srv ? c->waiting_max : NAN);
+	exact(out, srv ? c->waiting_share : NAN);
+	exact(out, srv ? c->running_mean : NAN);
+	exact(out, srv ? c->kv_usage_max : NAN);
+	exact(out, srv ? c->preemptions : NAN);
+	memcpy(text, c->damage, sizeof c->damage);
+	text[sizeof c->damage] = '\0';
+	field(out, text, 0);
+	memcpy(text, c->reason, sizeof c->reason);
+	text[sizeof c->reason] = '\0';
+	field(out, text, 0);
+	tt_buf_puts(out, "\n");
+}
+
+enum tt_code tt__render_csv_text(const struct tt_report *r, struct tt_buf *out,
+				struct tt_error *err)
+{
+	size_t *order = NULL, i;
+
+	if (r->n_cells && !(order = tt__render_order(r)))
+		return tt_error_set(err, TT_ENOMEM, "render csv: out of memory");
+	header(r, out);
+	for (i = 0; i < r->n_cells; i++)
+		row(r, &r->cells[order[i]], out);
+	free(order);
+	return TT_OK;
+}

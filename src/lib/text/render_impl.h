@@ -1,0 +1,63 @@
+/* Internal to the text renderers (render*.c): one entry per format and the
+ * helpers they share, so every format shows a cell the same way. */
+#ifndef TOKENTRACE_RENDER_IMPL_H
+#define TOKENTRACE_RENDER_IMPL_H
+
+#include <stddef.h>
+
+#include "tokentrace/analysis.h"
+#include "tokentrace/buf.h"
+#include "tokentrace/render.h"
+
+#define TT_DASH "\xe2\x80\x94" /* "—": a value that is missing or does not apply */
+
+enum tt_code tt__render_md_text(const struct tt_report *r, struct tt_buf *out,
+			       struct tt_error *err);
+enum tt_code tt__render_term_text(const struct tt_report *r, const struct tt_render_opts *opts,
+				 struct tt_buf *out, struct tt_error *err);
+enum tt_code tt__render_csv_text(const struct tt_report *r, struct tt_buf *out,
+				struct tt_error *err);
+enum tt_code tt__render_json_text(const struct tt_report *r, struct tt_buf *out,
+				 struct tt_error *err);
+
+/* Cells in display order: prefill by context, then decode by context and
+ * concurrency (report order breaks ties).  Returns a malloc'd array of
+ * r->n_cells indices (caller frees), or NULL on allocation failure (or when
+ * there are no cells: check r->n_cells). */
+size_t *tt__render_order(const struct tt_report *r);
+
+/* The quantiles the report's figures were computed at (the analysis default
+ * {90, 99} when the options left them unset); returns the count. */
+size_t tt__render_quantiles(const struct tt_report *r, const double **q);
+/* "p90", "p99.9": the key of quantile q in percent. */
+void tt__render_qkey(double q, char *buf, size_t len);
+
+/* A manifest note by key, NULL when absent or empty. */
+const char *tt__render_note(const struct tt_manifest *m, const char *key);
+/* The cell's id: the manifest's, else made up as the run format makes it. */
+void tt__render_cell_id(const struct tt_report *r, const struct tt_cell_figures *c, char *buf,
+		       size_t len);
+/* "8K", "125K" */
+void tt__render_context(int64_t context, char *buf, size_t len);
+
+/* Whether the seed-report columns of a cell show counts (completed, output
+ * tokens) and decode-only figures: not for cells that were not run, and the
+ * decode-only figures not for prefill rows. */
+int tt__render_has_counts(const struct tt_cell_figures *c);
+/* Sorted distinct contexts (want_conc 0) or concurrency levels (1) of the
+ * cells of a phase, into vals (room for cap); returns how many (<= cap).
+ * Shared by the table renderers and the charts. */
+size_t tt__render_distinct(const struct tt_report *r, enum tt_phase phase, int want_conc,
+			  int64_t *vals, size_t cap);
+int tt__render_has_decode_figures(const struct tt_cell_figures *c);
+
+/* Plain number with at most `decimals` decimals, trailing zeros dropped,
+ * no separators ("959.9", "972", "30"); "" for NaN/inf. */
+void tt__fmt_plain(double v, int decimals, char *buf, size_t len);
+/* Total tok/s rounded exactly as tt_fmt_rate shows it, written plain:
+ * 143100 for "143.1K", 1819.2 for "1,819.2". */
+void tt__fmt_rate_plain(double v, char *buf, size_t len);
+/* Shortest text that reads back as the same double; "" for NaN/inf. */
+void tt__fmt_exact(double v, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,333 @@
+/* JSON report, schema "tokentrace-report" 1.0 (formats/report-json.md).
+ * Built with cJSON, which escapes every string and prints numbers so they
+ * read back as the same double; NaN and missing values are null. */
+#include "text/render_impl.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REPORT_SCHEMA "tokentrace-report"
+#define REPORT_VERSION "1.0"
+
+/* Analysis thresholds that are 0 in the options mean these (analysis.h). */
+#define DEFAULT_QUEUED_SHARE 0.05
+#define DEFAULT_MIN_TOKENS 100
+#define DEFAULT_CUT_SHORT_RATIO 0.9
+
+struct jctx {
+	int oom; /* some item could not be allocated */
+};
+
+static cJSON *attach(struct jctx *j, cJSON *obj, const char *key, cJSON *item)
+{
+	if (!item || !obj) {
+		cJSON_Delete(item);
+		j->oom = 1;
+		return NULL;
+	}
+	if (key ? !cJSON_AddItemToObject(obj, key, item) : !cJSON_AddItemToArray(obj, item)) {
+		cJSON_Delete(item);
+		j->oom = 1;
+		return NULL;
+	}
+	return item;
+}
+
+/* A number as the shortest text that reads back as the same double.  cJSON's
+ * own printer compares with a relative epsilon and would write 0.3 for
+ * 0.30000000000000004, so numbers go in as raw text. */
+static cJSON *number(double v)
+{
+	char text[40];
+
+	if (!isfinite(v))
+		return cJSON_CreateNull();
+	tt__fmt_exact(v, text, sizeof text);
+	return cJSON_CreateRaw(text);
+}
+
+static void put_num(struct jctx *j, cJSON *obj, const char *key, double v)
+{
+	attach(j, obj, key, number(v));
+}
+
+/* Counts and token numbers: negative means unknown. */
+static void put_count(struct jctx *j, cJSON *obj, const char *key, double v)
+{
+	put_num(j, obj, key, v >= 0 ? v : NAN);
+}
+
+static void put_str(struct jctx *j, cJSON *obj, const char *key, const char *s)
+{
+	attach(j, obj, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
+}
+
+static void put_bool(struct jctx *j, cJSON *obj, const char *key, int v)
+{
+	attach(j, obj, key, cJSON_CreateBool(v ? 1 : 0));
+}
+
+static cJSON *put_obj(struct jctx *j, cJSON *obj, const char *key)
+{
+	return attach(j, obj, key, cJSON_CreateObject());
+}
+
+static cJSON *put_arr(struct jctx *j, cJSON *obj, const char *key)
+{
+	return attach(j, obj, key, cJSON_CreateArray());
+}
+
+static void put_i64s(struct jctx *j, cJSON *obj, const char *key, const int64_t *v, size_t n)
+{
+	cJSON *a = put_arr(j, obj, key);
+	size_t i;
+
+	for (i = 0; a && i < n; i++)
+		attach(j, a, NULL, number((double)v[i]));
+}
+
+/* ---- run -------------------------------------------------------------- */
+
+static void run_settings(struct jctx *j, const struct tt_manifest *m, cJSON *run)
+{
+	cJSON *s = put_obj(j, run, "settings"), *p, *a;
+	size_t i;
+
+	if (!s)
+		return;
+	put_str(j, s, "endpoint", m->endpoint);
+	put_i64s(j, s, "contexts", m->contexts, m->n_contexts);
+	a = put_arr(j, s, "concurrency");
+	for (i = 0; a && i < m->n_concurrency; i++)
+		attach(j, a, NULL, number(m->concurrency[i]));
+	put_i64s(j, s, "prefill_contexts", m->prefill_contexts, m->n_prefill_contexts);
+	put_num(j, s, "duration_s", m->duration_s);
+	put_count(j, s, "max_tokens", (double)m->max_tokens);
+	p = put_obj(j, s, "prompt");
+	if (p) {
+		put_str(j, p, "kind", m->prompt_kind);
+		put_num(j, p, "seed", (double)m->seed);
+	}
+	put_num(j, s, "scrape_interval_s", m->scrape_interval_s);
+	put_num(j, s, "readiness_s", m->readiness_s);
+	put_num(j, s, "readiness_timeout_s", m->readiness_timeout_s);
+}
+
+static void run_analysis(struct jctx *j, const struct tt_report *r, cJSON *run)
+{
+	const struct tt_analysis_opts *o = &r->opts;
+	cJSON *a = put_obj(j, run, "analysis"), *q;
+	const double *qs;
+	size_t nq = tt__render_quantiles(r, &qs), i;
+
+	if (!a)
+		return;
+	put_num(j, a, "skip_first_s", o->skip_first_s);
+	put_num(j, a, "window_s", o->window_s);
+	q = put_arr(j, a, "quantiles");
+	for (i = 0; q && i < nq; i++)
+		attach(j, q, NULL, number(qs[i]));
+	put_num(j, a, "queued_share", o->queued_share > 0 ? o->queued_share : DEFAULT_QUEUED_SHARE);
+	put_num(j, a, "min_tokens", o->min_tokens > 0 ? (double)o->min_tokens : DEFAULT_MIN_TOKENS);
+	put_num(j, a, "cut_short_ratio",
+		o->cut_short_ratio > 0 ? o->cut_short_ratio : DEFAULT_CUT_SHORT_RATIO);
+}
+
+static void run_object(struct jctx *j, const struct tt_report *r, cJSON *root)
+{
+	const struct tt_manifest *m = &r->manifest;
+	cJSON *run = put_obj(j, root, "run"), *o, *notes;
+	char ver[32];
+	size_t i;
+
+	if (!run)
+		return;
+	put_str(j, run, "source", r->source[0] ? r->source : NULL);
+	o = put_obj(j, run, "tool");
+	if (o) {
+		put_str(j, o, "name", m->tool_name);
+		put_str(j, o, "version", m->tool_version);
+	}
+	snprintf(ver, sizeof ver, "%d.%d", m->format_major, m->format_minor);
+	put_str(j, run, "format_version", ver);
+	put_str(j, run, "created", m->created);
+	o = put_obj(j, run, "server");
+	if (o) {
+		put_str(j, o, "url", m->server_url);
+		put_str(j, o, "engine", m->engine);
+		put_str(j, o, "engine_version", m->engine_version);
+	}
+	o = put_obj(j, run, "model");
+	if (o) {
+		put_str(j, o, "id", m->model);
+		put_str(j, o, "served_name", m->served_model);
+		put_count(j, o, "max_model_len", (double)m->max_model_len);
+	}
+	notes = put_arr(j, run, "notes");
+	for (i = 0; notes && i < m->n_notes; i++) {
+		cJSON *n = attach(j, notes, NULL, cJSON_CreateObject());
+
+		if (!n)
+			break;
+		put_str(j, n, "key", m->notes[i].key);
+		put_str(j, n, "value", m->notes[i].value);
+	}
+	run_settings(j, m, run);
+	o = put_obj(j, run, "kv_capacity");
+	if (o) {
+		put_count(j, o, "tokens", (double)m->kv_capacity_tokens);
+		put_str(j, o, "source", m->kv_capacity_source);
+	}
+	run_analysis(j, r, run);
+}
+
+/* ---- cells ------------------------------------------------------------ */
+
+static void dist(struct jctx *j, const struct tt_report *r, cJSON *cell, const char *key,
+		 const struct tt_dist *d)
+{
+	cJSON *o = put_obj(j, cell, key);
+	const double *qs;
+	size_t nq = tt__render_quantiles(r, &qs), i;
+	char qkey[32];
+
+	if (!o)
+		return;
+	put_num(j, o, "p50", d->p50);
+	for (i = 0; i < nq; i++) {
+		tt__render_qkey(qs[i], qkey, sizeof qkey);
+		if (strcmp(qkey, "p50") == 0)
+			continue;
+		put_num(j, o, qkey, d->n ? d->q[i] : NAN);
+	}
+	put_num(j, o, "min", d->min);
+	put_num(j, o, "max", d->max);
+	put_num(j, o, "mean", d->mean);
+	put_num(j, o, "n", (double)d->n);
+}
+
+static void evidence(struct jctx *j, const struct tt_cell_figures *c, cJSON *cell)
+{
+	cJSON *a = put_arr(j, cell, "evidence");
+	size_t i, n = c->n_evidence < 12 ? c->n_evidence : 12;
+
+	for (i = 0; a && i < n; i++) {
+		const struct tt_evidence *e = &c->evidence[i];
+		cJSON *o = attach(j, a, NULL, cJSON_CreateObject());
+		char sig[sizeof e->signal + 1], op[sizeof e->op + 1];
+
+		if (!o)
+			return;
+		/* fixed arrays from the analysis: never trust a terminator */
+		memcpy(sig, e->signal, sizeof e->signal);
+		sig[sizeof e->signal] = '\0';
+		memcpy(op, e->op, sizeof e->op);
+		op[sizeof e->op] = '\0';
+		put_str(j, o, "signal", sig);
+		put_num(j, o, "value", e->value);
+		put_str(j, o, "op", op);
+		put_num(j, o, "threshold", e->threshold);
+		put_bool(j, o, "triggered", e->triggered);
+		put_str(j, o, "status", tt_status_key(e->status));
+	}
+}
+
+static void cell_object(struct jctx *j, const struct tt_report *r, size_t idx, cJSON *cells)
+{
+	const struct tt_cell_figures *c = &r->cells[idx];
+	cJSON *o = attach(j, cells, NULL, cJSON_CreateObject()), *s;
+	int counts = tt__render_has_counts(c);
+	char text[sizeof c->reason + 1];
+
+	if (!o)
+		return;
+	tt__render_cell_id(r, c, text, sizeof text);
+	put_str(j, o, "id", text);
+	put_str(j, o, "phase", c->phase == TT_PHASE_PREFILL ? "prefill" : "decode");
+	put_num(j, o, "context", (double)c->context);
+	put_num(j, o, "concurrency", c->concurrency);
+	put_str(j, o, "status", tt_status_name(c->status));
+	put_str(j, o, "status_key", tt_status_key(c->status));
+	memcpy(text, c->reason, sizeof c->reason);
+	text[sizeof c->reason] = '\0';
+	put_str(j, o, "status_reason", text);
+	evidence(j, c, o);
+
+	put_num(j, o, "total_tok_s", c->total_tok_s);
+	put_num(j, o, "per_request_tok_s", c->per_request_tok_s.p50);
+	dist(j, r, o, "per_request_tok_s_dist", &c->per_request_tok_s);
+	dist(j, r, o, "ttft_ms", &c->ttft_ms);
+	dist(j, r, o, "tbt_ms", &c->tbt_ms);
+	put_num(j, o, "avg_active", c->avg_active);
+	put_str(j, o, "avg_active_source", c->avg_active_source);
+	put_num(j, o, "avg_in_flight", c->avg_in_flight);
+	put_count(j, o, "completed", counts ? (double)c->completed : -1);
+	put_count(j, o, "output_tokens", counts ? (double)c->output_tokens : -1);
+	put_num(j, o, "measured_s", c->measured_s);
+	put_count(j, o, "prompt_tokens", (double)c->prompt_tokens);
+	put_count(j, o, "requests", counts ? (double)c->requests : -1);
+	put_count(j, o, "errors", counts ? (double)c->errors : -1);
+	put_count(j, o, "cut", counts ? (double)c->cut : -1);
+	put_count(j, o, "chunks", counts ? (double)c->chunks : -1);
+	put_count(j, o, "multi_token_chunks", counts ? (double)c->multi_token_chunks : -1);
+
+	s = put_obj(j, o, "server");
+	if (s) {
+		int has = c->has_server_metrics;
+
+		put_bool(j, s, "available", has);
+		put_count(j, s, "scrapes", has ? (double)c->scrapes : -1);
+		put_num(j, s, "waiting_mean", has ? c->waiting_mean : NAN);
+		put_num(j, s, "waiting_max", has ? c->waiting_max : NAN);
+		put_num(j, s, "waiting_share", has ? c->waiting_share : NAN);
+		put_num(j, s, "running_mean", has ? c->running_mean : NAN);
+		put_num(j, s, "kv_usage_max", has ? c->kv_usage_max : NAN);
+		put_num(j, s, "preemptions", has ? c->preemptions : NAN);
+	}
+	memcpy(text, c->damage, sizeof c->damage);
+	text[sizeof c->damage] = '\0';
+	put_str(j, o, "damage", text[0] ? text : NULL);
+}
+
+enum tt_code tt__render_json_text(const struct tt_report *r, struct tt_buf *out,
+				 struct tt_error *err)
+{
+	struct jctx j = {0};
+	enum tt_code rc = TT_OK;
+	cJSON *root = cJSON_CreateObject(), *gen, *cells;
+	size_t *order = NULL, i;
+	char *text = NULL;
+
+	if (!root)
+		return tt_error_set(err, TT_ENOMEM, "render json: out of memory");
+	if (r->n_cells && !(order = tt__render_order(r))) {
+		rc = tt_error_set(err, TT_ENOMEM, "render json: out of memory");
+		goto cleanup;
+	}
+	put_str(&j, root, "schema", REPORT_SCHEMA);
+	put_str(&j, root, "version", REPORT_VERSION);
+	gen = put_obj(&j, root, "generator");
+	if (gen) {
+		put_str(&j, gen, "name", "tokentrace");
+		put_str(&j, gen, "version", tt_version());
+	}
+	run_object(&j, r, root);
+	cells = put_arr(&j, root, "cells");
+	for (i = 0; cells && i < r->n_cells; i++)
+		cell_object(&j, r, order[i], cells);
+	if (j.oom || !(text = cJSON_Print(root))) {
+		rc = tt_error_set(err, TT_ENOMEM, "render json: out of memory");
+		goto cleanup;
+	}
+	tt_buf_puts(out, text);
+	tt_buf_puts(out, "\n");
+
+cleanup:
+	free(text);
+	free(order);
+	cJSON_Delete(root);
+	return rc;
+}

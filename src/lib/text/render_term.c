@@ -1,0 +1,546 @@
+/* Terminal report: aligned tables that fit opts->width, status in colour
+ * when opts->color.  Wide tables drop their least important columns; the
+ * decode matrix splits into column groups instead, so no cell is lost. */
+#include "text/render_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIDDOT " \xc2\xb7 "
+#define GAP 2 /* spaces between columns */
+
+struct tcell {
+	char s[80];
+	const char *color; /* ANSI SGR parameters, NULL for none */
+};
+
+struct table {
+	size_t ncols, nrows;     /* nrows counts the header row */
+	struct tcell *cells;     /* nrows x ncols */
+	int right[32];           /* right-align the column */
+	int prio[32];            /* higher goes first when the width runs out; 0 never */
+	size_t width[32];
+	int shown[32];
+};
+
+static int table_init(struct table *t, size_t ncols, size_t nrows)
+{
+	memset(t, 0, sizeof *t);
+	if (ncols > 32)
+		return -1;
+	t->ncols = ncols;
+	t->nrows = nrows;
+	t->cells = calloc(ncols * nrows, sizeof *t->cells);
+	return t->cells ? 0 : -1;
+}
+
+static struct tcell *at(struct table *t, size_t row, size_t col)
+{
+	return &t->cells[row * t->ncols + col];
+}
+
+static void set(struct table *t, size_t row, size_t col, const char *s, const char *color)
+{
+	struct tcell *c = at(t, row, col);
+
+	snprintf(c->s, sizeof c->s, "%s", s);
+	c->color = color;
+}
+
+/* Columns on screen: UTF-8 continuation bytes take none. */
+static size_t display_width(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xC0) != 0x80)
+			n++;
+	return n;
+}
+
+static void pad(struct tt_buf *out, size_t n)
+{
+	static const char spaces[] = "                                ";
+
+	while (n > 0) {
+		size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
+
+		tt_buf_append(out, spaces, k);
+		n -= k;
+	}
+}
+
+static void emit(struct tt_buf *out, const char *s, const char *color, int use_color)
+{
+	if (use_color && color)
+		tt_buf_printf(out, "\x1b[%sm%s\x1b[0m", color, s);
+	else
+		tt_buf_puts(out, s);
+}
+
+/* Widths, then drop columns by priority until the table fits. */
+static void table_fit(struct table *t, size_t avail)
+{
+	size_t total, r, c;
+
+	for (c = 0; c < t->ncols; c++) {
+		t->width[c] = 0;
+		t->shown[c] = 1;
+		for (r = 0; r < t->nrows; r++) {
+			size_t w = display_width(at(t, r, c)->s);
+
+			if (w > t->width[c])
+				t->width[c] = w;
+		}
+	}
+	for (;;) {
+		size_t drop = t->ncols;
+		int best = 0;
+
+		total = 2; /* indent */
+		for (c = 0; c < t->ncols; c++)
+			if (t->shown[c])
+				total += t->width[c] + GAP;
+		if (total - GAP <= avail)
+			return;
+		for (c = 0; c < t->ncols; c++)
+			if (t->shown[c] && t->prio[c] > best) {
+				best = t->prio[c];
+				drop = c;
+			}
+		if (drop == t->ncols)
+			return; /* nothing left to drop: let the terminal wrap */
+		t->shown[drop] = 0;
+	}
+}
+
+static void table_print(struct table *t, size_t avail, int use_color, struct tt_buf *out)
+{
+	size_t r, c, last = 0;
+
+	table_fit(t, avail);
+	for (c = 0; c < t->ncols; c++)
+		if (t->shown[c])
+			last = c;
+	for (r = 0; r < t->nrows; r++) {
+		int first = 1;
+
+		tt_buf_puts(out, "  ");
+		for (c = 0; c < t->ncols; c++) {
+			struct tcell *cell = at(t, r, c);
+			size_t w;
+
+			if (!t->shown[c])
+				continue;
+			if (!first)
+				pad(out, GAP);
+			first = 0;
+			w = display_width(cell->s);
+			if (t->right[c])
+				pad(out, t->width[c] - w);
+			emit(out, cell->s, r == 0 ? "1" : cell->color, use_color);
+			if (!t->right[c] && c != last)
+				pad(out, t->width[c] - w);
+		}
+		tt_buf_puts(out, "\n");
+	}
+	tt_buf_puts(out, "\n");
+}
+
+/* Prose wrapped at spaces to fit avail columns; lines after the first are
+ * indented by `hang` spaces.  The caller has written `used` columns already. */
+static void wrap(struct tt_buf *out, const char *text, size_t used, size_t hang, size_t avail)
+{
+	const char *p = text;
+	size_t col = used;
+	int first = 1;
+
+	while (*p) {
+		const char *end = strchr(p, ' ');
+		size_t len = end ? (size_t)(end - p) : strlen(p), w;
+		char word[512];
+
+		snprintf(word, sizeof word, "%.*s", (int)len, p);
+		w = display_width(word);
+		if (!first && col + 1 + w > avail) {
+			tt_buf_puts(out, "\n");
+			pad(out, hang);
+			col = hang;
+		} else if (!first) {
+			tt_buf_puts(out, " ");
+			col++;
+		}
+		tt_buf_append(out, p, len);
+		col += w;
+		first = 0;
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	tt_buf_puts(out, "\n");
+}
+
+/* ---- statuses ----------------------------------------------------------- */
+
+static const char *status_color(enum tt_status s)
+{
+	switch (s) {
+	case TT_STATUS_VALID: return "32";
+	case TT_STATUS_QUEUED:
+	case TT_STATUS_TOO_FEW:
+	case TT_STATUS_CUT_SHORT: return "33";
+	case TT_STATUS_ERRORS:
+	case TT_STATUS_DAMAGED: return "31";
+	case TT_STATUS_OVER_CAPACITY:
+	case TT_STATUS_NOT_RUN: return "2";
+	case TT_STATUS_COUNT_: break;
+	}
+	return NULL;
+}
+
+/* One-letter tag shown beside a matrix figure whose cell is not Valid, so
+ * the status reads without colour too. */
+static char status_tag(enum tt_status s)
+{
+	static const char tags[TT_STATUS_COUNT_] = {0, 'Q', 'X', 'E', 'F', 'C', 'D', 'N'};
+
+	return (unsigned)s < TT_STATUS_COUNT_ ? tags[s] : '?';
+}
+
+/* ---- sections ----------------------------------------------------------- */
+
+static void header(const struct tt_report *r, int use_color, struct tt_buf *out)
+{
+	const struct tt_manifest *m = &r->manifest;
+	const char *model = m->model && *m->model ? m->model : m->served_model;
+	const char *gpu = tt__render_note(m, "gpu"), *vram = tt__render_note(m, "vram");
+	const char *quant = tt__render_note(m, "quantization");
+	const char *parts[3];
+	size_t i, np = 0;
+
+	emit(out, "Speed test matrix", "1", use_color);
+	tt_buf_printf(out, MIDDOT "%s", model ? model : "unknown model");
+	if (gpu)
+		tt_buf_printf(out, " on %s%s%s", gpu, vram ? " " : "", vram ? vram : "");
+	tt_buf_puts(out, "\n");
+	parts[0] = m->engine;
+	parts[1] = m->engine_version;
+	parts[2] = quant;
+	for (i = 0; i < 3; i++)
+		if (parts[i] && *parts[i])
+			tt_buf_printf(out, "%s%s", np++ ? MIDDOT : "", parts[i]);
+	if (m->duration_s > 0) {
+		char num[32];
+
+		tt__fmt_plain(m->duration_s, 3, num, sizeof num);
+		tt_buf_printf(out, "%s%s s windows", np++ ? MIDDOT : "", num);
+	}
+	if (r->source[0])
+		tt_buf_printf(out, "%s%s", np++ ? MIDDOT : "", r->source);
+	tt_buf_puts(out, np ? "\n\n" : "\n");
+}
+
+static void title(const char *s, size_t avail, int use_color, struct tt_buf *out)
+{
+	if (display_width(s) > avail) {
+		wrap(out, s, 0, 2, avail);
+		return;
+	}
+	emit(out, s, "1", use_color);
+	tt_buf_puts(out, "\n");
+}
+
+static enum tt_code prefill(const struct tt_report *r, const size_t *order, size_t avail,
+			    int use_color, struct tt_buf *out)
+{
+	struct table t;
+	size_t i, n = 0, row = 1;
+
+	for (i = 0; i < r->n_cells; i++)
+		n += r->cells[i].phase == TT_PHASE_PREFILL;
+	if (!n)
+		return TT_OK;
+	if (table_init(&t, 4, n + 1))
+		return TT_ENOMEM;
+	set(&t, 0, 0, "Context", NULL);
+	set(&t, 0, 1, "Prompt tok/s", NULL);
+	set(&t, 0, 2, "TTFT", NULL);
+	set(&t, 0, 3, "Status", NULL);
+	t.right[1] = t.right[2] = 1;
+	for (i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *c = &r->cells[order[i]];
+		char s[64];
+
+		if (c->phase != TT_PHASE_PREFILL)
+			continue;
+		tt__render_context(c->context, s, sizeof s);
+		set(&t, row, 0, s, NULL);
+		tt_fmt_rate(tt__render_has_counts(c) ? c->total_tok_s : NAN, s, sizeof s);
+		set(&t, row, 1, s, NULL);
+		tt_fmt_ms(tt__render_has_counts(c) ? c->ttft_ms.p50 : NAN, s, sizeof s);
+		set(&t, row, 2, s, NULL);
+		set(&t, row, 3, tt_status_name(c->status), status_color(c->status));
+		row++;
+	}
+	title("Prefill", avail, use_color, out);
+	table_print(&t, avail, use_color, out);
+	free(t.cells);
+	return TT_OK;
+}
+
+
+static const struct tt_cell_figures *find(const struct tt_report *r, int64_t ctx, int64_t conc)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_cells; i++)
+		if (r->cells[i].phase == TT_PHASE_DECODE && r->cells[i].context == ctx &&
+		    r->cells[i].concurrency == conc)
+			return &r->cells[i];
+	return NULL;
+}
+
+/* A matrix of one figure (ttft = 0: total tok/s, 1: median TTFT), split into
+ * column groups that fit the width. */
+static enum tt_code matrix(const struct tt_report *r, const int64_t *ctxs, size_t nctx,
+			   const int64_t *concs, size_t nconc, int ttft, size_t avail,
+			   int use_color, struct tt_buf *out)
+{
+	size_t start = 0;
+
+	while (start < nconc) {
+		struct table t;
+		size_t take = nconc - start, i, j, width;
+
+		if (take > 31)
+			take = 31;
+		if (table_init(&t, take + 1, nctx + 1))
+			return TT_ENOMEM;
+		set(&t, 0, 0, "Context", NULL);
+		for (j = 0; j < take; j++) {
+			char s[32];
+
+			snprintf(s, sizeof s, "%lld", (long long)concs[start + j]);
+			set(&t, 0, j + 1, s, NULL);
+			t.right[j + 1] = 1;
+		}
+		for (i = 0; i < nctx; i++) {
+			char s[64];
+
+			tt__render_context(ctxs[i], s, sizeof s);
+			set(&t, i + 1, 0, s, NULL);
+			for (j = 0; j < take; j++) {
+				const struct tt_cell_figures *c = find(r, ctxs[i], concs[start + j]);
+				char v[48];
+
+				if (!c) {
+					set(&t, i + 1, j + 1, TT_DASH, NULL);
+					continue;
+				}
+				if (!tt__render_has_counts(c)) {
+					set(&t, i + 1, j + 1,
+					    c->status == TT_STATUS_OVER_CAPACITY ? "over cap" : "not run",
+					    status_color(c->status));
+					continue;
+				}
+				if (ttft)
+					tt_fmt_ms(c->ttft_ms.p50, v, sizeof v);
+				else
+					tt_fmt_rate(c->total_tok_s, v, sizeof v);
+				if (c->status != TT_STATUS_VALID)
+					snprintf(s, sizeof s, "%s %c", v, status_tag(c->status));
+				else
+					snprintf(s, sizeof s, "%s", v);
+				set(&t, i + 1, j + 1, s,
+				    c->status == TT_STATUS_VALID ? NULL : status_color(c->status));
+			}
+		}
+		/* keep as many columns as fit; the rest go to the next group */
+		table_fit(&t, (size_t)-1);
+		width = 2 + t.width[0];
+		for (j = 0; j < take; j++) {
+			if (j > 0 && width + GAP + t.width[j + 1] > avail)
+				break;
+			width += GAP + t.width[j + 1];
+		}
+		for (; j < take; j++)
+			t.prio[j + 1] = (int)j + 1;
+		table_print(&t, avail, use_color, out);
+		for (j = 0; j < take && t.shown[j + 1]; j++)
+			;
+		free(t.cells);
+		start += j ? j : 1;
+	}
+	return TT_OK;
+}
+
+static enum tt_code decode(const struct tt_report *r, size_t avail, int use_color,
+			   struct tt_buf *out)
+{
+	int64_t *ctxs = malloc(r->n_cells * sizeof *ctxs);
+	int64_t *concs = malloc(r->n_cells * sizeof *concs);
+	enum tt_code rc = TT_OK;
+	size_t nctx, nconc;
+
+	if (!ctxs || !concs) {
+		rc = TT_ENOMEM;
+		goto cleanup;
+	}
+	nctx = tt__render_distinct(r, TT_PHASE_DECODE, 0, ctxs, r->n_cells);
+	nconc = tt__render_distinct(r, TT_PHASE_DECODE, 1, concs, r->n_cells);
+	if (!nctx)
+		goto cleanup;
+	title("Sustained decode: total tok/s (rows: context, columns: simultaneous requests)",
+	      avail, use_color, out);
+	rc = matrix(r, ctxs, nctx, concs, nconc, 0, avail, use_color, out);
+	if (rc)
+		goto cleanup;
+	title("Sustained decode: median TTFT", avail, use_color, out);
+	rc = matrix(r, ctxs, nctx, concs, nconc, 1, avail, use_color, out);
+
+cleanup:
+	free(ctxs);
+	free(concs);
+	return rc;
+}
+
+static void notes(const struct tt_report *r, const size_t *order, size_t avail, int use_color,
+		  struct tt_buf *out)
+{
+	char line[sizeof r->cells[0].reason + 128];
+	int seen[TT_STATUS_COUNT_] = {0};
+	size_t i;
+	int s, any = 0;
+
+	for (i = 0; i < r->n_cells; i++)
+		if (r->cells[i].status > 0 && r->cells[i].status < TT_STATUS_COUNT_)
+			seen[r->cells[i].status] = any = 1;
+	if (!any)
+		return;
+	title("Statuses", avail, use_color, out);
+	for (s = 1; s < TT_STATUS_COUNT_; s++) {
+		if (!seen[s])
+			continue;
+		/* the legend sentence starts with the status name */
+		tt_buf_puts(out, "  ");
+		emit(out, (char[2]){status_tag((enum tt_status)s), '\0'},
+		     status_color((enum tt_status)s), use_color);
+		tt_buf_puts(out, "  ");
+		wrap(out, tt_status_legend((enum tt_status)s), 5, 5, avail);
+	}
+	tt_buf_puts(out, "\n");
+	for (i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *c = &r->cells[order[i]];
+		char ctx[32];
+
+		if (c->status == TT_STATUS_VALID)
+			continue;
+		tt__render_context(c->context, ctx, sizeof ctx);
+		if (c->phase == TT_PHASE_PREFILL)
+			snprintf(line, sizeof line, "prefill %s: %s%s%.*s", ctx,
+				 tt_status_name(c->status), c->reason[0] ? MIDDOT : "",
+				 (int)sizeof c->reason, c->reason);
+		else
+			snprintf(line, sizeof line, "%s x %d: %s%s%.*s", ctx, c->concurrency,
+				 tt_status_name(c->status), c->reason[0] ? MIDDOT : "",
+				 (int)sizeof c->reason, c->reason);
+		tt_buf_puts(out, "  ");
+		wrap(out, line, 2, 4, avail);
+	}
+	tt_buf_puts(out, "\n");
+}
+
+static enum tt_code measurements(const struct tt_report *r, const size_t *order, size_t avail,
+				 int use_color, struct tt_buf *out)
+{
+	static const char *const heads[] = {
+		"Phase", "Context", "Conc", "Status", "Total tok/s", "Per req", "TTFT",
+		"TBT", "Active", "Completed", "Output tok", "Measured", "Errors",
+	};
+	/* dropped first when narrow: highest number; latencies stay longest */
+	static const int prio[] = {0, 0, 0, 0, 0, 3, 0, 2, 5, 6, 7, 8, 4};
+	struct table t;
+	size_t i, k, ncol = sizeof heads / sizeof heads[0];
+
+	if (table_init(&t, ncol, r->n_cells + 1))
+		return TT_ENOMEM;
+	for (k = 0; k < ncol; k++) {
+		set(&t, 0, k, heads[k], NULL);
+		t.prio[k] = prio[k];
+		t.right[k] = k >= 4 || k == 2;
+	}
+	for (i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *c = &r->cells[order[i]];
+		int counts = tt__render_has_counts(c), dec = tt__render_has_decode_figures(c);
+		size_t row = i + 1;
+		char s[64];
+
+		set(&t, row, 0, c->phase == TT_PHASE_PREFILL ? "prefill" : "decode", NULL);
+		tt__render_context(c->context, s, sizeof s);
+		set(&t, row, 1, s, NULL);
+		snprintf(s, sizeof s, "%d", c->concurrency);
+		set(&t, row, 2, s, NULL);
+		set(&t, row, 3, tt_status_name(c->status), status_color(c->status));
+		tt_fmt_rate(counts ? c->total_tok_s : NAN, s, sizeof s);
+		set(&t, row, 4, s, NULL);
+		tt_fmt_rate(dec ? c->per_request_tok_s.p50 : NAN, s, sizeof s);
+		set(&t, row, 5, s, NULL);
+		tt_fmt_ms(counts ? c->ttft_ms.p50 : NAN, s, sizeof s);
+		set(&t, row, 6, s, NULL);
+		tt_fmt_fixed1(dec ? c->tbt_ms.p50 : NAN, s, sizeof s);
+		if (dec && isfinite(c->tbt_ms.p50))
+			strcat(s, " ms");
+		set(&t, row, 7, s, NULL);
+		tt_fmt_fixed1(dec ? c->avg_active : NAN, s, sizeof s);
+		set(&t, row, 8, s, NULL);
+		tt_fmt_int(counts && c->completed >= 0 ? (double)c->completed : NAN, s, sizeof s);
+		set(&t, row, 9, s, NULL);
+		tt_fmt_int(dec && c->output_tokens >= 0 ? (double)c->output_tokens : NAN, s,
+			   sizeof s);
+		set(&t, row, 10, s, NULL);
+		tt_fmt_fixed1(dec ? c->measured_s : NAN, s, sizeof s);
+		if (dec && isfinite(c->measured_s))
+			strcat(s, " s");
+		set(&t, row, 11, s, NULL);
+		tt_fmt_int(counts && c->errors >= 0 ? (double)c->errors : NAN, s, sizeof s);
+		set(&t, row, 12, s, counts && c->errors > 0 ? "31" : NULL);
+	}
+	title("All measurements (latencies are medians)", avail, use_color, out);
+	table_print(&t, avail, use_color, out);
+	free(t.cells);
+	return TT_OK;
+}
+
+enum tt_code tt__render_term_text(const struct tt_report *r, const struct tt_render_opts *opts,
+				 struct tt_buf *out, struct tt_error *err)
+{
+	size_t avail = opts->width > 0 ? (size_t)opts->width : 120;
+	int use_color = opts->color != 0;
+	size_t *order = NULL;
+	enum tt_code rc = TT_OK;
+
+	if (r->n_cells && !(order = tt__render_order(r))) {
+		rc = TT_ENOMEM;
+		goto cleanup;
+	}
+	header(r, use_color, out);
+	if (!r->n_cells) {
+		tt_buf_puts(out, "no cells\n");
+		goto cleanup;
+	}
+	rc = prefill(r, order, avail, use_color, out);
+	if (!rc)
+		rc = decode(r, avail, use_color, out);
+	if (!rc)
+		notes(r, order, avail, use_color, out);
+	if (!rc)
+		rc = measurements(r, order, avail, use_color, out);
+
+cleanup:
+	free(order);
+	if (rc)
+		return tt_error_set(err, rc, "render term: out of memory");
+	return TT_OK;
+}
