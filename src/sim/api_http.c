@@ -1,6 +1,7 @@
-/* The HTTP side: routes, authentication, request parsing and the lifetime of
- * a request from arrival to its last byte (docs/sim.md, "API"). */
-#include "api_parse.h"
+/* The HTTP server: listening, routes, authentication, the simple routes'
+ * replies, and taking a generation request in (parse, faults that answer
+ * at once, handing it to the engine) (docs/sim.md, "API"). */
+#include "api_http.h"
 
 #include <cjson/cJSON.h>
 #include <event2/buffer.h>
@@ -10,166 +11,27 @@
 #include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "api_parse.h"
+#include "api_reply.h"
+#include "api_request.h"
+#include "api_stream.h"
+#include "engine.h"
+#include "faults.h"
+#include "lateness.h"
+#include "metrics.h"
+#include "sim_clock.h"
+#include "sim_config.h"
+#include "sim_req.h"
+#include "sim_server.h"
+#include "truth.h"
+
 #define MAX_BODY (64u << 20)
-
-/* ---- request bookkeeping ---- */
-
-static int live_add(struct sim_server *srv, struct sim_req *r)
-{
-	if (srv->nlive == srv->live_cap) {
-		size_t cap = srv->live_cap ? srv->live_cap * 2 : 64;
-		struct sim_req **nl = realloc(srv->live, cap * sizeof *nl);
-		if (!nl)
-			return -1;
-		srv->live = nl;
-		srv->live_cap = cap;
-	}
-	r->live_idx = srv->nlive;
-	srv->live[srv->nlive++] = r;
-	return 0;
-}
-
-/* The dirty list is a FIFO (dirty[dirty_head .. ndirty)): every request
- * with new tokens is served in turn, so under overload none starves while
- * the ones the output pass reached first get served again. */
-static void dirty_remove(struct sim_server *srv, struct sim_req *r)
-{
-	if (!r->dirty)
-		return;
-	struct sim_req *last = srv->dirty[--srv->ndirty];
-	srv->dirty[r->dirty_idx] = last;
-	last->dirty_idx = r->dirty_idx;
-	r->dirty = 0;
-	if (srv->dirty_head > srv->ndirty)
-		srv->dirty_head = srv->ndirty;
-}
-
-void api_mark_dirty(struct sim_server *srv, struct sim_req *r)
-{
-	if (r->dirty)
-		return;
-	if (srv->ndirty == srv->dirty_cap && srv->dirty_head) {
-		/* drop the served prefix */
-		size_t n = srv->ndirty - srv->dirty_head;
-		memmove(srv->dirty, srv->dirty + srv->dirty_head, n * sizeof *srv->dirty);
-		for (size_t i = 0; i < n; i++)
-			srv->dirty[i]->dirty_idx = i;
-		srv->ndirty = n;
-		srv->dirty_head = 0;
-	}
-	if (srv->ndirty == srv->dirty_cap) {
-		size_t cap = srv->dirty_cap ? srv->dirty_cap * 2 : 64;
-		struct sim_req **nd = realloc(srv->dirty, cap * sizeof *nd);
-		if (!nd)
-			return; /* the request is flushed when it next gets a token */
-		srv->dirty = nd;
-		srv->dirty_cap = cap;
-	}
-	r->dirty = 1;
-	r->dirty_idx = srv->ndirty;
-	srv->dirty[srv->ndirty++] = r;
-}
-
-void req_pend_push(struct sim_req *r, uint64_t model_ns)
-{
-	if (r->pend_head && r->pend_head == r->pend_len)
-		r->pend_head = r->pend_len = 0;
-	if (r->pend_len == r->pend_cap) {
-		if (r->pend_head) {
-			memmove(r->pend_ns, r->pend_ns + r->pend_head,
-				(r->pend_len - r->pend_head) * sizeof *r->pend_ns);
-			r->pend_len -= r->pend_head;
-			r->pend_head = 0;
-		}
-		if (r->pend_len == r->pend_cap) {
-			size_t cap = r->pend_cap ? r->pend_cap * 2 : 16;
-			uint64_t *np = realloc(r->pend_ns, cap * sizeof *np);
-			if (!np)
-				return; /* the token still counts; only its truth time is lost */
-			r->pend_ns = np;
-			r->pend_cap = cap;
-		}
-	}
-	r->pend_ns[r->pend_len++] = model_ns;
-}
-
-/* Frees the request; its HTTP side must already be finished or detached. */
-void req_free(struct sim_req *r)
-{
-	struct sim_server *srv;
-	if (!r)
-		return;
-	srv = r->srv;
-	dirty_remove(srv, r);
-	if (r->state == REQ_RUNNING || r->state == REQ_WAITING)
-		engine_abort(&srv->eng, r);
-	if (srv->nlive && srv->live[r->live_idx] == r) {
-		struct sim_req *last = srv->live[--srv->nlive];
-		srv->live[r->live_idx] = last;
-		last->live_idx = r->live_idx;
-	}
-	if (r->timer)
-		event_free(r->timer);
-	free(r->block_hash);
-	free(r->pend_ns);
-	free(r);
-}
-
-static void on_close(struct evhttp_connection *evcon, void *arg)
-{
-	struct sim_req *r = arg;
-	struct sim_server *srv = r->srv;
-	(void)evcon;
-	if (srv->shutting_down || !r->http)
-		return;
-	/* A request still being answered is detached from its connection by
-	 * libevent and left to us; one still listed is freed by libevent. */
-	if (!evhttp_request_get_connection(r->http))
-		evhttp_request_free(r->http);
-	r->http = NULL;
-	truth_end(&srv->truth, r, sim_now_ns(), OUT_CLIENT_GONE, 0);
-	srv->m.requests_err++;
-	req_free(r);
-}
-
-/* Ends the HTTP side of r normally (the last byte has been queued). */
-void api_finish_http(struct sim_req *r)
-{
-	struct evhttp_connection *evcon;
-	if (!r->http)
-		return;
-	evcon = evhttp_request_get_connection(r->http);
-	if (evcon)
-		evhttp_connection_set_closecb(evcon, NULL, NULL);
-	r->http = NULL;
-}
-
-/* RST instead of FIN: linger 0, then free the connection. */
-void api_reset_connection(struct sim_req *r)
-{
-	struct evhttp_connection *evcon;
-	if (!r->http)
-		return;
-	evcon = evhttp_request_get_connection(r->http);
-	r->http = NULL;
-	if (!evcon)
-		return;
-	evhttp_connection_set_closecb(evcon, NULL, NULL);
-	struct bufferevent *bev = evhttp_connection_get_bufferevent(evcon);
-	evutil_socket_t fd = bev ? bufferevent_getfd(bev) : -1;
-	if (fd >= 0) {
-		struct linger lg = {1, 0};
-		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
-	}
-	evhttp_connection_free(evcon);
-}
 
 /* When the first byte of the request now being read reached each socket:
  * the model's clock starts there, so a large body's upload and parse do not
@@ -204,90 +66,6 @@ static uint64_t take_first_byte(struct evhttp_request *http, uint64_t now)
 	return t;
 }
 
-/* ---- small reply helpers ---- */
-
-static void add_common_headers(struct evhttp_request *http, const char *ctype)
-{
-	struct evkeyvalq *h = evhttp_request_get_output_headers(http);
-	evhttp_add_header(h, "Content-Type", ctype);
-	const char *rid = evhttp_find_header(evhttp_request_get_input_headers(http),
-					     "X-Request-Id");
-	if (rid)
-		evhttp_add_header(h, "X-Request-Id", rid);
-}
-
-static void reply_text(struct evhttp_request *http, int status, const char *ctype,
-		       const char *body, size_t len)
-{
-	struct evbuffer *b = evbuffer_new();
-	if (!b) {
-		evhttp_send_error(http, 500, "out of memory");
-		return;
-	}
-	add_common_headers(http, ctype);
-	evbuffer_add(b, body, len);
-	evhttp_send_reply(http, status, status == 200 ? "OK" : "Error", b);
-	evbuffer_free(b);
-}
-
-static void reply_json(struct evhttp_request *http, int status, cJSON *obj)
-{
-	char *s = cJSON_PrintUnformatted(obj);
-	if (!s) {
-		evhttp_send_error(http, 500, "out of memory");
-		return;
-	}
-	reply_text(http, status, "application/json", s, strlen(s));
-	cJSON_free(s);
-}
-
-static const char *status_reason(int status)
-{
-	switch (status) {
-	case 400: return "Bad Request";
-	case 401: return "Unauthorized";
-	case 404: return "Not Found";
-	case 405: return "Method Not Allowed";
-	case 413: return "Payload Too Large";
-	case 429: return "Too Many Requests";
-	case 503: return "Service Unavailable";
-	default: return "Internal Server Error";
-	}
-}
-
-/* OpenAI-style error object: {"error":{"message","type","param","code"}}. */
-void stream_reject(struct sim_server *srv, struct evhttp_request *http, int status,
-		   const char *type, const char *param, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-	cJSON *root = cJSON_CreateObject(), *e = cJSON_CreateObject();
-	(void)srv;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	cJSON_AddStringToObject(e, "message", msg);
-	cJSON_AddStringToObject(e, "type", type);
-	if (param)
-		cJSON_AddStringToObject(e, "param", param);
-	else
-		cJSON_AddNullToObject(e, "param");
-	cJSON_AddNumberToObject(e, "code", status);
-	cJSON_AddItemToObject(root, "error", e);
-	char *s = cJSON_PrintUnformatted(root);
-	struct evbuffer *b = evbuffer_new();
-	add_common_headers(http, "application/json");
-	if (status == 429 || status == 503)
-		evhttp_add_header(evhttp_request_get_output_headers(http), "Retry-After", "1");
-	if (b && s)
-		evbuffer_add(b, s, strlen(s));
-	evhttp_send_reply(http, status, status_reason(status), b);
-	if (b)
-		evbuffer_free(b);
-	cJSON_free(s);
-	cJSON_Delete(root);
-}
-
 static const char *flavor_owner(enum sim_flavor f)
 {
 	return f == FLAVOR_SGLANG ? "sglang" : f == FLAVOR_LLAMACPP ? "llamacpp" : "vllm";
@@ -298,21 +76,21 @@ static const char *flavor_owner(enum sim_flavor f)
 static void h_health(struct sim_server *srv, struct evhttp_request *http)
 {
 	if (srv->cfg.flavor == FLAVOR_LLAMACPP)
-		reply_text(http, 200, "application/json", "{\"status\":\"ok\"}", 15);
+		api_reply_text(http, 200, "application/json", "{\"status\":\"ok\"}", 15);
 	else
-		reply_text(http, 200, "application/json", "", 0);
+		api_reply_text(http, 200, "application/json", "", 0);
 }
 
 static void h_version(struct sim_server *srv, struct evhttp_request *http)
 {
 	if (srv->cfg.flavor == FLAVOR_LLAMACPP) {
 		/* llama-server has no /version; it answers 404 like any unknown route */
-		stream_reject(srv, http, 404, "not_found_error", NULL, "File Not Found");
+		api_reject(http, 404, "not_found_error", NULL, "File Not Found");
 		return;
 	}
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "version", srv->cfg.server_version);
-	reply_json(http, 200, o);
+	api_reply_json(http, 200, o);
 	cJSON_Delete(o);
 }
 
@@ -335,7 +113,7 @@ static void h_models(struct sim_server *srv, struct evhttp_request *http)
 	}
 	cJSON_AddItemToArray(data, m);
 	cJSON_AddItemToObject(o, "data", data);
-	reply_json(http, 200, o);
+	api_reply_json(http, 200, o);
 	cJSON_Delete(o);
 }
 
@@ -346,8 +124,8 @@ static void h_metrics(struct sim_server *srv, struct evhttp_request *http)
 		evhttp_send_error(http, 500, "out of memory");
 		return;
 	}
-	metrics_render(srv, b);
-	add_common_headers(http, "text/plain; version=0.0.4; charset=utf-8");
+	metrics_render(&srv->m, &srv->eng, &srv->cfg, srv->start_unix, b);
+	api_add_headers(http, "text/plain; version=0.0.4; charset=utf-8");
 	evhttp_send_reply(http, 200, "OK", b);
 	evbuffer_free(b);
 }
@@ -363,7 +141,7 @@ static void h_server_info(struct sim_server *srv, struct evhttp_request *http)
 	cJSON_AddNumberToObject(o, "max_running_requests", srv->cfg.max_num_seqs);
 	cJSON_AddNumberToObject(o, "page_size", srv->cfg.block_size);
 	cJSON_AddStringToObject(o, "version", srv->cfg.server_version);
-	reply_json(http, 200, o);
+	api_reply_json(http, 200, o);
 	cJSON_Delete(o);
 }
 
@@ -385,7 +163,7 @@ static void h_slots(struct sim_server *srv, struct evhttp_request *http)
 		cJSON_AddNumberToObject(s, "n_decoded", r ? (double)r->generated : 0);
 		cJSON_AddItemToArray(a, s);
 	}
-	reply_json(http, 200, a);
+	api_reply_json(http, 200, a);
 	cJSON_Delete(a);
 }
 
@@ -397,7 +175,7 @@ static void h_props(struct sim_server *srv, struct evhttp_request *http)
 	cJSON_AddNumberToObject(o, "total_slots", srv->cfg.max_num_seqs);
 	cJSON_AddStringToObject(o, "model_path", srv->cfg.model);
 	cJSON_AddStringToObject(o, "build_info", srv->cfg.server_version);
-	reply_json(http, 200, o);
+	api_reply_json(http, 200, o);
 	cJSON_Delete(o);
 }
 
@@ -405,11 +183,11 @@ static void h_stats(struct sim_server *srv, struct evhttp_request *http)
 {
 	const struct lateness_hist *l = &srv->eng.late;
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "steps", (double)srv->m.steps);
-	cJSON_AddNumberToObject(o, "generation_tokens", (double)srv->m.generation_tokens);
+	cJSON_AddNumberToObject(o, "steps", (double)srv->eng.stats.steps);
+	cJSON_AddNumberToObject(o, "generation_tokens", (double)srv->eng.stats.generation_tokens);
 	cJSON_AddNumberToObject(o, "chunks", (double)srv->m.chunks);
 	cJSON_AddNumberToObject(o, "emitted_tokens", (double)srv->m.emitted_tokens);
-	cJSON_AddNumberToObject(o, "preemptions", (double)srv->m.preemptions);
+	cJSON_AddNumberToObject(o, "preemptions", (double)srv->eng.stats.preemptions);
 	cJSON_AddNumberToObject(o, "lateness_p50_us", (double)lateness_quantile_ns(l, 0.5) / 1e3);
 	cJSON_AddNumberToObject(o, "lateness_p99_us", (double)lateness_quantile_ns(l, 0.99) / 1e3);
 	cJSON_AddNumberToObject(o, "lateness_max_us", (double)l->max_ns / 1e3);
@@ -429,8 +207,21 @@ static void h_stats(struct sim_server *srv, struct evhttp_request *http)
 	const char *q = uri ? evhttp_uri_get_query(uri) : NULL;
 	if (q && strstr(q, "reset=1"))
 		memset(&srv->eng.late, 0, sizeof srv->eng.late);
-	reply_json(http, 200, o);
+	api_reply_json(http, 200, o);
 	cJSON_Delete(o);
+}
+
+/* The body as a JSON object, or NULL after answering 400. */
+static cJSON *read_body(struct evhttp_request *http)
+{
+	struct evbuffer *in = evhttp_request_get_input_buffer(http);
+	size_t len = evbuffer_get_length(in);
+	const char *body = (const char *)evbuffer_pullup(in, -1);
+	struct perr pe = {0, NULL, NULL, {0}};
+	cJSON *root = api_parse_body(body, len, &pe);
+	if (!root)
+		api_reject(http, pe.status, pe.type, pe.param, "%s", pe.msg);
+	return root;
 }
 
 /* ---- generation requests ---- */
@@ -439,7 +230,7 @@ static void start_request(struct sim_req *r)
 {
 	struct sim_server *srv = r->srv;
 	if (r->stream && r->http) {
-		add_common_headers(r->http, "text/event-stream; charset=utf-8");
+		api_add_headers(r->http, "text/event-stream; charset=utf-8");
 		evhttp_add_header(evhttp_request_get_output_headers(r->http), "Cache-Control",
 				  "no-cache");
 		/* as llama.cpp's HTTP server ends a keep-alive connection after
@@ -472,14 +263,14 @@ static void h_generate(struct sim_server *srv, struct evhttp_request *http, enum
 	/* arrival is before parsing: a 128K-token prompt is ~750 KB of JSON and
 	 * the model's clock must not wait for our parser */
 	uint64_t arrival = srv->cur_arrival_ns;
-	cJSON *root = api_parse_body(srv, http);
+	cJSON *root = read_body(http);
 	const char *rid;
 
 	if (!root)
 		return;
 	r = calloc(1, sizeof *r);
 	if (!r) {
-		stream_reject(srv, http, 500, "InternalServerError", NULL, "out of memory");
+		api_reject(http, 500, "InternalServerError", NULL, "out of memory");
 		goto cleanup;
 	}
 	r->srv = srv;
@@ -490,14 +281,14 @@ static void h_generate(struct sim_server *srv, struct evhttp_request *http, enum
 	rid = evhttp_find_header(evhttp_request_get_input_headers(http), "X-Request-Id");
 	if (rid)
 		snprintf(r->client_id, sizeof r->client_id, "%s", rid);
-	if (api_parse_generation(srv, root, r, &ids, &pe)) {
-		stream_reject(srv, http, pe.status, pe.type, pe.param, "%s", pe.msg);
+	if (api_parse_generation(&srv->cfg, root, r, &ids, &pe)) {
+		api_reject(http, pe.status, pe.type, pe.param, "%s", pe.msg);
 		truth_request(&srv->truth, r);
 		truth_end(&srv->truth, r, sim_now_ns(), OUT_REJECTED, pe.status);
 		srv->m.requests_err++;
 		goto cleanup;
 	}
-	r->fault = fault_pick(srv, r->id);
+	r->fault = fault_pick(srv->cfg.faults, srv->cfg.nfaults, &srv->rng, r->id);
 	truth_request(&srv->truth, r);
 	switch (r->fault.kind) {
 	case FAULT_HTTP500:
@@ -506,7 +297,7 @@ static void h_generate(struct sim_server *srv, struct evhttp_request *http, enum
 		int st = r->fault.kind == FAULT_HTTP500 ? 500 : r->fault.kind == FAULT_HTTP429 ? 429 : 503;
 		const char *type = st == 500 ? "InternalServerError" :
 				   st == 429 ? "RateLimitError" : "ServiceUnavailableError";
-		stream_reject(srv, http, st, type, NULL, "simulated fault: HTTP %d on request %llu",
+		api_reject(http, st, type, NULL, "simulated fault: HTTP %d on request %llu",
 			      st, (unsigned long long)r->id);
 		truth_end(&srv->truth, r, sim_now_ns(), OUT_REJECTED, st);
 		srv->m.requests_err++;
@@ -515,12 +306,11 @@ static void h_generate(struct sim_server *srv, struct evhttp_request *http, enum
 	default:
 		break;
 	}
-	if (live_add(srv, r)) {
-		stream_reject(srv, http, 500, "InternalServerError", NULL, "out of memory");
+	if (api_request_add(srv, r)) {
+		api_reject(http, 500, "InternalServerError", NULL, "out of memory");
 		goto cleanup;
 	}
-	r->http = http;
-	evhttp_connection_set_closecb(evhttp_request_get_connection(http), on_close, r);
+	api_request_attach(r, http);
 	if (r->fault.kind == FAULT_SLOW_HEADERS) {
 		double s = r->fault.seconds;
 		struct timeval tv = {(time_t)s, (suseconds_t)((s - floor(s)) * 1e6)};
@@ -543,7 +333,7 @@ static void h_tokenize(struct sim_server *srv, struct evhttp_request *http)
 {
 	struct perr pe = {0, NULL, NULL, {0}};
 	struct ids ids = {NULL, 0};
-	cJSON *root = api_parse_body(srv, http), *o = NULL, *arr;
+	cJSON *root = read_body(http), *o = NULL, *arr;
 	const cJSON *v;
 	int rc;
 
@@ -557,7 +347,7 @@ static void h_tokenize(struct sim_server *srv, struct evhttp_request *http)
 		rc = api_prompt_ids(root, &ids, &pe);
 	}
 	if (rc) {
-		stream_reject(srv, http, pe.status, pe.type, pe.param, "%s", pe.msg);
+		api_reject(http, pe.status, pe.type, pe.param, "%s", pe.msg);
 		goto cleanup;
 	}
 	o = cJSON_CreateObject();
@@ -567,7 +357,7 @@ static void h_tokenize(struct sim_server *srv, struct evhttp_request *http)
 	for (size_t i = 0; i < ids.n; i++)
 		cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)ids.v[i]));
 	cJSON_AddNullToObject(o, "token_strs");
-	reply_json(http, 200, o);
+	api_reply_json(http, 200, o);
 cleanup:
 	cJSON_Delete(o);
 	cJSON_Delete(root);
@@ -655,7 +445,7 @@ static void on_request(struct evhttp_request *http, void *arg)
 		if (rt->method != method)
 			continue;
 		if (rt->auth == AUTH_KEY && !authorized(srv, http)) {
-			stream_reject(srv, http, 401, "AuthenticationError", NULL,
+			api_reject(http, 401, "AuthenticationError", NULL,
 				      "Unauthorized: send 'Authorization: Bearer <api key>'");
 			return;
 		}
@@ -663,62 +453,17 @@ static void on_request(struct evhttp_request *http, void *arg)
 		return;
 	}
 	if (path_known)
-		stream_reject(srv, http, 405, "MethodNotAllowed", NULL, "Method Not Allowed on '%s'",
+		api_reject(http, 405, "MethodNotAllowed", NULL, "Method Not Allowed on '%s'",
 			      path);
 	else
-		stream_reject(srv, http, 404, "NotFoundError", NULL, "Not Found: '%s'", path);
+		api_reject(http, 404, "NotFoundError", NULL, "Not Found: '%s'", path);
 }
 
 static void on_flush(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	api_flush(arg);
-}
-
-/* Whether the output pass is more than a step behind the engine: the
- * oldest token waiting at the head of the queue is older than one step. */
-static int behind(const struct sim_server *srv, uint64_t now)
-{
-	const struct sim_req *r = srv->dirty[srv->dirty_head];
-	uint64_t step = srv->eng.step_end_ns - srv->eng.step_start_ns;
-	if (r->pend_head >= r->pend_len)
-		return 0;
-	return now - r->pend_ns[r->pend_head] > step;
-}
-
-/* Sends what the dirty requests have produced.  Gives the loop back after
- * ~25 us so a due engine step is never held up by a long flush. */
-void api_flush(struct sim_server *srv)
-{
-	uint64_t start = sim_now_ns();
-	unsigned k = 0;
-	while (srv->dirty_head < srv->ndirty) {
-		struct sim_req *r = srv->dirty[srv->dirty_head++];
-		r->dirty = 0;
-		stream_emit(srv, r);
-		uint64_t now;
-		if ((++k & 7) == 0 && (now = sim_now_ns()) - start > 25000) {
-			if (srv->dirty_head < srv->ndirty) {
-				if (behind(srv, now)) {
-					/* Overloaded: give the core back for a moment
-					 * before the next slice.  Chunks merge meanwhile,
-					 * as on a real server, and a simulator that sleeps
-					 * now and then is woken on time by the kernel,
-					 * where a busy one waits for its turn. */
-					struct timeval pause = {0, 25};
-					/* relative to now, not to the loop's cached
-					 * time, which is a whole slice old */
-					event_base_update_cache_time(srv->base);
-					evtimer_add(srv->flush_pause_ev, &pause);
-				} else {
-					event_active(srv->flush_ev, EV_WRITE, 0);
-				}
-			}
-			return;
-		}
-	}
-	srv->dirty_head = srv->ndirty = 0;
+	stream_flush(arg);
 }
 
 /* Big token-id prompts (128K ids are ~750 KB of JSON) arrive in fewer loop
@@ -740,6 +485,7 @@ int api_start(struct sim_server *srv, char *err, size_t errlen)
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof ss;
 
+	api_request_hook_engine(srv);
 	srv->http = evhttp_new(srv->base);
 	srv->scratch = evbuffer_new();
 	srv->flush_ev = event_new(srv->base, -1, 0, on_flush, srv);
@@ -770,4 +516,27 @@ int api_start(struct sim_server *srv, char *err, size_t errlen)
 	else
 		srv->port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
 	return 0;
+}
+
+void api_stop(struct sim_server *srv)
+{
+	srv->shutting_down = 1;
+	api_request_detach_all(srv, sim_now_ns());
+	if (srv->http)
+		evhttp_free(srv->http);
+	srv->http = NULL;
+	api_request_free_all(srv);
+	if (srv->flush_ev)
+		event_free(srv->flush_ev);
+	if (srv->flush_pause_ev)
+		event_free(srv->flush_pause_ev);
+	srv->flush_ev = srv->flush_pause_ev = NULL;
+	if (srv->scratch)
+		evbuffer_free(srv->scratch);
+	srv->scratch = NULL;
+	free(srv->ob);
+	free(srv->live);
+	free(srv->dirty);
+	srv->ob = NULL;
+	srv->live = srv->dirty = NULL;
 }

@@ -2,41 +2,15 @@
  * text, token ids or chat messages (docs/sim.md, "API"). */
 #include "api_parse.h"
 
-#include <event2/buffer.h>
-#include <event2/http.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-cJSON *api_parse_body(struct sim_server *srv, struct evhttp_request *http)
-{
-	struct evbuffer *in = evhttp_request_get_input_buffer(http);
-	size_t len = evbuffer_get_length(in);
-	const char *body = (const char *)evbuffer_pullup(in, -1);
-	const char *end = NULL;
-	cJSON *root;
-
-	if (!len || !body) {
-		stream_reject(srv, http, 400, "BadRequestError", NULL,
-			      "request body is empty; expected a JSON object");
-		return NULL;
-	}
-	root = cJSON_ParseWithLengthOpts(body, len, &end, 0);
-	if (!root) {
-		size_t at = end && end >= body ? (size_t)(end - body) : 0;
-		stream_reject(srv, http, 400, "BadRequestError", NULL,
-			      "request body is not valid JSON (error at byte %zu of %zu)", at, len);
-		return NULL;
-	}
-	if (!cJSON_IsObject(root)) {
-		stream_reject(srv, http, 400, "BadRequestError", NULL,
-			      "request body must be a JSON object");
-		cJSON_Delete(root);
-		return NULL;
-	}
-	return root;
-}
+#include "sim_config.h"
+#include "sim_req.h"
+#include "tokenizer.h"
 
 static int fail(struct perr *pe, int status, const char *param, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -53,6 +27,30 @@ static int fail(struct perr *pe, int status, const char *param, const char *fmt,
 	vsnprintf(pe->msg, sizeof pe->msg, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+cJSON *api_parse_body(const char *body, size_t len, struct perr *pe)
+{
+	const char *end = NULL;
+	cJSON *root;
+
+	if (!len || !body) {
+		fail(pe, 400, NULL, "request body is empty; expected a JSON object");
+		return NULL;
+	}
+	root = cJSON_ParseWithLengthOpts(body, len, &end, 0);
+	if (!root) {
+		size_t at = end && end >= body ? (size_t)(end - body) : 0;
+		fail(pe, 400, NULL, "request body is not valid JSON (error at byte %zu of %zu)", at,
+		     len);
+		return NULL;
+	}
+	if (!cJSON_IsObject(root)) {
+		fail(pe, 400, NULL, "request body must be a JSON object");
+		cJSON_Delete(root);
+		return NULL;
+	}
+	return root;
 }
 
 static const char *json_type(const cJSON *v)
@@ -218,10 +216,9 @@ cleanup:
 	return rc;
 }
 
-int api_parse_generation(struct sim_server *srv, const cJSON *root, struct sim_req *r,
-			    struct ids *ids, struct perr *pe)
+int api_parse_generation(const struct sim_config *c, const cJSON *root, struct sim_req *r,
+			 struct ids *ids, struct perr *pe)
 {
-	const struct sim_config *c = &srv->cfg;
 	const cJSON *v;
 	int64_t max_tokens = -1;
 	int has_max = 0, ignore_eos = 0, temp_set = 0;
@@ -305,7 +302,7 @@ int api_parse_generation(struct sim_server *srv, const cJSON *root, struct sim_r
 	r->text_seed = sim_hash_tokens(ids->v, ids->n, 0);
 	if (temp_set && temperature > 0)
 		r->text_seed ^= r->id * 0x9E3779B97F4A7C15ULL;
-	if (srv->cfg.flavor == FLAVOR_LLAMACPP) {
+	if (c->flavor == FLAVOR_LLAMACPP) {
 		/* llama-server sends usage only in the final chunk */
 		r->continuous_usage = 0;
 		r->include_usage = r->stream;

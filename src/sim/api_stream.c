@@ -1,6 +1,7 @@
 /* Response bodies: SSE chunks as vLLM, SGLang and llama-server write them,
- * non-streamed JSON, and the mid-stream faults (docs/sim.md, "API"). */
-#include "sim.h"
+ * non-streamed JSON, the mid-stream faults, and the output pass that sends
+ * them (docs/sim.md, "API"; docs/engines.md for how each server streams). */
+#include "api_stream.h"
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -10,6 +11,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+
+#include "api_reply.h"
+#include "api_request.h"
+#include "engine.h"
+#include "faults.h"
+#include "metrics.h"
+#include "sim_clock.h"
+#include "sim_config.h"
+#include "sim_req.h"
+#include "sim_server.h"
+#include "tokenizer.h"
+#include "truth.h"
 
 #define ADD_LIT(b, s) evbuffer_add((b), (s), sizeof(s) - 1)
 
@@ -435,9 +448,8 @@ static void emit_whole(struct sim_server *srv, struct sim_req *r, uint64_t now)
 			fire_fault(srv, r, now);
 			return;
 		} else if (r->fault.kind == FAULT_ERROR_EVENT) {
-			stream_reject(srv, r->http, 500, "InternalServerError", NULL,
-				      "simulated engine error on request %llu",
-				      (unsigned long long)r->id);
+			api_reject(r->http, 500, "InternalServerError", NULL,
+				   "simulated engine error on request %llu", (unsigned long long)r->id);
 			api_finish_http(r);
 			srv->m.requests_err++;
 			truth_end(&srv->truth, r, now, OUT_FAULT_ERROR, 500);
@@ -476,12 +488,7 @@ static void emit_whole(struct sim_server *srv, struct sim_req *r, uint64_t now)
 		ADD_LIT(b, "}");
 	struct evhttp_request *http = r->http;
 	if (http) {
-		struct evkeyvalq *h = evhttp_request_get_output_headers(http);
-		evhttp_add_header(h, "Content-Type", "application/json");
-		const char *rid = evhttp_find_header(evhttp_request_get_input_headers(http),
-						     "X-Request-Id");
-		if (rid)
-			evhttp_add_header(h, "X-Request-Id", rid);
+		api_add_headers(http, "application/json");
 		api_finish_http(r);
 		evhttp_send_reply(http, 200, "OK", b);
 	}
@@ -493,7 +500,9 @@ static void emit_whole(struct sim_server *srv, struct sim_req *r, uint64_t now)
 	req_free(r);
 }
 
-void stream_emit(struct sim_server *srv, struct sim_req *r)
+/* Sends what r has produced since the last pass (as far as --stream-interval
+ * and its fault allow), and ends r when it is done. */
+static void stream_emit(struct sim_server *srv, struct sim_req *r)
 {
 	uint64_t now = sim_now_ns();
 	int done = r->state == REQ_FINISHED;
@@ -531,4 +540,49 @@ void stream_emit(struct sim_server *srv, struct sim_req *r)
 	}
 	if (done && r->emitted == r->generated)
 		finish_stream(srv, r);
+}
+
+/* Whether the output pass is more than a step behind the engine: the
+ * oldest token waiting at the head of the queue is older than one step. */
+static int behind(const struct sim_server *srv, uint64_t now)
+{
+	const struct sim_req *r = srv->dirty[srv->dirty_head];
+	uint64_t step = srv->eng.step_end_ns - srv->eng.step_start_ns;
+	if (r->pend_head >= r->pend_len)
+		return 0;
+	return now - r->pend_ns[r->pend_head] > step;
+}
+
+/* The pass yields after ~25 us so that a due engine step is never held up
+ * by a long flush. */
+void stream_flush(struct sim_server *srv)
+{
+	uint64_t start = sim_now_ns();
+	unsigned k = 0;
+	while (srv->dirty_head < srv->ndirty) {
+		struct sim_req *r = srv->dirty[srv->dirty_head++];
+		r->dirty = 0;
+		stream_emit(srv, r);
+		uint64_t now;
+		if ((++k & 7) == 0 && (now = sim_now_ns()) - start > 25000) {
+			if (srv->dirty_head < srv->ndirty) {
+				if (behind(srv, now)) {
+					/* Overloaded: give the core back for a moment
+					 * before the next slice.  Chunks merge meanwhile,
+					 * as on a real server, and a simulator that sleeps
+					 * now and then is woken on time by the kernel,
+					 * where a busy one waits for its turn. */
+					struct timeval pause = {0, 25};
+					/* relative to now, not to the loop's cached
+					 * time, which is a whole slice old */
+					event_base_update_cache_time(srv->base);
+					evtimer_add(srv->flush_pause_ev, &pause);
+				} else {
+					event_active(srv->flush_ev, EV_WRITE, 0);
+				}
+			}
+			return;
+		}
+	}
+	srv->dirty_head = srv->ndirty = 0;
 }

@@ -1,77 +1,26 @@
 /* The engine model: continuous batching in steps on an absolute timeline,
- * chunked prefill under a token budget, a paged KV cache with preemption and a
- * prefix cache.  Formulas in docs/sim.md, "Engine model". */
-#include "sim.h"
+ * chunked prefill under a token budget, a paged KV cache with preemption and
+ * admission against the prefix cache.  Formulas in docs/sim.md, "Engine
+ * model". */
+#include "engine.h"
 
 #include <event2/event.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lateness.h"
+#include "prefix_cache.h"
+#include "sim_clock.h"
+#include "sim_config.h"
+#include "sim_req.h"
+#include "tokentrace/profile.h"
+
 static int64_t blocks_for(const struct engine *e, int64_t tokens)
 {
-	int64_t bs = e->srv->cfg.block_size;
+	int64_t bs = e->cfg->block_size;
 	return (tokens + bs - 1) / bs;
-}
-
-/* ---- prefix cache: open addressing over block hashes ---- */
-
-static int pc_init(struct prefix_cache *pc, size_t blocks)
-{
-	size_t cap = 1024;
-	/* twice the KV blocks, at most 1M slots (8 MiB) */
-	while (cap < blocks * 2 && cap < ((size_t)1 << 20))
-		cap *= 2;
-	pc->slots = calloc(cap, sizeof *pc->slots);
-	pc->cap = cap;
-	pc->used = 0;
-	if (!pc->slots)
-		return -1;
-	/* Touch every page now: first-touch faults in the middle of a step
-	 * cost milliseconds on a long prompt.  volatile, or the compiler
-	 * drops the stores to memory it knows is zero. */
-	volatile uint64_t *v = pc->slots;
-	for (size_t i = 0; i < cap; i += 512)
-		v[i] = 0;
-	return 0;
-}
-
-void prefix_cache_release(struct prefix_cache *pc)
-{
-	free(pc->slots);
-	pc->slots = NULL;
-}
-
-static int pc_has(const struct prefix_cache *pc, uint64_t h)
-{
-	h |= 1; /* 0 marks an empty slot */
-	for (size_t i = h & (pc->cap - 1);; i = (i + 1) & (pc->cap - 1)) {
-		if (pc->slots[i] == h)
-			return 1;
-		if (!pc->slots[i])
-			return 0;
-	}
-}
-
-static void pc_add(struct prefix_cache *pc, uint64_t h)
-{
-	h |= 1;
-	/* Eviction is all at once when three quarters full: a real server
-	 * evicts least recently used blocks, but what the tests need is that
-	 * recent prompts hit and that the table stays bounded. */
-	if (pc->used * 4 >= pc->cap * 3) {
-		memset(pc->slots, 0, pc->cap * sizeof *pc->slots);
-		pc->used = 0;
-	}
-	for (size_t i = h & (pc->cap - 1);; i = (i + 1) & (pc->cap - 1)) {
-		if (pc->slots[i] == h)
-			return;
-		if (!pc->slots[i]) {
-			pc->slots[i] = h;
-			pc->used++;
-			return;
-		}
-	}
 }
 
 /* ---- queues ---- */
@@ -156,7 +105,7 @@ static void preempt(struct engine *e, struct sim_req *r)
 	r->step_chunk = r->step_decode = 0;
 	r->state = REQ_WAITING;
 	r->preemptions++;
-	e->srv->m.preemptions++;
+	e->stats.preemptions++;
 	waiting_push_front(e, r);
 }
 
@@ -167,19 +116,18 @@ struct step_plan {
 	double sum_ctx, sum_prompt, prefill_ms;
 };
 
-static double prefill_rate(const struct sim_server *srv, int64_t context)
+static double prefill_rate(const struct sim_config *c, int64_t context)
 {
 	double r = NAN;
-	if (srv->cfg.profile)
-		r = tt_profile_prefill_tok_s(srv->cfg.profile, context);
+	if (c->profile)
+		r = tt_profile_prefill_tok_s(c->profile, context);
 	if (!(r > 0))
-		r = srv->cfg.prefill_tok_s;
+		r = c->prefill_tok_s;
 	return r;
 }
 
-static uint64_t step_duration_ns(const struct sim_server *srv, const struct step_plan *p)
+static uint64_t step_duration_ns(const struct sim_config *c, const struct step_plan *p)
 {
-	const struct sim_config *c = &srv->cfg;
 	double ms = p->prefill_ms;
 
 	if (p->n_decode > 0) {
@@ -197,7 +145,7 @@ static uint64_t step_duration_ns(const struct sim_server *srv, const struct step
 	return ns < 1000 ? 1000 : (uint64_t)ns;
 }
 
-static void plan_prefill(const struct sim_server *srv, struct sim_req *r, int *budget,
+static void plan_prefill(const struct sim_config *c, struct sim_req *r, int *budget,
 			 struct step_plan *p)
 {
 	int64_t left = r->prefill_target - r->computed;
@@ -208,16 +156,16 @@ static void plan_prefill(const struct sim_server *srv, struct sim_req *r, int *b
 	*budget -= chunk;
 	/* Each chunk costs its share of the whole prompt's measured prefill
 	 * time, so a cold prefill takes exactly target / rate(target). */
-	p->prefill_ms += 1000.0 * chunk / prefill_rate(srv, r->prefill_target);
+	p->prefill_ms += 1000.0 * chunk / prefill_rate(c, r->prefill_target);
 }
 
 static int64_t cached_prefix(struct engine *e, struct sim_req *r)
 {
-	const struct sim_config *c = &e->srv->cfg;
+	const struct sim_config *c = e->cfg;
 	size_t hit = 0;
 	if (!c->prefix_caching)
 		return 0;
-	while (hit < r->nblocks && pc_has(&e->pc, r->block_hash[hit]))
+	while (hit < r->nblocks && prefix_cache_has(&e->pc, r->block_hash[hit]))
 		hit++;
 	/* the last block is always recomputed, as in vLLM */
 	int64_t max_cached = ((r->prefill_target - 1) / c->block_size) * c->block_size;
@@ -234,7 +182,7 @@ static int64_t cached_prefix(struct engine *e, struct sim_req *r)
  * prefill-rate model; parametric runs have no turnover. */
 static uint64_t turnover_until(const struct engine *e, const struct sim_req *r, int64_t cached)
 {
-	const struct sim_config *c = &e->srv->cfg;
+	const struct sim_config *c = e->cfg;
 	double ttft, step;
 
 	if (!c->profile || cached <= 0 || r->generated > 0)
@@ -249,8 +197,7 @@ static uint64_t turnover_until(const struct engine *e, const struct sim_req *r, 
 /* Composes the step starting at time t; returns 0 when there is nothing to do. */
 static int plan_step(struct engine *e, uint64_t t, uint64_t *dur)
 {
-	struct sim_server *srv = e->srv;
-	const struct sim_config *c = &srv->cfg;
+	const struct sim_config *c = e->cfg;
 	struct step_plan p = {0, 0, 0, 0};
 	int budget = c->max_batched_tokens, work = 0;
 
@@ -265,7 +212,7 @@ static int plan_step(struct engine *e, uint64_t t, uint64_t *dur)
 			continue;
 		}
 		if (r->computed < r->prefill_target) {
-			plan_prefill(srv, r, &budget, &p);
+			plan_prefill(c, r, &budget, &p);
 			work |= r->step_chunk > 0;
 			continue;
 		}
@@ -313,17 +260,17 @@ static int plan_step(struct engine *e, uint64_t t, uint64_t *dur)
 		r->cached_tokens = cached;
 		r->state = REQ_RUNNING;
 		r->step_chunk = r->step_decode = 0;
-		srv->m.prefix_queries += (uint64_t)r->prompt_tokens;
-		srv->m.prefix_hits += (uint64_t)cached;
+		e->stats.prefix_queries += (uint64_t)r->prompt_tokens;
+		e->stats.prefix_hits += (uint64_t)cached;
 		if (!r->preemptions)
-			srv->m.prompt_tokens += (uint64_t)r->prompt_tokens;
+			e->stats.prompt_tokens += (uint64_t)r->prompt_tokens;
 		r->hold_until = turnover_until(e, r, cached);
 		if (r->hold_until > t) {
 			if (!min_hold || r->hold_until < min_hold)
 				min_hold = r->hold_until;
 			continue;
 		}
-		plan_prefill(srv, r, &budget, &p);
+		plan_prefill(c, r, &budget, &p);
 		work |= r->step_chunk > 0;
 	}
 	if (!work && min_hold > t) {
@@ -335,8 +282,8 @@ static int plan_step(struct engine *e, uint64_t t, uint64_t *dur)
 	if (!work)
 		return 0;
 	e->step_start_ns = t;
-	*dur = step_duration_ns(srv, &p);
-	srv->m.busy_slot_sum += (double)e->nrunning;
+	*dur = step_duration_ns(c, &p);
+	e->stats.busy_slot_sum += (double)e->nrunning;
 	return 1;
 }
 
@@ -346,10 +293,23 @@ static void finish(struct engine *e, struct sim_req *r)
 	r->state = REQ_FINISHED;
 }
 
+/* sglang:gen_throughput is the rate over the last logging interval (1 s). */
+static void note_tokens(struct engine_stats *s, uint64_t now_ns, uint64_t n)
+{
+	if (!s->gen_window_start_ns)
+		s->gen_window_start_ns = now_ns;
+	s->gen_window_tokens += n;
+	if (now_ns - s->gen_window_start_ns >= 1000000000u) {
+		s->gen_throughput = (double)s->gen_window_tokens * 1e9 /
+				    (double)(now_ns - s->gen_window_start_ns);
+		s->gen_window_start_ns = now_ns;
+		s->gen_window_tokens = 0;
+	}
+}
+
 /* The step that ended at time t: hand out its tokens. */
 static int complete_step(struct engine *e, uint64_t t)
 {
-	struct sim_server *srv = e->srv;
 	size_t j = 0;
 	int finished = 0;
 	uint64_t produced = 0;
@@ -361,9 +321,9 @@ static int complete_step(struct engine *e, uint64_t t)
 			r->computed += r->step_chunk;
 			if (r->computed >= r->prefill_target) {
 				token = 1;
-				if (srv->cfg.prefix_caching)
+				if (e->cfg->prefix_caching)
 					for (size_t b = 0; b < r->nblocks; b++)
-						pc_add(&e->pc, r->block_hash[b]);
+						prefix_cache_add(&e->pc, r->block_hash[b]);
 			}
 		} else if (r->step_decode) {
 			r->computed++;
@@ -373,8 +333,7 @@ static int complete_step(struct engine *e, uint64_t t)
 		if (token) {
 			r->generated++;
 			produced++;
-			req_pend_push(r, t);
-			api_mark_dirty(srv, r);
+			e->hooks.token(e->hooks.ctx, r, t);
 			if (r->generated >= r->target_len) {
 				finish(e, r);
 				finished = 1;
@@ -384,9 +343,9 @@ static int complete_step(struct engine *e, uint64_t t)
 		e->running[j++] = r;
 	}
 	e->nrunning = j;
-	srv->m.generation_tokens += produced;
-	srv->m.steps++;
-	metrics_note_tokens(&srv->m, t, produced);
+	e->stats.generation_tokens += produced;
+	e->stats.steps++;
+	note_tokens(&e->stats, t, produced);
 	return finished;
 }
 
@@ -403,21 +362,8 @@ static void arm_timer(struct engine *e)
 	struct timeval tv = {(time_t)(d / 1000000000u), (suseconds_t)((d % 1000000000u) / 1000)};
 	/* evtimer_add counts from the loop's cached time, which may be a whole
 	 * callback old; d was computed from the clock now */
-	event_base_update_cache_time(e->srv->base);
+	event_base_update_cache_time(e->base);
 	evtimer_add(e->step_ev, &tv);
-}
-
-static void maybe_flush(struct engine *e, int force, unsigned steps)
-{
-	struct sim_server *srv = e->srv;
-	if (srv->dirty_head == srv->ndirty)
-		return;
-	e->steps_since_flush += steps;
-	if (force || srv->cfg.merge_steps <= 1 ||
-	    e->steps_since_flush >= (uint64_t)srv->cfg.merge_steps) {
-		e->steps_since_flush = 0;
-		event_active(srv->flush_ev, EV_WRITE, 0);
-	}
 }
 
 static void start_step_at(struct engine *e, uint64_t t)
@@ -458,7 +404,7 @@ static void on_step(evutil_socket_t fd, short what, void *arg)
 			start_step_at(e, now);
 		}
 	}
-	maybe_flush(e, finished, steps);
+	e->hooks.stepped(e->hooks.ctx, finished, steps);
 	if (e->busy)
 		arm_timer(e);
 }
@@ -496,21 +442,28 @@ double engine_kv_usage(const struct engine *e)
 	return e->kv_blocks_total ? (double)e->kv_blocks_used / (double)e->kv_blocks_total : 0;
 }
 
-int engine_init(struct engine *e, struct sim_server *srv, char *err, size_t errlen)
+int engine_init(struct engine *e, const struct sim_config *cfg, struct event_base *base,
+		char *err, size_t errlen)
 {
 	memset(e, 0, sizeof *e);
-	e->srv = srv;
-	e->kv_blocks_total = srv->cfg.kv_capacity / srv->cfg.block_size;
-	if (pc_init(&e->pc, (size_t)e->kv_blocks_total)) {
+	e->cfg = cfg;
+	e->base = base;
+	e->kv_blocks_total = cfg->kv_capacity / cfg->block_size;
+	if (prefix_cache_init(&e->pc, (size_t)e->kv_blocks_total)) {
 		snprintf(err, errlen, "out of memory for the prefix cache");
 		return -1;
 	}
-	e->step_ev = evtimer_new(srv->base, on_step, e);
+	e->step_ev = evtimer_new(base, on_step, e);
 	if (!e->step_ev || event_priority_set(e->step_ev, 0)) {
 		snprintf(err, errlen, "cannot create the step timer");
 		return -1;
 	}
 	return 0;
+}
+
+void engine_set_hooks(struct engine *e, const struct engine_hooks *hooks)
+{
+	e->hooks = *hooks;
 }
 
 void engine_release(struct engine *e)

@@ -1,7 +1,8 @@
 /* Fault injection: `--fault KIND[:SECONDS]@WHEN[,after=N]` (docs/sim.md). */
-#include "sim.h"
+#include "faults.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,17 +22,9 @@ static const struct {
 	{"nodone", FAULT_NO_DONE, 0, 0},
 };
 
-const char *fault_name(enum fault_kind k)
-{
-	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-		if (kinds[i].kind == k)
-			return kinds[i].name;
-	return "none";
-}
-
 /* xorshift64*: deterministic per --seed, so a rate fault hits the same
  * request numbers on every run with the same arrival order. */
-uint64_t sim_rand(uint64_t *state)
+static uint64_t sim_rand(uint64_t *state)
 {
 	uint64_t x = *state ? *state : 0x9E3779B97F4A7C15ULL;
 	x ^= x >> 12;
@@ -154,13 +147,14 @@ int fault_parse(const char *spec, struct fault_spec *out, char *err, size_t errl
 	return 0;
 }
 
-struct fault_spec fault_pick(struct sim_server *srv, uint64_t req_no)
+struct fault_spec fault_pick(const struct fault_spec *faults, int n, uint64_t *rng,
+			     uint64_t req_no)
 {
 	struct fault_spec pick;
 	int picked = 0;
 	memset(&pick, 0, sizeof pick);
-	for (int i = 0; i < srv->cfg.nfaults; i++) {
-		const struct fault_spec *f = &srv->cfg.faults[i];
+	for (int i = 0; i < n; i++) {
+		const struct fault_spec *f = &faults[i];
 		int hit = 0;
 		if (f->req && f->req == req_no)
 			hit = 1;
@@ -169,7 +163,7 @@ struct fault_spec fault_pick(struct sim_server *srv, uint64_t req_no)
 		/* draw for every rate fault on every request so the stream of
 		 * draws, and so the victims, depend only on the seed */
 		if (f->rate > 0) {
-			double u = (double)(sim_rand(&srv->rng) >> 11) / 9007199254740992.0;
+			double u = (double)(sim_rand(rng) >> 11) / 9007199254740992.0;
 			if (u < f->rate)
 				hit = 1;
 		}

@@ -1,21 +1,27 @@
 /* tokentrace-sim: options, start-up, the listen line and a clean stop.
  * Every flag is one row of the table below; --help is printed from it and
  * docs/sim.md lists the same rows. */
-#include "sim.h"
-
 #include <errno.h>
-#include <event2/buffer.h>
 #include <event2/event.h>
-#include <event2/http.h>
 #include <math.h>
 #include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <time.h>
 
+#include "api_http.h"
+#include "engine.h"
+#include "faults.h"
+#include "metrics.h"
+#include "sim_config.h"
+#include "sim_server.h"
+#include "truth.h"
 #include "tokentrace/error.h"
+#include "tokentrace/profile.h"
+#include "tokentrace/units.h"
 
 enum opt_kind { OPT_STR, OPT_INT, OPT_TOKENS, OPT_DOUBLE, OPT_FLAG, OPT_U64, OPT_FAULT, OPT_FLAVOR };
 
@@ -291,30 +297,6 @@ static void on_stop(evutil_socket_t fd, short what, void *arg)
 	event_base_loopexit(srv->base, NULL);
 }
 
-static void shutdown_server(struct sim_server *srv)
-{
-	uint64_t now = sim_now_ns();
-	srv->shutting_down = 1;
-	/* Requests libevent has detached from their connections are ours to
-	 * free; the others go with their connections in evhttp_free. */
-	for (size_t i = 0; i < srv->nlive; i++) {
-		struct sim_req *r = srv->live[i];
-		truth_end(&srv->truth, r, now, OUT_SHUTDOWN, 0);
-		if (r->http && !evhttp_request_get_connection(r->http))
-			evhttp_request_free(r->http);
-		else if (r->http)
-			evhttp_connection_set_closecb(evhttp_request_get_connection(r->http), NULL,
-						      NULL);
-		r->http = NULL;
-	}
-	if (srv->http)
-		evhttp_free(srv->http);
-	srv->http = NULL;
-	while (srv->nlive)
-		req_free(srv->live[srv->nlive - 1]);
-	truth_close(&srv->truth);
-}
-
 int main(int argc, char **argv)
 {
 	struct sim_server *srv = calloc(1, sizeof *srv);
@@ -348,7 +330,6 @@ int main(int argc, char **argv)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 #endif
 	srv->rng = srv->cfg.seed * 0x9E3779B97F4A7C15ULL + 1;
-	srv->start_ns = sim_now_ns();
 	srv->start_unix = (double)time(NULL);
 	metrics_init(&srv->m);
 	ecfg = event_config_new();
@@ -364,7 +345,8 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	if (truth_open(&srv->truth, srv->cfg.truth_path, err, sizeof err) ||
-	    engine_init(&srv->eng, srv, err, sizeof err) || api_start(srv, err, sizeof err)) {
+	    engine_init(&srv->eng, &srv->cfg, srv->base, err, sizeof err) ||
+	    api_start(srv, err, sizeof err)) {
 		fprintf(stderr, "tokentrace-sim: error: %s\n", err);
 		goto cleanup;
 	}
@@ -406,29 +388,21 @@ cleanup:
 		sigaddset(&stop, SIGINT);
 		sigprocmask(SIG_BLOCK, &stop, NULL);
 	}
-	shutdown_server(srv);
+	api_stop(srv);
+	truth_close(&srv->truth);
 	engine_release(&srv->eng);
 	metrics_release(&srv->m);
-	if (srv->flush_ev)
-		event_free(srv->flush_ev);
-	if (srv->flush_pause_ev)
-		event_free(srv->flush_pause_ev);
 	if (srv->sigterm_ev)
 		event_free(srv->sigterm_ev);
 	if (srv->sigint_ev)
 		event_free(srv->sigint_ev);
 	if (srv->runtime_ev)
 		event_free(srv->runtime_ev);
-	if (srv->scratch)
-		evbuffer_free(srv->scratch);
 	if (srv->base)
 		event_base_free(srv->base);
 	if (ecfg)
 		event_config_free(ecfg);
 	tt_profile_free(srv->cfg.profile);
-	free(srv->ob);
-	free(srv->live);
-	free(srv->dirty);
 	free(srv);
 	return rc;
 }

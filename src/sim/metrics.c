@@ -1,9 +1,16 @@
-/* Prometheus text for /metrics under each flavor's names (REFERENCE.md 3). */
-#include "sim.h"
+/* /metrics: Prometheus text under the names each flavor's server uses
+ * (docs/engines.md describes how vLLM, SGLang and llama.cpp report metrics;
+ * docs/sim.md, "Metrics", which of them the simulator serves), and the
+ * latency histograms behind it. */
+#include "metrics.h"
 
 #include <event2/buffer.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "engine.h"
+#include "sim_config.h"
 
 /* vLLM's bucket bounds */
 static const double ttft_bounds[] = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5,
@@ -49,43 +56,6 @@ void metrics_observe(struct histogram *h, double v)
 	h->counts[i]++;
 	h->sum += v;
 	h->count++;
-}
-
-/* sglang:gen_throughput is the rate over the last logging interval (1 s). */
-void metrics_note_tokens(struct sim_metrics *m, uint64_t now_ns, uint64_t n)
-{
-	if (!m->gen_window_start_ns)
-		m->gen_window_start_ns = now_ns;
-	m->gen_window_tokens += n;
-	if (now_ns - m->gen_window_start_ns >= 1000000000u) {
-		m->gen_throughput = (double)m->gen_window_tokens * 1e9 /
-				    (double)(now_ns - m->gen_window_start_ns);
-		m->gen_window_start_ns = now_ns;
-		m->gen_window_tokens = 0;
-	}
-}
-
-void lateness_note(struct lateness_hist *h, uint64_t late_ns)
-{
-	uint64_t us = late_ns / 1000;
-	h->us[us < 10000 ? us : 10000]++;
-	h->count++;
-	h->sum_ns += late_ns;
-	if (late_ns > h->max_ns)
-		h->max_ns = late_ns;
-}
-
-uint64_t lateness_quantile_ns(const struct lateness_hist *h, double q)
-{
-	uint64_t want = (uint64_t)(q * (double)h->count), seen = 0;
-	if (!h->count)
-		return 0;
-	for (size_t i = 0; i <= 10000; i++) {
-		seen += h->us[i];
-		if (seen > want || seen == h->count)
-			return i == 10000 ? h->max_ns : (uint64_t)i * 1000 + 500;
-	}
-	return h->max_ns;
 }
 
 /* Python's float repr, as prometheus_client writes: 3 -> "3.0". */
@@ -168,11 +138,11 @@ static void histogram(struct evbuffer *o, const struct names *n, const char *nam
 	sample(o, n, full, NULL, h->sum);
 }
 
-static void render_vllm(struct sim_server *srv, struct evbuffer *o, const struct names *n)
+static void render_vllm(const struct sim_metrics *m, const struct engine *e,
+			const struct sim_config *c, double created, struct evbuffer *o,
+			const struct names *n)
 {
-	const struct sim_metrics *m = &srv->m;
-	const struct engine *e = &srv->eng;
-	double created = srv->start_unix;
+	const struct engine_stats *s = &e->stats;
 
 	gauge(o, n, "num_requests_running", "Number of requests in model execution batches.",
 	      (double)e->nrunning);
@@ -182,23 +152,23 @@ static void render_vllm(struct sim_server *srv, struct evbuffer *o, const struct
 	      engine_kv_usage(e));
 	counter(o, n, "prefix_cache_queries",
 		"Prefix cache queries, in terms of number of queried tokens.",
-		(double)m->prefix_queries, created);
+		(double)s->prefix_queries, created);
 	counter(o, n, "prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.",
-		(double)m->prefix_hits, created);
+		(double)s->prefix_hits, created);
 	counter(o, n, "num_preemptions", "Cumulative number of preemption from the engine.",
-		(double)m->preemptions, created);
+		(double)s->preemptions, created);
 	counter(o, n, "prompt_tokens", "Number of prefill tokens processed.",
-		(double)m->prompt_tokens, created);
+		(double)s->prompt_tokens, created);
 	counter(o, n, "generation_tokens", "Number of generation tokens processed.",
-		(double)m->generation_tokens, created);
+		(double)s->generation_tokens, created);
 	head(o, n, "cache_config_info", "gauge", "Information of the LLMEngine CacheConfig");
 	evbuffer_add_printf(o, "%scache_config_info{block_size=\"%d\",cache_dtype=\"auto\","
 			    "enable_prefix_caching=\"%s\",gpu_memory_utilization=\"0.9\","
 			    "num_cpu_blocks=\"None\",num_gpu_blocks=\"%lld\","
 			    "num_gpu_blocks_override=\"None\",sliding_window=\"None\","
 			    "swap_space_bytes=\"4294967296\"} 1.0\n",
-			    n->prefix, srv->cfg.block_size,
-			    srv->cfg.prefix_caching ? "True" : "False",
+			    n->prefix, c->block_size,
+			    c->prefix_caching ? "True" : "False",
 			    (long long)e->kv_blocks_total);
 	histogram(o, n, "time_to_first_token_seconds", "Histogram of time to first token in seconds.",
 		  &m->ttft);
@@ -208,24 +178,24 @@ static void render_vllm(struct sim_server *srv, struct evbuffer *o, const struct
 		  "Histogram of e2e request latency in seconds.", &m->e2e);
 }
 
-static void render_sglang(struct sim_server *srv, struct evbuffer *o, const struct names *n)
+static void render_sglang(const struct sim_metrics *m, const struct engine *e,
+			  const struct sim_config *c, struct evbuffer *o, const struct names *n)
 {
-	const struct sim_metrics *m = &srv->m;
-	const struct engine *e = &srv->eng;
+	const struct engine_stats *s = &e->stats;
 
 	gauge(o, n, "num_running_reqs", "The number of running requests.", (double)e->nrunning);
 	gauge(o, n, "num_queue_reqs", "The number of requests in the waiting queue.",
 	      (double)e->nwaiting);
 	gauge(o, n, "token_usage", "The token usage.", engine_kv_usage(e));
 	gauge(o, n, "max_total_num_tokens", "Maximum total number of tokens in the KV cache pool.",
-	      (double)(e->kv_blocks_total * srv->cfg.block_size));
-	gauge(o, n, "gen_throughput", "The generation throughput (token/s).", m->gen_throughput);
+	      (double)(e->kv_blocks_total * c->block_size));
+	gauge(o, n, "gen_throughput", "The generation throughput (token/s).", s->gen_throughput);
 	gauge(o, n, "cache_hit_rate", "The prefix cache hit rate.",
-	      m->prefix_queries ? (double)m->prefix_hits / (double)m->prefix_queries : 0.0);
+	      s->prefix_queries ? (double)s->prefix_hits / (double)s->prefix_queries : 0.0);
 	counter(o, n, "prompt_tokens", "Number of prefill tokens processed.",
-		(double)m->prompt_tokens, 0);
+		(double)s->prompt_tokens, 0);
 	counter(o, n, "generation_tokens", "Number of generation tokens processed.",
-		(double)m->generation_tokens, 0);
+		(double)s->generation_tokens, 0);
 	counter(o, n, "num_requests", "Number of requests processed.",
 		(double)(m->requests_ok + m->requests_err), 0);
 	histogram(o, n, "time_to_first_token_seconds", "Histogram of time to first token in seconds.",
@@ -236,10 +206,9 @@ static void render_sglang(struct sim_server *srv, struct evbuffer *o, const stru
 		  "Histogram of End-to-end request latency in seconds", &m->e2e);
 }
 
-static void render_llamacpp(struct sim_server *srv, struct evbuffer *o, const struct names *n)
+static void render_llamacpp(const struct engine *e, struct evbuffer *o)
 {
-	const struct sim_metrics *m = &srv->m;
-	const struct engine *e = &srv->eng;
+	const struct engine_stats *s = &e->stats;
 
 	/* llama.cpp writes plain integers and no labels */
 	evbuffer_add_printf(o,
@@ -264,35 +233,33 @@ static void render_llamacpp(struct sim_server *srv, struct evbuffer *o, const st
 		"# HELP llamacpp:requests_deferred Number of requests deferred.\n"
 		"# TYPE llamacpp:requests_deferred gauge\n"
 		"llamacpp:requests_deferred %zu\n",
-		(unsigned long long)m->prompt_tokens, (double)m->prompt_ns / 1e9,
-		(unsigned long long)m->generation_tokens, (unsigned long long)m->steps,
-		m->steps ? m->busy_slot_sum / (double)m->steps : 0.0, e->nrunning, e->nwaiting);
-	(void)n;
+		(unsigned long long)s->prompt_tokens, (double)s->prompt_ns / 1e9,
+		(unsigned long long)s->generation_tokens, (unsigned long long)s->steps,
+		s->steps ? s->busy_slot_sum / (double)s->steps : 0.0, e->nrunning, e->nwaiting);
 }
 
-void metrics_render(struct sim_server *srv, struct evbuffer *out)
+void metrics_render(const struct sim_metrics *m, const struct engine *e,
+		    const struct sim_config *c, double start_unix, struct evbuffer *out)
 {
 	char labels[256];
 	struct names n;
 
-	snprintf(labels, sizeof labels, "engine=\"0\",model_name=\"%s\"", srv->cfg.model);
-	switch (srv->cfg.flavor) {
+	snprintf(labels, sizeof labels, "engine=\"0\",model_name=\"%s\"", c->model);
+	switch (c->flavor) {
 	case FLAVOR_SGLANG:
-		snprintf(labels, sizeof labels, "model_name=\"%s\"", srv->cfg.model);
+		snprintf(labels, sizeof labels, "model_name=\"%s\"", c->model);
 		n.prefix = "sglang:";
 		n.labels = labels;
-		render_sglang(srv, out, &n);
+		render_sglang(m, e, c, out, &n);
 		break;
 	case FLAVOR_LLAMACPP:
-		n.prefix = "llamacpp:";
-		n.labels = "";
-		render_llamacpp(srv, out, &n);
+		render_llamacpp(e, out);
 		break;
 	case FLAVOR_VLLM:
 	default:
 		n.prefix = "vllm:";
 		n.labels = labels;
-		render_vllm(srv, out, &n);
+		render_vllm(m, e, c, start_unix, out, &n);
 		break;
 	}
 }

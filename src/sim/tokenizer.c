@@ -4,20 +4,12 @@
  * boundary: whitespace starts a new piece and belongs to it, so " hello"
  * becomes " hel" + "lo".  A piece's id is a hash of its bytes, so the same
  * text always gives the same ids, which is what the prefix cache needs. */
-#include "sim.h"
+#include "tokenizer.h"
 
 #include <ctype.h>
 #include <stdlib.h>
-#include <time.h>
 
 #define VOCAB 65536
-
-uint64_t sim_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t mix64(uint64_t x)
 {

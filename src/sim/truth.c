@@ -1,10 +1,12 @@
 /* Ground-truth log (formats/sim-truth-log.md): little-endian binary records
  * through a 1 MiB stdio buffer, so logging a token costs a memcpy. */
-#include "sim.h"
+#include "truth.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sim_req.h"
 
 #define TRUTH_MAGIC "TTSIMTR1"
 #define TRUTH_VERSION 1u

@@ -1,0 +1,37 @@
+/* tokentrace-sim: the request-latency histograms and request counters the
+ * API layer keeps, and /metrics: both with the engine's state and counters
+ * in Prometheus text under each flavor's names (docs/engines.md). */
+#ifndef TT_SIM_METRICS_H
+#define TT_SIM_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "sim_config.h"
+
+struct evbuffer;
+
+struct histogram {
+	const double *bounds;
+	size_t nb;
+	uint64_t *counts; /* nb + 1 (the last one is +Inf) */
+	double sum;
+	uint64_t count;
+};
+
+struct sim_metrics {
+	uint64_t requests_ok, requests_err, chunks, emitted_tokens;
+	struct histogram ttft, itl, e2e;
+};
+
+void metrics_init(struct sim_metrics *m);
+void metrics_release(struct sim_metrics *m);
+/* Counts value v (seconds) in h. */
+void metrics_observe(struct histogram *h, double v);
+/* Appends the /metrics page of flavor cfg->flavor to out; start_unix is
+ * when the server started, for the _created samples. */
+void metrics_render(const struct sim_metrics *m, const struct engine *e,
+		    const struct sim_config *cfg, double start_unix, struct evbuffer *out);
+
+#endif
