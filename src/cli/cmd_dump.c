@@ -12,7 +12,14 @@ static const char usage_text[] =
 	"\n"
 	"Print the raw records of a run's traces as JSON lines: one request per\n"
 	"line with every chunk's arrival time (ns from the run's origin) and token\n"
-	"count; with --scrapes, the /metrics scrapes too.\n";
+	"count; with --scrapes, the /metrics scrapes too.\n"
+	"\n"
+	"  --cell ID           only this cell, e.g. decode-8192x16\n"
+	"  --scrapes           print the /metrics scrapes too\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"Exit status: 0 all printed; 3 damaged cells skipped (the intact records\n"
+	"printed); 1 the run could not be read or has no such cell; 2 usage error.\n";
 
 struct dump {
 	const char *cell;

@@ -28,6 +28,7 @@ static const char usage_text[] =
 	"  --window D          measure at most D of each window (e.g. 10s)\n"
 	"  --quantiles LIST    percentiles besides the median (default 90,99)\n"
 	"  --no-color          no colour in term output (NO_COLOR is respected too)\n"
+	"  -h, --help          show this help\n"
 	"\n"
 	"Exit status: 0 all cells read; 3 some cells damaged (report still printed,\n"
 	"damaged cells marked); 1 the run could not be read; 2 usage error.\n";

@@ -26,7 +26,11 @@ static const char usage_text[] =
 	"  --model NAME        model name in the manifest (default synthetic-model)\n"
 	"  --note KEY=VALUE    a manifest note (gpu, vram, launch_command, ...); repeatable\n"
 	"  --level L           zstd level for the traces (default 3)\n"
-	"  -q, --quiet         print nothing on success\n";
+	"  -q, --quiet         print nothing on success\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"Exit status: 0 written; 1 the profile could not be read or the run not\n"
+	"written; 2 usage error.\n";
 
 static int parse_double(const char *opt, const char *v, double lo, double hi, double *out)
 {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "tokentrace/error.h"
+#include "tokentrace/run.h"
 
 #include "commands.h"
 
@@ -25,8 +26,11 @@ static void usage(FILE *f)
 	fprintf(f, "usage: tokentrace <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\n'tokentrace <command> --help' describes a command's options.\n"
-		   "'tokentrace --version' prints the version.\n");
+	fprintf(f, "\noptions:\n"
+		   "  -h, --help     show this help\n"
+		   "  --version      print the version and the run format version\n"
+		   "\n'tokentrace <command> --help' describes a command's options;\n"
+		   "'man tokentrace-<command>' too.\n");
 }
 
 int main(int argc, char **argv)
@@ -41,7 +45,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
-		printf("tokentrace %s (run format %d.%d)\n", tt_version(), 1, 0);
+		printf("tokentrace %s (run format %d.%d)\n", tt_version(), TT_RUN_FORMAT_MAJOR,
+		       TT_RUN_FORMAT_MINOR);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
