@@ -13,13 +13,12 @@
 #include <stdint.h>
 
 #include "tokentrace/error.h"
+#include "tokentrace/run.h"   /* enum tt_phase */
 #include "tokentrace/units.h" /* tt_parse_tokens, tt_format_tokens */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-enum tt_phase { TT_PHASE_PREFILL = 0, TT_PHASE_DECODE = 1 };
 
 struct tt_profile_point {
 	enum tt_phase phase;

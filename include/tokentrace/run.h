@@ -10,12 +10,15 @@
 #include <stdint.h>
 
 #include "tokentrace/error.h"
-#include "tokentrace/profile.h" /* enum tt_phase */
 #include "tokentrace/trace.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* A cell measures cold prefill (one request per context) or decode (a
+ * context x concurrency load). */
+enum tt_phase { TT_PHASE_PREFILL = 0, TT_PHASE_DECODE = 1 };
 
 #define TT_RUN_FORMAT_MAJOR 1
 #define TT_RUN_FORMAT_MINOR 0

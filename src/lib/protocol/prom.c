@@ -1,4 +1,4 @@
-/* Prometheus text exposition parser: see include/tokentrace/prom.h and
+/* Prometheus text exposition parser: see protocol/prom.h and
  * formats/prometheus-subset.md.
  *
  * The text is copied once and cut up in place (names, labels and values are

@@ -1,4 +1,4 @@
-/* Server facts: see include/tokentrace/server.h. */
+/* Server facts: see protocol/server.h. */
 #include "protocol/server.h"
 
 #include <cjson/cJSON.h>

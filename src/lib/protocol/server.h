@@ -1,7 +1,7 @@
 /* tokentrace: facts about an inference server, read from what it serves.
  *
  * Engine detection and KV-cache capacity from /version, /metrics,
- * SGLang's /get_server_info and a vLLM startup log (REFERENCE.md section 3).
+ * SGLang's /get_server_info and a vLLM startup log (docs/engines.md).
  * Pure parsing: the capture program fetches, these functions read. */
 #ifndef TOKENTRACE_SERVER_H
 #define TOKENTRACE_SERVER_H

@@ -1,4 +1,4 @@
-/* Server-sent events and OpenAI stream chunks: see include/tokentrace/sse.h.
+/* Server-sent events and OpenAI stream chunks: see protocol/sse.h.
  *
  * Both run inside the capture's transport callback for every streamed
  * chunk, so the common case (whole `data: {...}\n\n` events inside one piece)

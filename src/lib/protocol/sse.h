@@ -10,7 +10,7 @@
  *    are ignored.
  *
  * 2. tt_oai_parse_chunk + struct tt_oai_stream: read one event's JSON the way
- *    vLLM, SGLang, llama.cpp and TGI write it (REFERENCE.md section 3) and
+ *    vLLM, SGLang, llama.cpp and TGI write it (docs/engines.md) and
  *    turn the stream of chunks into output-token counts per chunk, counted
  *    from cumulative usage.completion_tokens, token_ids, or llama.cpp's
  *    timings.predicted_n, and only as a last resort one per non-empty chunk.

@@ -1,4 +1,4 @@
-/* HTTP/1.1 chunked transfer coding, undone (include/tokentrace/sse.h). */
+/* HTTP/1.1 chunked transfer coding, undone (protocol/sse.h). */
 #include "protocol/sse.h"
 
 enum { CH_SIZE, CH_EXT, CH_DATA, CH_DATA_END, CH_TRAILER, CH_DONE, CH_BROKEN };
