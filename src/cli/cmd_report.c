@@ -182,11 +182,9 @@ int cmd_report(int argc, char **argv)
 		struct tt_error rerr;
 		tt_error_clear(&rerr);
 		if (f == TT_FORMAT_PDF)
-			rc = tt_render_pdf(rep, run, out, &rerr);
-		else if (f == TT_FORMAT_HTML)
-			rc = tt_render_html(rep, run, &buf, &rerr);
+			rc = tt_report_write(rep, run, TT_FORMAT_PDF, &ro, out, &rerr);
 		else
-			rc = tt_render(rep, (enum tt_format)f, &ro, &buf, &rerr);
+			rc = tt_report_render(rep, run, (enum tt_format)f, &ro, &buf, &rerr);
 		if (rc) {
 			cli_error("%s", rerr.msg[0] ? rerr.msg : tt_strerror(rc));
 			goto cleanup;
