@@ -1,5 +1,5 @@
-/* One cell of the matrix, with the reference tool's procedure
- * (REFERENCE.md section 1, docs/capture.md "Procedure"):
+/* One cell of the matrix, as docs/capture.md ("What is measured, step by
+ * step") describes it:
  *
  *   prefill-<ctx>:     one cold scout, max_tokens 1: the prefill row.
  *   decode-<ctx>x<C>:  over capacity?  -> recorded, not run;
@@ -15,7 +15,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cell.h"
 #include "capture.h"
+#include "capture_opts.h"
+#include "monotonic.h"
+#include "net_loop.h"
+#include "probe.h"
+#include "progress_line.h"
+#include "prompt.h"
+#include "sink.h"
+#include "tokentrace/run.h"
+#include "xfer.h"
 
 enum phase { PH_WARMUP, PH_RUN, PH_OVER };
 
@@ -56,12 +66,12 @@ static struct tt_cell_info *cell_info(struct cap *c, size_t i)
 	return &tt_run_writer_manifest(c->run)->cells[i];
 }
 
-static void gen_done(struct cap *c, struct xfer *x, CURLcode res);
+static void gen_done(struct net *c, struct xfer *x, CURLcode res);
 
 static int start_req(struct cellrun *cr, int slot, enum tt_role role, int64_t sched)
 {
 	struct cap *c = cr->c;
-	struct xfer *x = xfer_get(c, XFER_GEN);
+	struct xfer *x = xfer_get(&c->net, XFER_GEN);
 	struct tt_error e;
 
 	if (!x)
@@ -71,16 +81,16 @@ static int start_req(struct cellrun *cr, int slot, enum tt_role role, int64_t sc
 	x->slot = slot;
 	x->seq = cr->seq[slot]++;
 	x->role = role;
-	x->t_sched = rel_ns(c, sched);
-	if (xfer_start(c, x, cr->path, cr->bodies[slot].data, cr->bodies[slot].len, &e) != TT_OK) {
-		xfer_put(c, x);
+	x->t_sched = rel_ns(&c->net, sched);
+	if (xfer_start(&c->net, x, cr->path, cr->bodies[slot].data, cr->bodies[slot].len, &e) != TT_OK) {
+		xfer_put(&c->net, x);
 		return -1;
 	}
 	cr->cur[slot] = x;
 	return 0;
 }
 
-static void gen_done(struct cap *c, struct xfer *x, CURLcode res)
+static void gen_done(struct net *c, struct xfer *x, CURLcode res)
 {
 	struct cellrun *cr = x->user;
 	int slot = x->slot;
@@ -132,12 +142,12 @@ static void cut_all(struct cellrun *cr, enum tt_finish how, int64_t t_end)
 		struct xfer *x = cr->cur[s];
 		if (!x)
 			continue;
-		xfer_cancel(cr->c, x);
-		gen_record(cr->c, x, CURLE_OK, how, rel_ns(cr->c, t_end));
+		xfer_cancel(&cr->c->net, x);
+		gen_record(&cr->c->net, x, CURLE_OK, how, rel_ns(&cr->c->net, t_end));
 		if (x->st.tokens > 0)
 			cr->produced[s] = 1;
 		cr->cur[s] = NULL;
-		xfer_put(cr->c, x);
+		xfer_put(&cr->c->net, x);
 	}
 }
 
@@ -186,7 +196,7 @@ static void housekeep(struct cellrun *cr, int64_t now)
 		 * server's queue (128 warm-ups of 120K each take minutes), so it
 		 * gets ten times as long; once streaming, silence is a stall. */
 		if (x && now - x->last_rx > (x->n_chunks ? limit : 10 * limit))
-			xfer_timeout(c, x, now);
+			xfer_timeout(&c->net, x, now);
 		if (cr->phase == PH_RUN && !cr->cur[s] && cr->restart_at[s] >= 0 &&
 		    cr->restart_at[s] <= now) {
 			int64_t t = cr->restart_at[s];
@@ -210,7 +220,7 @@ static void turn(struct cellrun *cr, int64_t deadline, int64_t cell_start)
 	wait = (deadline - now + 999999) / 1000000;
 	if (wait > 20)
 		wait = 20;
-	net_step(c, (int)wait);
+	net_step(&c->net, (int)wait);
 	now = now_ns();
 	housekeep(cr, now);
 	scrape_tick(c, now);
@@ -223,7 +233,7 @@ static enum tt_code finish_cell(struct cap *c, size_t i, struct tt_trace_writer 
 {
 	struct tt_cell_info *ci = cell_info(c, i);
 	struct tt_error e;
-	enum tt_code rc = sink_set_writer(c->sink, NULL, &e);
+	enum tt_code rc = sink_set_writer(c->net.sink, NULL, &e);
 
 	if (tt_trace_writer_close(tw, rc == TT_OK ? &e : NULL) != TT_OK && rc == TT_OK)
 		rc = e.code;
@@ -252,7 +262,7 @@ static enum tt_code gone_error(struct cap *c, struct tt_error *err)
 	return tt_error_set(err, TT_ENET,
 			    "no request got an answer from '%s' during the cell; "
 			    "stopping (continue later with --resume %s)",
-			    c->url, tt_run_writer_dir(c->run));
+			    c->net.url, tt_run_writer_dir(c->run));
 }
 
 static enum tt_code run_prefill(struct cap *c, size_t i, struct tt_trace_writer *tw,
@@ -278,17 +288,17 @@ static enum tt_code run_prefill(struct cap *c, size_t i, struct tt_trace_writer 
 		finish_cell(c, i, tw, TT_CELL_FAILED, "cannot start the scout request", NULL);
 		return TT_OK;
 	}
-	ci->start_ns = rel_ns(c, start);
+	ci->start_ns = rel_ns(&c->net, start);
 	ci->window_start_ns = ci->start_ns;
 	while (!cr.scout_done) {
-		if (*c->stop) {
+		if (*c->net.stop) {
 			cut_all(&cr, TT_FINISH_ABORTED, now_ns());
 			stopped = 1;
 			break;
 		}
 		turn(&cr, now_ns() + 20000000, start);
 	}
-	ci->end_ns = ci->window_end_ns = rel_ns(c, now_ns());
+	ci->end_ns = ci->window_end_ns = rel_ns(&c->net, now_ns());
 	gone = !stopped && server_gone(&cr);
 	cellrun_free(&cr);
 	rc = finish_cell(c, i, tw,
@@ -327,16 +337,16 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 		finish_cell(c, i, tw, TT_CELL_FAILED, err->msg, NULL);
 		return rc;
 	}
-	ci->start_ns = rel_ns(c, start);
+	ci->start_ns = rel_ns(&c->net, start);
 
 	/* Warm every slot's prompt into the prefix cache, all at once. */
 	cr.phase = PH_WARMUP;
 	for (int s = 0; s < n; s++)
 		if (start_req(&cr, s, TT_ROLE_WARMUP, now_ns()) == 0)
 			cr.warm_left++;
-	while (cr.warm_left > 0 && !*c->stop)
+	while (cr.warm_left > 0 && !*c->net.stop)
 		turn(&cr, now_ns() + 20000000, start);
-	if (*c->stop)
+	if (*c->net.stop)
 		goto stopped;
 
 	/* Closed-loop workers. */
@@ -353,7 +363,7 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 		int server_ok;
 
 		turn(&cr, now_ns() + 20000000, start);
-		if (*c->stop)
+		if (*c->net.stop)
 			goto stopped;
 		now = now_ns();
 		for (int s = 0; s < n; s++)
@@ -380,18 +390,18 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 	}
 	/* Not committed now: an fsync with C streams flowing would stall the
 	 * loop and delay their timestamps.  The cell's end commits it. */
-	ci->ready_ns = ci->window_start_ns = rel_ns(c, ready);
+	ci->ready_ns = ci->window_start_ns = rel_ns(&c->net, ready);
 
 	wend = ready + window;
 	while (now_ns() < wend) {
 		turn(&cr, wend, start);
-		if (*c->stop)
+		if (*c->net.stop)
 			goto stopped;
 	}
 	cr.phase = PH_OVER;
 	cut_all(&cr, TT_FINISH_CUT, wend);
-	ci->window_end_ns = rel_ns(c, wend);
-	ci->end_ns = rel_ns(c, now_ns());
+	ci->window_end_ns = rel_ns(&c->net, wend);
+	ci->end_ns = rel_ns(&c->net, now_ns());
 	if (server_gone(&cr)) {
 		cellrun_free(&cr);
 		rc = finish_cell(c, i, tw, TT_CELL_FAILED, "the server did not answer", err);
@@ -403,7 +413,7 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 stopped:
 	cr.phase = PH_OVER;
 	cut_all(&cr, TT_FINISH_ABORTED, now_ns());
-	ci->end_ns = rel_ns(c, now_ns());
+	ci->end_ns = rel_ns(&c->net, now_ns());
 	if (ci->window_start_ns >= 0)
 		ci->window_end_ns = ci->end_ns;
 	cellrun_free(&cr);
@@ -419,7 +429,7 @@ enum tt_code cell_run(struct cap *c, size_t i, struct tt_error *err)
 	struct tt_trace_writer *tw = NULL;
 	enum tt_code rc;
 
-	c->cur_cell = i;
+	c->net.cur_cell = i;
 	/* A rerun (resume) starts the cell afresh. */
 	ci->start_ns = ci->ready_ns = ci->window_start_ns = ci->window_end_ns = ci->end_ns = -1;
 	ci->ready_timed_out = 0;
@@ -466,9 +476,9 @@ enum tt_code cell_run(struct cap *c, size_t i, struct tt_error *err)
 		return rc;
 	ci = &m->cells[i];
 	ci->state = TT_CELL_RUNNING;
-	ci->start_ns = rel_ns(c, now_ns());
+	ci->start_ns = rel_ns(&c->net, now_ns());
 	commit(c);
-	rc = sink_set_writer(c->sink, tw, err);
+	rc = sink_set_writer(c->net.sink, tw, err);
 	if (rc != TT_OK) {
 		tt_trace_writer_close(tw, NULL);
 		return rc;

@@ -1,12 +1,19 @@
-/* Server facts before the run, and /metrics scrapes during it. */
+/* Server facts before the run (engine, model, KV capacity), and /metrics
+ * scrapes during it. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "probe.h"
 #include "capture.h"
+#include "capture_opts.h"
+#include "net_loop.h"
 #include "protocol/prom.h"
+#include "protocol/server.h"
+#include "sink.h"
+#include "xfer.h"
 
 /* Sum of one metric's series, reading only the lines that start with its
  * name: the full parse happens on the writer thread, off the loop. */
@@ -32,8 +39,11 @@ static double gauge(const char *text, size_t len, const char *name)
 	return sum;
 }
 
-static void scrape_done(struct cap *c, struct xfer *x, CURLcode res)
+static void scrape_done(struct net *n, struct xfer *x, CURLcode res)
 {
+	struct cap *c = x->user;
+
+	(void)n;
 	c->scrape = NULL;
 	if (res == CURLE_OK && x->http_status == 200 && x->resp_len) {
 		const char *run = tt_metric_running(c->engine);
@@ -43,11 +53,11 @@ static void scrape_done(struct cap *c, struct xfer *x, CURLcode res)
 		c->last_scrape_t = x->t_end;
 		/* The scrape is stamped when its response was complete; the
 		 * writer thread parses it (the text changes hands, no copy). */
-		sink_scrape(c->sink, x->t_end, x->resp, x->resp_len);
+		sink_scrape(c->net.sink, x->t_end, x->resp, x->resp_len);
 		x->resp = NULL;
 		x->resp_len = x->resp_cap = 0;
 	}
-	xfer_put(c, x);
+	xfer_put(&c->net, x);
 }
 
 void scrape_tick(struct cap *c, int64_t now)
@@ -60,15 +70,24 @@ void scrape_tick(struct cap *c, int64_t now)
 	c->next_scrape += (int64_t)(c->o->scrape_s * 1e9);
 	if (c->next_scrape < now)
 		c->next_scrape = now + (int64_t)(c->o->scrape_s * 1e9);
-	x = xfer_get(c, XFER_GET);
+	x = xfer_get(&c->net, XFER_GET);
 	if (!x)
 		return;
 	x->done = scrape_done;
-	if (xfer_start(c, x, "/metrics", NULL, 0, NULL) != TT_OK) {
-		xfer_put(c, x);
+	x->user = c;
+	if (xfer_start(&c->net, x, "/metrics", NULL, 0, NULL) != TT_OK) {
+		xfer_put(&c->net, x);
 		return;
 	}
 	c->scrape = x;
+}
+
+void scrape_stop(struct cap *c)
+{
+	if (c->scrape) {
+		xfer_put(&c->net, c->scrape);
+		c->scrape = NULL;
+	}
 }
 
 static char *read_file(const char *path, size_t *len, struct tt_error *err)
@@ -115,7 +134,7 @@ static char *read_file(const char *path, size_t *len, struct tt_error *err)
 /* First model of /v1/models and its max_model_len. */
 static enum tt_code probe_models(struct cap *c, struct tt_manifest *m, struct tt_error *err)
 {
-	struct xfer *x = net_fetch(c, "/v1/models", NULL, 30, err);
+	struct xfer *x = net_fetch(&c->net, "/v1/models", NULL, 30, err);
 	enum tt_code rc = TT_OK;
 	cJSON *root = NULL, *data, *first, *id, *mml;
 
@@ -124,14 +143,14 @@ static enum tt_code probe_models(struct cap *c, struct tt_manifest *m, struct tt
 	if (x->http_status == 401 || x->http_status == 403) {
 		rc = tt_error_set(err, TT_ENET,
 				  "'%s/v1/models' answered HTTP %ld: the server wants an API key "
-				  "(--api-key or TOKENTRACE_API_KEY)", c->url, x->http_status);
+				  "(--api-key or TOKENTRACE_API_KEY)", c->net.url, x->http_status);
 		goto cleanup;
 	}
 	if (x->http_status != 200) {
 		if (!c->o->model)
 			rc = tt_error_set(err, TT_ENET,
 					  "'%s/v1/models' answered HTTP %ld; give the model with --model",
-					  c->url, x->http_status);
+					  c->net.url, x->http_status);
 		goto cleanup;
 	}
 	root = cJSON_ParseWithLength(x->resp ? x->resp : "", x->resp_len);
@@ -145,7 +164,7 @@ static enum tt_code probe_models(struct cap *c, struct tt_manifest *m, struct tt
 			m->max_model_len = (int64_t)mml->valuedouble;
 	} else if (!c->o->model) {
 		rc = tt_error_set(err, TT_EFORMAT,
-				  "'%s/v1/models' lists no model; give the model with --model", c->url);
+				  "'%s/v1/models' lists no model; give the model with --model", c->net.url);
 		goto cleanup;
 	}
 	if (c->o->model) {
@@ -167,7 +186,7 @@ static enum tt_code probe_models(struct cap *c, struct tt_manifest *m, struct tt
 	}
 cleanup:
 	cJSON_Delete(root);
-	xfer_put(c, x);
+	xfer_put(&c->net, x);
 	return rc;
 }
 
@@ -186,14 +205,14 @@ enum tt_code probe_server(struct cap *c, struct tt_manifest *m, struct tt_error 
 	if (rc != TT_OK)
 		return rc;
 
-	x = net_fetch(c, "/version", NULL, 10, NULL);
+	x = net_fetch(&c->net, "/version", NULL, 10, NULL);
 	if (x) {
 		if (x->http_status == 200 && x->resp)
 			version_body = strdup(x->resp);
 		snprintf(server_hdr, sizeof server_hdr, "%s", x->server_hdr);
-		xfer_put(c, x);
+		xfer_put(&c->net, x);
 	}
-	x = net_fetch(c, "/metrics", NULL, 10, NULL);
+	x = net_fetch(&c->net, "/metrics", NULL, 10, NULL);
 	if (x) {
 		if (x->http_status == 200 && x->resp_len &&
 		    tt_prom_parse(x->resp, x->resp_len, &prom, NULL) <= TT_WARN &&
@@ -201,7 +220,7 @@ enum tt_code probe_server(struct cap *c, struct tt_manifest *m, struct tt_error 
 			c->has_metrics = 1;
 		if (!server_hdr[0])
 			snprintf(server_hdr, sizeof server_hdr, "%s", x->server_hdr);
-		xfer_put(c, x);
+		xfer_put(&c->net, x);
 	}
 	c->engine = tt_engine_detect(prom ? prom->samples : NULL, prom ? prom->n_samples : 0,
 				     server_hdr, version_body);
@@ -235,13 +254,13 @@ enum tt_code probe_server(struct cap *c, struct tt_manifest *m, struct tt_error 
 	/* SGLang's own report first: its source name is the one the run
 	 * format lists; the metric says the same where it exists. */
 	if (kv < 0 && c->engine == TT_ENGINE_SGLANG) {
-		x = net_fetch(c, "/get_server_info", NULL, 10, NULL);
+		x = net_fetch(&c->net, "/get_server_info", NULL, 10, NULL);
 		if (x) {
 			if (x->http_status == 200 && x->resp_len)
 				kv = tt_kv_from_sglang_info(x->resp, x->resp_len);
 			if (kv > 0)
 				src = "sglang:get_server_info";
-			xfer_put(c, x);
+			xfer_put(&c->net, x);
 		}
 	}
 	if (kv < 0 && prom)

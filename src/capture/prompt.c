@@ -12,8 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prompt.h"
 #include "capture.h"
+#include "capture_opts.h"
+#include "monotonic.h"
+#include "net_loop.h"
+#include "protocol/server.h"
+#include "protocol/sse.h"
 #include "tokentrace/buf.h"
+#include "xfer.h"
 
 #define ID_BASE 1000u
 #define ID_SPAN 20000u
@@ -242,7 +249,7 @@ enum tt_code prompt_calibrate(struct cap *c, int64_t context, struct tt_error *e
 		n_calibs--;
 		if (rc != TT_OK)
 			return rc;
-		x = net_fetch(c, path, b.data, c->o->request_timeout_s + 60, err);
+		x = net_fetch(&c->net, path, b.data, c->o->request_timeout_s + 60, err);
 		body_free(&b);
 		if (!x)
 			return err ? err->code : TT_ENET;
@@ -254,13 +261,13 @@ enum tt_code prompt_calibrate(struct cap *c, int64_t context, struct tt_error *e
 		if (x->http_status != 200 || cr.prompt_tokens < 0) {
 			rc = tt_error_set(err, TT_ENET,
 					  "cannot calibrate a %lld-token text prompt at '%s%s': "
-					  "HTTP %ld, %s", (long long)context, c->url, path,
+					  "HTTP %ld, %s", (long long)context, c->net.url, path,
 					  x->http_status,
 					  cr.prompt_tokens < 0 ? "no usage.prompt_tokens" : "error");
-			xfer_put(c, x);
+			xfer_put(&c->net, x);
 			return rc;
 		}
-		xfer_put(c, x);
+		xfer_put(&c->net, x);
 		diff = context - cr.prompt_tokens;
 		if (diff == 0 || (diff < 0 ? -diff : diff) * 200 <= context)
 			break;

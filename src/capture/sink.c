@@ -5,6 +5,7 @@
  * holds back the timestamp of a chunk.  Frames are ended at least once a
  * second so a crash loses at most about a second of records. */
 #include <errno.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -13,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "capture.h"
+#include "sink.h"
 #include "protocol/prom.h"
 
 struct item {

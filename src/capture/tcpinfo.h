@@ -1,3 +1,5 @@
+/* The kernel's TCP_INFO counts of a connection (tcpinfo.c), for the
+ * end-of-request checks of arrival.c. */
 #ifndef TT_CAPTURE_TCPINFO_H
 #define TT_CAPTURE_TCPINFO_H
 #include <stdint.h>

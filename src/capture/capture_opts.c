@@ -1,0 +1,399 @@
+/* tokentrace-capture's options: the table every option is one row of, the
+ * parser and the --help text generated from it (docs/capture.md,
+ * "Options", lists the same rows; a test compares the two). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture_opts.h"
+#include "tokentrace/error.h"
+#include "tokentrace/units.h"
+
+enum opt_kind {
+	OPT_STR,        /* const char * */
+	OPT_FLAG,       /* int, set to 1 (a value after '=' is ignored) */
+	OPT_TOKEN_LIST, /* int64_t * and its count */
+	OPT_INT_LIST,   /* int * and its count */
+	OPT_DURATION,   /* double seconds */
+	OPT_TOKENS,     /* int64_t */
+	OPT_CHOICE,     /* const char *, one of choices */
+	OPT_PROMPT,     /* ids|token_ids -> "token_ids", text */
+	OPT_SEED,       /* uint64_t, and seed_given */
+	OPT_API_KEY,    /* copied, then blanked in argv */
+	OPT_FILE,       /* const char *, a file we can read */
+	OPT_NOTE,       /* appended to notes */
+	OPT_HELP,
+	OPT_VERSION,
+};
+
+struct opt {
+	const char *group;  /* heading printed before this row, or NULL */
+	char short_name;    /* -o, -q, -h; 0 none */
+	const char *name, *arg, *help;
+	enum opt_kind kind;
+	size_t off, off_n;  /* field in struct cap_opts (and its count) */
+	int strict;         /* lists: not empty; durations, tokens: > 0 */
+	const char *hint;   /* after "bad --NAME 'V'" */
+	const char *choices[3];
+};
+
+#define OFF(f) offsetof(struct cap_opts, f)
+
+static const struct opt opts[] = {
+	{"Matrix", 0, "contexts", "LIST", "decode contexts, tokens (K = 1024) [8K]",
+	 OPT_TOKEN_LIST, OFF(contexts), OFF(n_contexts), 1, " (expected e.g. 8K,16K,32K)", {0}},
+	{NULL, 0, "concurrency", "LIST", "simultaneous requests per decode cell [1]",
+	 OPT_INT_LIST, OFF(concurrency), OFF(n_concurrency), 1, " (expected e.g. 1,2,4,8)", {0}},
+	{NULL, 0, "prefill-contexts", "LIST", "extra prefill-only contexts []",
+	 OPT_TOKEN_LIST, OFF(prefill), OFF(n_prefill), 0, " (expected e.g. 125K)", {0}},
+	{NULL, 0, "duration", "DUR", "measurement window per decode cell [30s]",
+	 OPT_DURATION, OFF(duration_s), 0, 1, " (expected e.g. 30s)", {0}},
+	{NULL, 0, "max-tokens", "N", "output tokens per request [4096]",
+	 OPT_TOKENS, OFF(max_tokens), 0, 1, "", {0}},
+	{NULL, 0, "cells", "LIST", "run only these cells (prefill-8K,decode-8Kx16,...)",
+	 OPT_STR, OFF(cells), 0, 0, "", {0}},
+	{NULL, 0, "order", "context|concurrency", "cell order [context]",
+	 OPT_CHOICE, OFF(order), 0, 0, " (context or concurrency)", {"context", "concurrency", NULL}},
+	{NULL, 0, "pause", "DUR", "pause between cells [0]",
+	 OPT_DURATION, OFF(pause_s), 0, 0, "", {0}},
+	{"Requests", 0, "model", "NAME", "model to request [first of /v1/models]",
+	 OPT_STR, OFF(model), 0, 0, "", {0}},
+	{NULL, 0, "endpoint", "completions|chat", "API route [completions]",
+	 OPT_CHOICE, OFF(endpoint), 0, 0, " (completions or chat)", {"completions", "chat", NULL}},
+	{NULL, 0, "prompt", "ids|text", "prompt kind [ids on completions, text on chat]",
+	 OPT_PROMPT, OFF(prompt_kind), 0, 0, " (ids or text)", {0}},
+	{NULL, 0, "seed", "N", "prompt seed [random, recorded in the run]",
+	 OPT_SEED, OFF(seed), 0, 0, "", {0}},
+	{NULL, 0, "api-key", "KEY", "bearer key [$TOKENTRACE_API_KEY]; never recorded",
+	 OPT_API_KEY, 0, 0, 0, "", {0}},
+	{NULL, 0, "request-timeout", "DUR", "a stream silent this long has stalled [60s]",
+	 OPT_DURATION, OFF(request_timeout_s), 0, 1, "", {0}},
+	{NULL, 0, "cacert", "FILE", "trust this CA bundle for https:// (PEM)",
+	 OPT_FILE, OFF(cacert), 0, 0, "", {0}},
+	{NULL, 0, "insecure", NULL, "https:// without checking the certificate",
+	 OPT_FLAG, OFF(insecure), 0, 0, "", {0}},
+	{"Procedure", 0, "readiness", "DUR", "steady state needed before the window [3s]",
+	 OPT_DURATION, OFF(readiness_s), 0, 0, "", {0}},
+	{NULL, 0, "readiness-timeout", "DUR", "start the window anyway after this [60s]",
+	 OPT_DURATION, OFF(readiness_timeout_s), 0, 0, "", {0}},
+	{NULL, 0, "scrape-interval", "DUR", "/metrics scrape period, 0 = off [250ms]",
+	 OPT_DURATION, OFF(scrape_s), 0, 0, "", {0}},
+	{"Server facts", 0, "kv-capacity", "N", "KV cache capacity in tokens [detected]",
+	 OPT_TOKENS, OFF(kv_capacity), 0, 0, "", {0}},
+	{NULL, 0, "server-log", "FILE", "vLLM log with 'GPU KV cache size: N tokens'",
+	 OPT_STR, OFF(server_log), 0, 0, "", {0}},
+	{NULL, 0, "note", "KEY=VALUE", "hardware and launch facts (repeatable)",
+	 OPT_NOTE, 0, 0, 0, " (expected key=value)", {0}},
+	{"Output", 'o', "output", "RUN", "run directory to create",
+	 OPT_STR, OFF(out), 0, 0, "", {0}},
+	{NULL, 0, "resume", "RUN", "run the cells RUN has not finished",
+	 OPT_STR, OFF(resume), 0, 0, "", {0}},
+	{NULL, 'q', "quiet", NULL, "no progress line", OPT_FLAG, OFF(quiet), 0, 0, "", {0}},
+	{NULL, 'h', "help", NULL, "this text", OPT_HELP, 0, 0, 0, "", {0}},
+	{NULL, 0, "version", NULL, "print the version", OPT_VERSION, 0, 0, 0, "", {0}},
+};
+#define N_OPTS (sizeof opts / sizeof opts[0])
+
+int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "error: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(see tokentrace-capture --help)\n");
+	return 2;
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: tokentrace-capture URL -o RUN [options]\n"
+	      "       tokentrace-capture --resume RUN [URL] [options]\n"
+	      "\n"
+	      "Record a speed-test matrix from an OpenAI-compatible server into the run\n"
+	      "directory RUN (see docs/capture.md).\n"
+	      "\n", f);
+	for (size_t i = 0; i < N_OPTS; i++) {
+		const struct opt *p = &opts[i];
+		char left[64];
+		size_t n = 0;
+
+		if (p->group)
+			fprintf(f, "%s:\n", p->group);
+		if (p->short_name)
+			n = (size_t)snprintf(left, sizeof left, "-%c, ", p->short_name);
+		snprintf(left + n, sizeof left - n, "--%s%s%s", p->name, p->arg ? " " : "",
+			 p->arg ? p->arg : "");
+		/* the help column, or two spaces after a long left side */
+		fprintf(f, strlen(left) < 24 ? "  %-24s %s\n" : "  %s  %s\n", left, p->help);
+	}
+}
+
+/* "8K,16K,32K": token counts, each > 0.  -1 on error (*out untouched). */
+static int parse_token_list(const char *s, int64_t **out, size_t *n)
+{
+	char *copy = strdup(s), *save = NULL, *tok;
+	int64_t *v = NULL;
+	size_t k = 0;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int64_t t = tt_parse_tokens(tok);
+		int64_t *nv;
+		if (t <= 0)
+			goto bad;
+		nv = realloc(v, (k + 1) * sizeof *v);
+		if (!nv)
+			goto bad;
+		v = nv;
+		v[k++] = t;
+	}
+	free(copy);
+	free(*out);
+	*out = v;
+	*n = k;
+	return 0;
+bad:
+	free(copy);
+	free(v);
+	return -1;
+}
+
+static int parse_int_list(const char *s, int **out, size_t *n)
+{
+	int64_t *v = NULL;
+	size_t k = 0;
+	int *iv;
+
+	if (parse_token_list(s, &v, &k) != 0)
+		return -1;
+	iv = malloc((k ? k : 1) * sizeof *iv);
+	if (!iv) {
+		free(v);
+		return -1;
+	}
+	for (size_t i = 0; i < k; i++) {
+		if (v[i] > 100000) {
+			free(v);
+			free(iv);
+			return -1;
+		}
+		iv[i] = (int)v[i];
+	}
+	free(v);
+	free(*out);
+	*out = iv;
+	*n = k;
+	return 0;
+}
+
+void opts_init(struct cap_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->endpoint = "completions";
+	o->order = "context";
+	o->duration_s = 30;
+	o->max_tokens = 4096;
+	o->scrape_s = 0.25;
+	o->readiness_s = 3;
+	o->readiness_timeout_s = 60;
+	o->request_timeout_s = 60;
+	o->kv_capacity = -1;
+	parse_token_list("8K", &o->contexts, &o->n_contexts);
+	parse_int_list("1", &o->concurrency, &o->n_concurrency);
+}
+
+void opts_release(struct cap_opts *o)
+{
+	free(o->contexts);
+	free(o->concurrency);
+	free(o->prefill);
+	free(o->notes);
+	if (o->key_copy) {
+		memset(o->key_copy, 0, strlen(o->key_copy));
+		free(o->key_copy);
+	}
+	o->contexts = NULL;
+	o->concurrency = NULL;
+	o->prefill = NULL;
+	o->notes = NULL;
+	o->key_copy = NULL;
+}
+
+/* Store value v of option p.  Returns -1 when stored, else the exit status
+ * (2: bad value, message printed; 1: out of memory). */
+static int set_opt(struct cap_opts *o, const struct opt *p, const char *v)
+{
+	char *base = (char *)o;
+	int bad = 0;
+
+	switch (p->kind) {
+	case OPT_STR:
+		*(const char **)(base + p->off) = v;
+		break;
+	case OPT_TOKEN_LIST: {
+		size_t *n = (size_t *)(base + p->off_n);
+		bad = parse_token_list(v, (int64_t **)(base + p->off), n) || (p->strict && !*n);
+		break;
+	}
+	case OPT_INT_LIST: {
+		size_t *n = (size_t *)(base + p->off_n);
+		bad = parse_int_list(v, (int **)(base + p->off), n) || (p->strict && !*n);
+		break;
+	}
+	case OPT_DURATION: {
+		double *d = (double *)(base + p->off);
+		*d = tt_parse_duration(v);
+		bad = p->strict ? *d <= 0 : *d < 0;
+		break;
+	}
+	case OPT_TOKENS: {
+		int64_t *t = (int64_t *)(base + p->off);
+		*t = tt_parse_tokens(v);
+		/* max_tokens is written in a fixed-width field of 10 digits */
+		bad = *t <= 0 || (p->strict && *t > 9999999999LL);
+		break;
+	}
+	case OPT_CHOICE:
+		bad = 1;
+		for (int k = 0; p->choices[k]; k++)
+			if (!strcmp(v, p->choices[k])) {
+				*(const char **)(base + p->off) = v;
+				bad = 0;
+			}
+		break;
+	case OPT_PROMPT:
+		if (!strcmp(v, "ids") || !strcmp(v, "token_ids"))
+			o->prompt_kind = "token_ids";
+		else if (!strcmp(v, "text"))
+			o->prompt_kind = "text";
+		else
+			bad = 1;
+		break;
+	case OPT_SEED: {
+		char *end = NULL;
+		errno = 0;
+		o->seed = strtoull(v, &end, 0);
+		if (!*v || *end || errno)
+			bad = 1;
+		else
+			o->seed_given = 1;
+		break;
+	}
+	case OPT_API_KEY:
+		/* Keep a copy and blank the argument, so the key does not
+		 * stay readable in /proc/PID/cmdline for the whole run. */
+		free(o->key_copy);
+		o->key_copy = strdup(v);
+		if (!o->key_copy)
+			return 1;
+		memset((char *)v, '*', strlen(v));
+		o->api_key = o->key_copy;
+		break;
+	case OPT_FILE: {
+		FILE *f = fopen(v, "r");
+		if (!f)
+			return usage_error("cannot read --%s '%s': %s", p->name, v, strerror(errno));
+		fclose(f);
+		*(const char **)(base + p->off) = v;
+		break;
+	}
+	case OPT_NOTE: {
+		char **nn;
+		if (!strchr(v, '=') || v[0] == '=') {
+			bad = 1;
+			break;
+		}
+		nn = realloc(o->notes, (o->n_notes + 1) * sizeof *nn);
+		if (!nn)
+			return 1;
+		o->notes = nn;
+		o->notes[o->n_notes++] = (char *)v;
+		break;
+	}
+	case OPT_FLAG:
+	case OPT_HELP:
+	case OPT_VERSION:
+		break;
+	}
+	if (bad)
+		return usage_error("bad --%s '%s'%s", p->name, v, p->hint);
+	return -1;
+}
+
+/* The checks between options, after all are read. */
+static int check_opts(struct cap_opts *o, const char *url)
+{
+	if (!o->api_key)
+		o->api_key = getenv("TOKENTRACE_API_KEY");
+	if (o->api_key && !*o->api_key)
+		o->api_key = NULL;
+	if (o->resume && o->out)
+		return usage_error("give either -o or --resume, not both");
+	if (!o->resume && !o->out)
+		return usage_error("no run directory: give -o RUN (or --resume RUN)");
+	if (!o->resume && !url)
+		return usage_error("no server URL (e.g. http://127.0.0.1:8000)");
+	if (o->prompt_kind && !strcmp(o->prompt_kind, "token_ids") && !strcmp(o->endpoint, "chat"))
+		return usage_error("--prompt ids needs --endpoint completions (chat takes text)");
+	return -1;
+}
+
+int opts_parse(struct cap_opts *o, int argc, char **argv, const char **url)
+{
+	*url = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = NULL;
+		char *eq = NULL;
+		char name[64];
+		const struct opt *p = NULL;
+		int st;
+
+		if (a[0] != '-' || strcmp(a, "-") == 0) {
+			if (*url)
+				return usage_error("unexpected argument '%s'", a);
+			*url = a;
+			continue;
+		}
+		snprintf(name, sizeof name, "%s", a);
+		if (strncmp(a, "--", 2) == 0 && (eq = strchr(a, '='))) {
+			size_t k = (size_t)(eq - a);
+			if (k < sizeof name)
+				name[k] = '\0';
+		}
+		for (size_t k = 0; k < N_OPTS && !p; k++)
+			if ((name[0] == '-' && name[1] == '-' && !strcmp(name + 2, opts[k].name)) ||
+			    (opts[k].short_name && name[0] == '-' && name[1] == opts[k].short_name &&
+			     !name[2]))
+				p = &opts[k];
+		if (!p)
+			return usage_error("unknown option '%s'", a);
+		if (p->kind == OPT_HELP) {
+			usage(stdout);
+			return 0;
+		}
+		if (p->kind == OPT_VERSION) {
+			printf("tokentrace-capture %s\n", tt_version());
+			return 0;
+		}
+		if (p->kind == OPT_FLAG) {
+			*(int *)((char *)o + p->off) = 1;
+			continue;
+		}
+		if (eq) {
+			v = eq + 1;
+		} else {
+			if (i + 1 >= argc)
+				return usage_error("'%s' needs a value", a);
+			v = argv[++i];
+		}
+		st = set_opt(o, p, v);
+		if (st >= 0)
+			return st;
+	}
+	return check_opts(o, *url);
+}

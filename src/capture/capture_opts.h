@@ -1,0 +1,55 @@
+/* tokentrace-capture's options: one table (capture_opts.c) from which the
+ * command line is parsed and --help is printed; docs/capture.md lists the
+ * same options. */
+#ifndef TT_CAPTURE_OPTS_H
+#define TT_CAPTURE_OPTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cap_opts {
+	const char *url;          /* base URL, no trailing slash */
+	const char *out;          /* run directory */
+	const char *resume;       /* run directory to continue */
+	const char *model;        /* NULL: first of /v1/models */
+	const char *api_key;      /* never written anywhere */
+	char *key_copy;           /* owned copy of --api-key (the argument is
+				   * blanked); wiped by opts_release */
+	const char *cacert;       /* CA bundle for https, or NULL: the system's */
+	int insecure;             /* https without certificate checks */
+	const char *endpoint;     /* "completions" or "chat" */
+	const char *prompt_kind;  /* "token_ids", "text" or NULL (auto) */
+	const char *cells;        /* subset, comma-separated ids; NULL all */
+	const char *order;        /* "context" or "concurrency" */
+	const char *server_log;
+	int64_t *contexts; size_t n_contexts;
+	int *concurrency; size_t n_concurrency;
+	int64_t *prefill; size_t n_prefill;
+	double duration_s;
+	int64_t max_tokens;
+	uint64_t seed;
+	int seed_given;
+	double scrape_s;
+	double readiness_s;
+	double readiness_timeout_s;
+	double request_timeout_s;
+	double pause_s;
+	int64_t kv_capacity;      /* -1: detect */
+	int quiet;
+	char **notes; size_t n_notes; /* "key=value" as given */
+};
+
+/* The defaults (docs/capture.md, "Options"). */
+void opts_init(struct cap_opts *o);
+/* Parse the command line into o; *url is the URL argument or NULL.
+ * Returns -1 to go on, else the exit status: 0 after --help or --version,
+ * 2 for a bad command line (message printed), 1 out of memory. */
+int opts_parse(struct cap_opts *o, int argc, char **argv, const char **url);
+/* Print "error: ..." and the --help hint; returns 2. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+int usage_error(const char *fmt, ...);
+void opts_release(struct cap_opts *o);
+
+#endif

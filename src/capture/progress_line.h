@@ -1,0 +1,14 @@
+/* The live progress line on the terminal (docs/capture.md, "Options"). */
+#ifndef TT_CAPTURE_PROGRESS_LINE_H
+#define TT_CAPTURE_PROGRESS_LINE_H
+
+#include <stdint.h>
+
+#include "capture.h"
+
+/* Redraw the line, at most every 250 ms, when on a terminal. */
+void progress_tick(struct cap *c, int64_t now, double cell_elapsed_s);
+/* Erase it before other output. */
+void progress_clear(struct cap *c);
+
+#endif

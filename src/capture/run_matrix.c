@@ -1,0 +1,88 @@
+/* Running the matrix: every cell the run has not finished, in the
+ * manifest's order, with the start line, the pause between cells and the
+ * ETA the progress line shows. */
+#include <stdio.h>
+
+#include "run_matrix.h"
+#include "capture.h"
+#include "capture_opts.h"
+#include "cell.h"
+#include "monotonic.h"
+#include "net_loop.h"
+#include "progress_line.h"
+#include "protocol/server.h"
+#include "tokentrace/error.h"
+#include "tokentrace/run.h"
+#include "xfer.h"
+
+static double estimate_cell_s(const struct cap *c, const struct tt_cell_info *ci)
+{
+	if (ci->phase == TT_PHASE_PREFILL)
+		return 1;
+	return c->o->duration_s + c->o->readiness_s + 2;
+}
+
+int run_matrix(struct cap *c)
+{
+	struct cap_opts *o = c->o;
+	struct tt_error err;
+	enum tt_code rc;
+	struct tt_manifest *wm = tt_run_writer_manifest(c->run);
+	size_t todo = 0;
+	double est = 0;
+
+	for (size_t i = 0; i < wm->n_cells; i++) {
+		enum tt_cell_state st = wm->cells[i].state;
+		if (st == TT_CELL_PENDING || st == TT_CELL_RUNNING || st == TT_CELL_INTERRUPTED) {
+			todo++;
+			est += estimate_cell_s(c, &wm->cells[i]);
+		}
+	}
+	c->n_cells_run = todo;
+	c->run_start = c->progress_t_prev = now_ns();
+	c->next_scrape = now_ns();
+	if (!o->quiet)
+		fprintf(stderr, "tokentrace-capture: %s %s, model '%s', KV capacity %s%lld (%s), %zu cell(s) to run into '%s'\n",
+			tt_engine_name(c->engine), c->has_metrics ? "with /metrics" : "without /metrics",
+			c->model ? c->model : "?", wm->kv_capacity_tokens > 0 ? "" : "unknown ",
+			(long long)(wm->kv_capacity_tokens > 0 ? wm->kv_capacity_tokens : 0),
+			wm->kv_capacity_source ? wm->kv_capacity_source : "unknown", todo,
+			tt_run_writer_dir(c->run));
+	c->cell_i = 0;
+	c->remaining_est_s = est;
+	for (size_t i = 0; i < wm->n_cells; i++) {
+		struct tt_cell_info *ci = &wm->cells[i];
+		enum tt_cell_state st = ci->state;
+
+		if (st != TT_CELL_PENDING && st != TT_CELL_RUNNING && st != TT_CELL_INTERRUPTED)
+			continue;
+		if (*c->net.stop)
+			break;
+		snprintf(c->cell_label, sizeof c->cell_label, "%s", ci->id);
+		c->cell_est_s = estimate_cell_s(c, ci);
+		rc = cell_run(c, i, &err);
+		wm = tt_run_writer_manifest(c->run);
+		ci = &wm->cells[i];
+		c->remaining_est_s -= c->cell_est_s;
+		c->cell_i++;
+		if (rc == TT_EOF)
+			break;
+		if (rc != TT_OK) {
+			progress_clear(c);
+			fprintf(stderr, "error: %s\n", err.msg);
+			return 1;
+		}
+		if (ci->state == TT_CELL_FAILED && !o->quiet) {
+			progress_clear(c);
+			fprintf(stderr, "warning: cell '%s' failed: %s\n", ci->id,
+				ci->reason ? ci->reason : "?");
+		}
+		if (o->pause_s > 0 && c->cell_i < c->n_cells_run) {
+			int64_t until = now_ns() + (int64_t)(o->pause_s * 1e9);
+			while (now_ns() < until && !*c->net.stop)
+				net_step(&c->net, 20);
+		}
+	}
+	progress_clear(c);
+	return 0;
+}

@@ -1,0 +1,419 @@
+/* Opening a run: a new one (the matrix, the manifest, the run directory)
+ * or one being resumed (its own settings), with the server probed, the
+ * network loop and the trace sink started; and closing it again. */
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run_open.h"
+#include "capture.h"
+#include "capture_opts.h"
+#include "monotonic.h"
+#include "net_loop.h"
+#include "probe.h"
+#include "sink.h"
+#include "tokentrace/error.h"
+#include "tokentrace/run.h"
+#include "tokentrace/units.h"
+#include "xfer.h"
+
+/* Replace every occurrence of the API key in s by <redacted>. */
+static char *scrub_key(const char *s, const char *key)
+{
+	char *r = tt_redact_secrets(s), *p;
+	size_t kl = key ? strlen(key) : 0;
+
+	if (!r || kl < 4)
+		return r;
+	while ((p = strstr(r, key))) {
+		size_t n = strlen(r) + 16;
+		char *nr = malloc(n);
+		if (!nr) {
+			free(r);
+			return NULL;
+		}
+		snprintf(nr, n, "%.*s<redacted>%s", (int)(p - r), r, p + kl);
+		free(r);
+		r = nr;
+	}
+	return r;
+}
+
+static int cell_selected(const char *cells, const struct tt_cell_info *ci)
+{
+	char *copy, *save = NULL, *tok;
+	int hit = 0;
+
+	if (!cells)
+		return 1;
+	copy = strdup(cells);
+	if (!copy)
+		return 1;
+	for (tok = strtok_r(copy, ",", &save); tok && !hit; tok = strtok_r(NULL, ",", &save)) {
+		char *dash = strchr(tok, '-'), *x;
+		int64_t ctx;
+		if (!dash)
+			continue;
+		*dash = '\0';
+		x = strchr(dash + 1, 'x');
+		if (x)
+			*x = '\0';
+		ctx = tt_parse_tokens(dash + 1);
+		if (strcmp(tok, "prefill") == 0 && !x)
+			hit = ci->phase == TT_PHASE_PREFILL && ctx == ci->context;
+		else if (strcmp(tok, "decode") == 0 && x)
+			hit = ci->phase == TT_PHASE_DECODE && ctx == ci->context &&
+			      atoi(x + 1) == ci->concurrency;
+	}
+	free(copy);
+	return hit;
+}
+
+static int has_ctx(const int64_t *v, size_t n, int64_t x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return 1;
+	return 0;
+}
+
+static enum tt_code add_cell(struct tt_manifest *m, const struct cap_opts *o, enum tt_phase ph,
+			     int64_t ctx, int conc)
+{
+	size_t idx;
+	enum tt_code rc = tt_manifest_add_cell(m, ph, ctx, conc, &idx);
+	if (rc != TT_OK)
+		return rc;
+	if (tt_manifest_find_cell(m, m->cells[idx].id) != (long)idx ||
+	    !cell_selected(o->cells, &m->cells[idx])) {
+		/* A duplicate or not asked for: drop it again. */
+		free(m->cells[idx].id);
+		m->n_cells--;
+	}
+	return TT_OK;
+}
+
+static enum tt_code build_matrix(struct tt_manifest *m, const struct cap_opts *o)
+{
+	enum tt_code rc = TT_OK;
+
+	if (o->order && strcmp(o->order, "concurrency") == 0) {
+		for (size_t i = 0; rc == TT_OK && i < o->n_contexts; i++)
+			rc = add_cell(m, o, TT_PHASE_PREFILL, o->contexts[i], 1);
+		for (size_t j = 0; rc == TT_OK && j < o->n_concurrency; j++)
+			for (size_t i = 0; rc == TT_OK && i < o->n_contexts; i++)
+				rc = add_cell(m, o, TT_PHASE_DECODE, o->contexts[i], o->concurrency[j]);
+	} else {
+		for (size_t i = 0; rc == TT_OK && i < o->n_contexts; i++) {
+			rc = add_cell(m, o, TT_PHASE_PREFILL, o->contexts[i], 1);
+			for (size_t j = 0; rc == TT_OK && j < o->n_concurrency; j++)
+				rc = add_cell(m, o, TT_PHASE_DECODE, o->contexts[i], o->concurrency[j]);
+		}
+	}
+	for (size_t i = 0; rc == TT_OK && i < o->n_prefill; i++)
+		if (!has_ctx(o->contexts, o->n_contexts, o->prefill[i]))
+			rc = add_cell(m, o, TT_PHASE_PREFILL, o->prefill[i], 1);
+	return rc;
+}
+
+/* The first --cells item that names no cell of the full matrix, or NULL.
+ * (A typo would otherwise silently shrink the run.) */
+char *run_unknown_cell(const struct cap_opts *o)
+{
+	struct cap_opts all = *o;
+	struct tt_manifest full;
+	char *copy, *save = NULL, *tok, *bad = NULL;
+
+	if (!o->cells)
+		return NULL;
+	all.cells = NULL;
+	tt_manifest_init(&full);
+	copy = strdup(o->cells);
+	if (!copy || build_matrix(&full, &all) != TT_OK) {
+		free(copy);
+		tt_manifest_release(&full);
+		return NULL;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok && !bad; tok = strtok_r(NULL, ",", &save)) {
+		int hit = 0;
+		for (size_t i = 0; i < full.n_cells && !hit; i++)
+			hit = cell_selected(tok, &full.cells[i]);
+		if (!hit)
+			bad = strdup(tok);
+	}
+	free(copy);
+	tt_manifest_release(&full);
+	return bad;
+}
+
+/* Base URL: scheme checked, no trailing '/' or '/v1', no credentials. */
+static int clean_url(const char *in, char *out, size_t len)
+{
+	const char *rest, *at, *slash;
+	size_t n;
+
+	if (strncmp(in, "http://", 7) == 0)
+		rest = in + 7;
+	else if (strncmp(in, "https://", 8) == 0)
+		rest = in + 8;
+	else
+		return -1;
+	if (!*rest || *rest == '/')
+		return -1;
+	slash = strchr(rest, '/');
+	at = strchr(rest, '@');
+	if (at && (!slash || at < slash))
+		return -1; /* credentials in the URL would end up in the run */
+	n = strlen(in);
+	while (n && in[n - 1] == '/')
+		n--;
+	if (n >= 3 && strncmp(in + n - 3, "/v1", 3) == 0)
+		n -= 3;
+	if (n >= len)
+		return -1;
+	memcpy(out, in, n);
+	out[n] = '\0';
+	return 0;
+}
+
+static void settings_to_manifest(struct tt_manifest *m, const struct cap_opts *o, int text)
+{
+	tt_manifest_set_str(&m->endpoint, o->endpoint);
+	m->contexts = malloc((o->n_contexts ? o->n_contexts : 1) * sizeof *m->contexts);
+	m->concurrency = malloc((o->n_concurrency ? o->n_concurrency : 1) * sizeof *m->concurrency);
+	m->prefill_contexts = malloc((o->n_prefill ? o->n_prefill : 1) * sizeof *m->prefill_contexts);
+	if (m->contexts && o->n_contexts) {
+		memcpy(m->contexts, o->contexts, o->n_contexts * sizeof *m->contexts);
+		m->n_contexts = o->n_contexts;
+	}
+	if (m->concurrency && o->n_concurrency) {
+		memcpy(m->concurrency, o->concurrency, o->n_concurrency * sizeof *m->concurrency);
+		m->n_concurrency = o->n_concurrency;
+	}
+	if (m->prefill_contexts && o->n_prefill) {
+		memcpy(m->prefill_contexts, o->prefill, o->n_prefill * sizeof *m->prefill_contexts);
+		m->n_prefill_contexts = o->n_prefill;
+	}
+	m->duration_s = o->duration_s;
+	m->max_tokens = o->max_tokens;
+	tt_manifest_set_str(&m->prompt_kind, text ? "text" : "token_ids");
+	m->seed = o->seed;
+	m->scrape_interval_s = o->scrape_s;
+	m->readiness_s = o->readiness_s;
+	m->readiness_timeout_s = o->readiness_timeout_s;
+}
+
+/* Settings of a run being resumed: the run's, so the cells match. */
+static void settings_from_manifest(struct cap_opts *o, const struct tt_manifest *m)
+{
+	o->endpoint = m->endpoint ? m->endpoint : "completions";
+	o->duration_s = m->duration_s;
+	o->max_tokens = m->max_tokens;
+	o->seed = m->seed;
+	o->seed_given = 1;
+	o->scrape_s = m->scrape_interval_s;
+	o->readiness_s = m->readiness_s;
+	o->readiness_timeout_s = m->readiness_timeout_s;
+	o->prompt_kind = m->prompt_kind;
+	o->model = m->served_model ? m->served_model : m->model;
+}
+
+/* RUN/capture-info.json: facts about this capture process that are not
+ * run facts.  The monotonic origin lets other logs of this machine (a
+ * server's, the simulator's ground truth) line up with the traces to the
+ * nanosecond, which wall clocks cannot.  Readers of runs ignore the file. */
+void run_write_capture_info(const struct cap *c)
+{
+	char path[4200];
+	FILE *f;
+	const int64_t *k = c->net.tm.stamps_by_src;
+
+	snprintf(path, sizeof path, "%s/capture-info.json", tt_run_writer_dir(c->run));
+	f = fopen(path, "w");
+	if (!f)
+		return; /* optional: the run is complete without it */
+	/* how the chunks' arrival times were taken (docs/capture.md,
+	 * "Timestamps"); all zero until the run's end rewrites the file */
+	fprintf(f, "{\n\t\"origin_monotonic_ns\": %lld,\n\t\"libcurl\": \"%s\",\n"
+		   "\t\"chunk_times\": {\"kernel\": %lld, \"wake\": %lld, \"callback\": %lld},\n"
+		   "\t\"requests_off_kernel_times\": {\"out_of_order\": %lld, \"miscounted\": %lld, "
+		   "\"unknown\": %lld, \"clock_step\": %lld}\n}\n",
+		(long long)c->net.origin, curl_version_info(CURLVERSION_NOW)->version,
+		(long long)k[STAMP_KERNEL], (long long)k[STAMP_WAKE], (long long)k[STAMP_CALLBACK],
+		(long long)c->net.tm.settled_ooo, (long long)c->net.tm.settled_miscount,
+		(long long)c->net.tm.settled_unknown, (long long)c->net.tm.settled_clock);
+	fclose(f);
+}
+
+static void rfc3339(int64_t unix_ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(unix_ns / 1000000000);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* A new run: its manifest (settings, notes, the matrix) and directory. */
+static int create_run(struct cap *c, struct tt_manifest *m, const struct timespec *wall, int text)
+{
+	struct cap_opts *o = c->o;
+	struct tt_error err;
+	enum tt_code rc;
+	char created[40];
+
+	m->origin_unix_ns = (int64_t)wall->tv_sec * 1000000000 + wall->tv_nsec;
+	rfc3339(m->origin_unix_ns, created, sizeof created);
+	tt_manifest_set_str(&m->created, created);
+	tt_manifest_set_str(&m->tool_name, "tokentrace-capture");
+	tt_manifest_set_str(&m->tool_version, tt_version());
+	tt_manifest_set_str(&m->server_url, c->net.url);
+	settings_to_manifest(m, o, text);
+	for (size_t i = 0; i < o->n_notes; i++) {
+		char *kv = strdup(o->notes[i]), *val;
+		if (!kv)
+			return 1;
+		val = strchr(kv, '=');
+		*val++ = '\0';
+		{
+			char *clean = scrub_key(val, o->api_key);
+			tt_manifest_set_note(m, kv, clean ? clean : "<redacted>");
+			free(clean);
+		}
+		free(kv);
+	}
+	if (o->insecure && c->net.tls)
+		tt_manifest_set_note(m, "tls_insecure",
+				     "certificate and host name not checked (--insecure)");
+	if (build_matrix(m, o) != TT_OK) {
+		fprintf(stderr, "error: out of memory\n");
+		return 1;
+	}
+	if (m->n_cells == 0) {
+		fprintf(stderr, "error: --cells '%s' matches no cell of the matrix\n",
+			o->cells ? o->cells : "");
+		return 2;
+	}
+	rc = tt_run_writer_create(o->out, m, &c->run, &err);
+	if (rc != TT_OK) {
+		fprintf(stderr, "error: %s\n", err.msg);
+		return 1;
+	}
+	run_write_capture_info(c);
+	c->info_written = 1;
+	return 0;
+}
+
+int run_open(struct cap *c, const char *url_arg)
+{
+	struct cap_opts *o = c->o;
+	struct tt_error err;
+	enum tt_code rc;
+	int status, text;
+	struct timespec wall;
+
+	if (o->resume) {
+		const struct tt_manifest *rm;
+		rc = tt_run_writer_resume(o->resume, &c->run, &err);
+		if (rc != TT_OK) {
+			fprintf(stderr, "error: %s\n", err.msg);
+			return 1;
+		}
+		rm = tt_run_writer_manifest(c->run);
+		settings_from_manifest(o, rm);
+		if (!url_arg)
+			url_arg = rm->server_url;
+		if (!url_arg) {
+			fprintf(stderr, "error: run '%s' names no server; give its URL\n", o->resume);
+			return 1;
+		}
+		o->kv_capacity = rm->kv_capacity_tokens;
+	}
+	if (clean_url(url_arg, c->net.url, sizeof c->net.url) != 0) {
+		fprintf(stderr, "error: bad URL '%s': expected http://HOST:PORT or https://HOST:PORT "
+				"(no user:password@)\n", url_arg);
+		return 2;
+	}
+	c->net.tls = strncmp(c->net.url, "https://", 8) == 0;
+	/* Behind a proxy (libcurl reads these), the socket's bytes may be a
+	 * tunnel's, not the body's: chunk times then come from the callback. */
+	c->net.raw_ok = !c->net.tls;
+	{
+		static const char *const proxy_env[] = {"http_proxy", "https_proxy", "HTTPS_PROXY",
+							"all_proxy", "ALL_PROXY"};
+		for (size_t i = 0; i < sizeof proxy_env / sizeof *proxy_env; i++) {
+			const char *v = getenv(proxy_env[i]);
+			if (v && *v)
+				c->net.raw_ok = 0;
+		}
+	}
+	if (o->api_key) {
+		if (strlen(o->api_key) > 512 || strpbrk(o->api_key, "\r\n")) {
+			fprintf(stderr, "error: the API key is too long or holds a line break\n");
+			return 2;
+		}
+		snprintf(c->net.auth, sizeof c->net.auth, "Authorization: Bearer %s", o->api_key);
+	}
+	if (!o->seed_given) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		o->seed = ((uint64_t)ts.tv_sec * 1000000007ull) ^ (uint64_t)ts.tv_nsec ^
+			 ((uint64_t)getpid() << 32);
+		o->seed &= (1ull << 53) - 1; /* exact in the manifest's JSON number */
+	}
+
+	rc = net_init(&c->net, &err);
+	if (rc == TT_OK)
+		rc = sink_start(&c->net.sink, &err);
+	if (rc != TT_OK) {
+		fprintf(stderr, "error: %s\n", err.msg);
+		return 1;
+	}
+
+	/* Server facts. */
+	rc = probe_server(c, o->resume ? &c->probed : &c->made, &err);
+	if (rc != TT_OK) {
+		fprintf(stderr, "error: %s\n", err.msg);
+		return 1;
+	}
+	if (o->resume) {
+		c->model = tt_run_writer_manifest(c->run)->served_model;
+		if (!c->model)
+			c->model = c->probed.served_model;
+	} else {
+		c->model = c->made.served_model;
+	}
+	text = o->prompt_kind ? strcmp(o->prompt_kind, "text") == 0
+			     : (strcmp(o->endpoint, "chat") == 0 || c->engine == TT_ENGINE_TGI);
+	c->prompt_text = text;
+
+	clock_gettime(CLOCK_REALTIME, &wall);
+	c->net.origin = now_ns();
+	if (o->resume) {
+		/* Keep the run's time axis: trace time 0 is still the first
+		 * capture's origin, reached through the wall clock. */
+		int64_t wall_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
+		c->net.origin -= wall_ns - tt_run_writer_manifest(c->run)->origin_unix_ns;
+	} else {
+		status = create_run(c, &c->made, &wall, text);
+		if (status)
+			return 1;
+	}
+	return 0;
+}
+
+void run_close(struct cap *c)
+{
+	/* Transfers first (they hold bodies), then the sink, then the run. */
+	if (c->net.multi) {
+		scrape_stop(c);
+		net_cleanup(&c->net);
+	}
+	sink_stop(c->net.sink);
+	tt_run_writer_free(c->run);
+	tt_manifest_release(&c->made);
+	tt_manifest_release(&c->probed);
+	memset(c->net.auth, 0, sizeof c->net.auth);
+}

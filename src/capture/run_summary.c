@@ -1,0 +1,45 @@
+/* The summary at the end: capture-info.json with the final counts, the
+ * line that says how the cells ended, and the exit status. */
+#include <stdio.h>
+
+#include "run_summary.h"
+#include "capture.h"
+#include "capture_opts.h"
+#include "monotonic.h"
+#include "run_open.h"
+#include "tokentrace/run.h"
+#include "xfer.h"
+
+int run_summary(struct cap *c)
+{
+	struct cap_opts *o = c->o;
+	struct tt_manifest *wm = tt_run_writer_manifest(c->run);
+	size_t done = 0, over = 0, failed = 0, interrupted = 0;
+	int status;
+
+	if (c->info_written)
+		run_write_capture_info(c);
+	for (size_t i = 0; i < wm->n_cells; i++) {
+		switch (wm->cells[i].state) {
+		case TT_CELL_DONE: done++; break;
+		case TT_CELL_OVER_CAPACITY: over++; break;
+		case TT_CELL_FAILED: failed++; break;
+		case TT_CELL_INTERRUPTED: interrupted++; break;
+		default: break;
+		}
+	}
+	if (!o->quiet)
+		fprintf(stderr, "tokentrace-capture: %zu of %zu cells done, %zu over capacity, %zu failed, %zu interrupted; %lld output tokens, %lld failed requests, %.1f s; run in '%s'\n",
+			done, wm->n_cells, over, failed, interrupted,
+			(long long)c->net.tokens_total, (long long)c->net.errors_total,
+			(double)(now_ns() - c->run_start) / 1e9, tt_run_writer_dir(c->run));
+	if (*c->net.stop) {
+		if (!o->quiet)
+			fprintf(stderr, "tokentrace-capture: stopped; continue with --resume %s\n",
+				tt_run_writer_dir(c->run));
+		status = 130;
+	} else {
+		status = 0;
+	}
+	return status;
+}
