@@ -6,7 +6,6 @@
  * every open connection.  Each readable socket is peeked (arrival.c) right
  * before libcurl reads it. */
 #include <errno.h>
-#include <stdlib.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 #include <string.h>

@@ -5,8 +5,8 @@
  * they come (arrival.c), unchunked here, fed to the SSE parser, and each
  * event with tokens becomes a chunk; at its end the request becomes a
  * record for the trace sink. */
-#include <errno.h>
-#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
