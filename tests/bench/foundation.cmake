@@ -3,7 +3,3 @@ add_executable(bench_analyze ${CMAKE_CURRENT_LIST_DIR}/bench_analyze.c
   ${PROJECT_SOURCE_DIR}/tests/unit/testutil.c)
 target_include_directories(bench_analyze PRIVATE ${PROJECT_SOURCE_DIR}/tests/unit)
 target_link_libraries(bench_analyze PRIVATE tokentrace::tokentrace PkgConfig::ZSTD)
-if(NOT TARGET bench)
-  add_custom_target(bench)
-endif()
-add_dependencies(bench bench_analyze tokentrace-cli)

@@ -6,8 +6,4 @@ if(TARGET tokentrace-sim)
   target_compile_definitions(sim_throughput PRIVATE
     TT_SIM_PATH="$<TARGET_FILE:tokentrace-sim>")
   add_dependencies(sim_throughput tokentrace-sim)
-  if(NOT TARGET bench)
-    add_custom_target(bench)
-  endif()
-  add_dependencies(bench sim_throughput)
 endif()

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tt_cmocka.h"
+
 #include "protocol/prom.h"
 
 static const char vllm_text[] =
@@ -116,7 +118,7 @@ static void test_label_helper(void **state)
 	assert_int_equal(tt_prom_label(NULL, "a", small, sizeof small), 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_vllm),
@@ -124,5 +126,5 @@ int main(void)
 		cmocka_unit_test(test_empty_and_unterminated),
 		cmocka_unit_test(test_label_helper),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tt_cmocka.h"
+
 #include "protocol/prom.h"
 #include "protocol/server.h"
 
@@ -95,7 +97,7 @@ static void test_kv_server_log(void **state)
 	assert_int_equal(tt_kv_from_server_log("", 0), -1);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_engine_detect),
@@ -103,5 +105,5 @@ int main(void)
 		cmocka_unit_test(test_kv_sglang_info),
 		cmocka_unit_test(test_kv_server_log),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tt_cmocka.h"
+
 #include "protocol/sse.h"
 
 struct events {
@@ -322,7 +324,7 @@ static void test_unchunk_broken(void **state)
 	assert_false(done);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_framing_every_split),
@@ -337,5 +339,5 @@ int main(void)
 		cmocka_unit_test(test_unchunk_every_split),
 		cmocka_unit_test(test_unchunk_broken),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

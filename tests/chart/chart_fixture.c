@@ -375,27 +375,3 @@ double cf_map_y(const struct tt_chart_info *in, double v)
 	double a = scale_f(in->y_scale, in->y_lo), b = scale_f(in->y_scale, in->y_hi);
 	return in->plot_y + in->plot_h - (scale_f(in->y_scale, v) - a) / (b - a) * in->plot_h;
 }
-
-int cf_run(int argc, char **argv, const struct CMUnitTest *tests, size_t n)
-{
-	struct CMUnitTest *sel = calloc(n, sizeof *sel);
-	size_t k = 0;
-	int rc;
-	if (!sel)
-		return 1;
-	for (size_t i = 0; i < n; i++) {
-		int want = argc < 2;
-		for (int a = 1; a < argc; a++)
-			want |= strcmp(argv[a], tests[i].name) == 0;
-		if (want)
-			sel[k++] = tests[i];
-	}
-	if (k == 0) {
-		fprintf(stderr, "no such test case\n");
-		free(sel);
-		return 1;
-	}
-	rc = _cmocka_run_group_tests("chart", sel, k, NULL, NULL);
-	free(sel);
-	return rc;
-}

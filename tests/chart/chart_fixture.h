@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "tt_cmocka.h" /* tt_cmocka_main: each case its own ctest */
+
 #include "tokentrace/analysis.h"
 #include "tokentrace/buf.h"
 #include "tokentrace/chart.h"
@@ -58,9 +60,5 @@ long cf_count_ink(const struct cf_image *img);
 /* Screen position of a data value, from what the chart says it drew. */
 double cf_map_x(const struct tt_chart_info *in, double v);
 double cf_map_y(const struct tt_chart_info *in, double v);
-
-/* Run the cases named on the command line (all when none): each case is
- * its own ctest. */
-int cf_run(int argc, char **argv, const struct CMUnitTest *tests, size_t n);
 
 #endif

@@ -190,5 +190,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_format_from_path),
 		cmocka_unit_test(test_analysis_opts_add_band_quantiles),
 	};
-	return cf_run(argc, argv, tests, sizeof tests / sizeof tests[0]);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -155,7 +155,7 @@ int main(int argc, char **argv)
 	dir = cf_tmpdir("browser");
 	if (!dir)
 		return 1;
-	rc = cf_run(argc, argv, tests, sizeof tests / sizeof tests[0]);
+	rc = tt_cmocka_main(argc, argv, tests, NULL, NULL);
 	cf_rmrf(dir);
 	free(dir);
 	return rc;

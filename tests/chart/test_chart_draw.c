@@ -417,5 +417,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_hostile_strings),
 		cmocka_unit_test(test_buffer_ceiling),
 	};
-	return cf_run(argc, argv, tests, sizeof tests / sizeof tests[0]);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -397,5 +397,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_reports_without_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render_all_writes_everything, setup, teardown),
 	};
-	return cf_run(argc, argv, tests, sizeof tests / sizeof tests[0]);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -25,7 +25,9 @@ def nm(args):
     for line in out.splitlines():
         parts = line.split()
         # "address type name"; undefined symbols have no address
-        if len(parts) == 3 and parts[1] not in "Uuvw":
+        # AddressSanitizer adds '__odr_asan.<global>' beside each global it
+        # instruments; the global itself is checked, the marker is not ours
+        if len(parts) == 3 and parts[1] not in "Uuvw" and not parts[2].startswith("__odr_asan"):
             syms.add(parts[2].split("@")[0])
     return syms
 

@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "tt_cmocka.h"
+
 #include "render_fixture.h"
 
 #define SEED_HEADER                                                                        \
@@ -138,7 +140,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_same_field_count_everywhere),
 		cmocka_unit_test(test_full_precision_columns),
 	};
-	if (argc > 1)
-		cmocka_set_test_filter(argv[1]);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "tt_cmocka.h"
+
 #include "tokentrace/render.h"
 
 #define DASH "\xe2\x80\x94"
@@ -110,7 +112,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_int),          cmocka_unit_test(test_fixed1),
 		cmocka_unit_test(test_small_buffer), cmocka_unit_test(test_format_parse),
 	};
-	if (argc > 1)
-		cmocka_set_test_filter(argv[1]);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -12,6 +12,8 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "tt_cmocka.h"
+
 #include "render_fixture.h"
 
 static cJSON *render_json(const struct tt_report *r)
@@ -264,7 +266,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_quantile_keys_follow_options),
 		cmocka_unit_test(test_round_trip_and_escapes),
 	};
-	if (argc > 1)
-		cmocka_set_test_filter(argv[1]);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -9,6 +9,8 @@
 
 #include <cmocka.h>
 
+#include "tt_cmocka.h"
+
 #include "render_fixture.h"
 
 static void test_header(void **state)
@@ -247,7 +249,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_empty_report_and_bad_args),
 		cmocka_unit_test(test_output_ceiling),
 	};
-	if (argc > 1)
-		cmocka_set_test_filter(argv[1]);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

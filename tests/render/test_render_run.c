@@ -18,6 +18,8 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "tt_cmocka.h"
+
 #include "render_fixture.h"
 #include "tokentrace/profile.h"
 #include "tokentrace/run.h"
@@ -229,7 +231,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_json_numbers_are_the_reports),
 		cmocka_unit_test(test_term_renders),
 	};
-	if (argc > 1)
-		cmocka_set_test_filter(argv[1]);
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return tt_cmocka_main(argc, argv, tests, setup, teardown);
 }

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "tt_cmocka.h"
+
 #include "render_fixture.h"
 #include "tokentrace/profile.h"
 
@@ -281,7 +283,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_csv_matches_seed_matrix),
 		cmocka_unit_test(test_json_of_seed_parses),
 	};
-	if (argc > 1)
-		cmocka_set_test_filter(argv[1]);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -9,6 +9,8 @@
 
 #include <cmocka.h>
 
+#include "tt_cmocka.h"
+
 #include "render_fixture.h"
 
 static size_t widest_line(const char *text)
@@ -122,7 +124,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_fits_width),
 		cmocka_unit_test(test_narrower_than_possible),
 	};
-	if (argc > 1)
-		cmocka_set_test_filter(argv[1]);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

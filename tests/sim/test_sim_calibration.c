@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+
+#include "tt_cmocka.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,7 +236,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_prefill_8k),
 		cmocka_unit_test(test_prefill_64k),
 	};
-	if (argc > 1)
-		cmocka_set_test_filter(argv[1]);
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return tt_cmocka_main(argc, argv, tests, setup, teardown);
 }

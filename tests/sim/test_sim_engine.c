@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+
+#include "tt_cmocka.h"
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <signal.h>
@@ -414,7 +416,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_max_num_seqs),
 		cmocka_unit_test(test_capacity_rule),
 	};
-	if (argc > 1)
-		cmocka_set_test_filter(argv[1]);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

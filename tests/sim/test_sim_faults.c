@@ -6,6 +6,8 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+
+#include "tt_cmocka.h"
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -240,7 +242,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_fault_slow_headers),
 		cmocka_unit_test(test_fault_no_done),
 	};
-	if (argc > 1)
-		cmocka_set_test_filter(argv[1]);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

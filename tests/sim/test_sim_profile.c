@@ -5,6 +5,8 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+
+#include "tt_cmocka.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -278,7 +280,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_tolerant_input),
 		cmocka_unit_test(test_damaged_inputs),
 	};
-	if (argc > 1)
-		cmocka_set_test_filter(argv[1]);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -6,6 +6,8 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+
+#include "tt_cmocka.h"
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -685,7 +687,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_help_matches_docs),
 		cmocka_unit_test(test_max_runtime_and_sigint),
 	};
-	if (argc > 1)
-		cmocka_set_test_filter(argv[1]);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tt_cmocka.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -248,7 +250,7 @@ static void test_percentile_interpolation(void **state)
 	assert_true(isnan(tt_percentile_sorted(v, 0, 50)));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_steady_stream),
@@ -259,5 +261,5 @@ int main(void)
 		cmocka_unit_test(test_over_capacity_and_not_run),
 		cmocka_unit_test(test_percentile_interpolation),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

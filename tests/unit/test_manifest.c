@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tt_cmocka.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,7 +126,7 @@ static void test_redact(void **state)
 	free(r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
@@ -133,5 +135,5 @@ int main(void)
 		cmocka_unit_test(test_bad_manifests),
 		cmocka_unit_test(test_redact),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tt_cmocka.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,7 +286,7 @@ static void test_streamed_damage(void **state)
 	free(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dir_and_archives_agree),
@@ -293,5 +295,5 @@ int main(void)
 		cmocka_unit_test(test_writer_resume_and_existing),
 		cmocka_unit_test(test_streamed_damage),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

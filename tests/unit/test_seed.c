@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tt_cmocka.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,10 +90,10 @@ static void test_seed_reproduced(void **state)
 	free(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_seed_reproduced),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

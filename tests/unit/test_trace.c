@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tt_cmocka.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,7 +300,7 @@ static void test_empty_and_garbage(void **state)
 	assert_non_null(strstr(err.msg, "byte offset 0"));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
@@ -309,5 +311,5 @@ int main(void)
 		cmocka_unit_test(test_flipped_bytes_skip_one_frame),
 		cmocka_unit_test(test_empty_and_garbage),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }
