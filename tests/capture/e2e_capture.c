@@ -1,6 +1,6 @@
 /* End-to-end tests of tokentrace-capture against tokentrace-sim.
  *
- * usage: e2e_capture SIM CAPTURE PROFILE WORKDIR [test-name]
+ * usage: e2e_capture SIM CAPTURE PROFILE WORKDIR [test-name...]
  *
  * Each test starts its own simulator on a free loopback port (--port 0, the
  * port read from its listen line), runs a capture with short windows, and
@@ -30,6 +30,7 @@
 #include "tokentrace/run.h"
 #include "sim_client.h" /* truth_read: the simulator's ground-truth log */
 #include "testutil.h"   /* tu_read, tu_rmrf: shared with the unit tests */
+#include "tt_cmocka.h"
 
 extern char **environ;
 
@@ -93,18 +94,15 @@ static void sim_stop(struct sim *s)
 	s->pid = 0;
 }
 
-/* Run the capture; argv after the program name.  Output goes to files
- * named after `tag`; returns the exit status (or 128 + signal).  A capture
- * that runs past `limit_s` is killed (the test then fails on its status). */
-static int run_capture(const char *tag, const char *const *args, double limit_s,
-		       double kill9_after_s)
+/* Start the capture; argv after the program name.  Output goes to files
+ * named after `tag`. */
+static pid_t spawn_capture(const char *tag, const char *const *args)
 {
 	const char *argv[80];
-	int n = 0, st = 0;
+	int n = 0;
 	pid_t pid;
 	char out[512], err[512];
 	posix_spawn_file_actions_t fa;
-	struct timespec t0, now;
 
 	argv[n++] = cap_bin;
 	for (; *args && n < 78; args++)
@@ -117,25 +115,36 @@ static int run_capture(const char *tag, const char *const *args, double limit_s,
 	posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	assert_int_equal(posix_spawn(&pid, cap_bin, &fa, NULL, (char *const *)argv, environ), 0);
 	posix_spawn_file_actions_destroy(&fa);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		double el;
-		pid_t r = waitpid(pid, &st, WNOHANG);
-		if (r == pid)
-			break;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
-		if (kill9_after_s > 0 && el >= kill9_after_s) {
+	return pid;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Wait for a capture; returns its exit status (or 128 + signal).  One that
+ * runs past `limit_s` is killed (the test then fails on its status). */
+static int wait_capture(pid_t pid, double limit_s)
+{
+	double t0 = mono_s();
+	int st = 0;
+
+	while (waitpid(pid, &st, WNOHANG) != pid) {
+		if (mono_s() - t0 > limit_s)
 			kill(pid, SIGKILL);
-			kill9_after_s = 0;
-		} else if (el > limit_s) {
-			kill(pid, SIGKILL);
-		}
 		usleep(10000);
 	}
 	if (WIFSIGNALED(st))
 		return 128 + WTERMSIG(st);
 	return WEXITSTATUS(st);
+}
+
+static int run_capture(const char *tag, const char *const *args, double limit_s)
+{
+	return wait_capture(spawn_capture(tag, args), limit_s);
 }
 
 static int file_contains(const char *path, const char *needle)
@@ -253,6 +262,77 @@ static struct tt_run *open_run(const char *path)
 	return run;
 }
 
+/* ---- waiting for a capture state --------------------------------------- */
+
+/* Measured requests of cell `id` that ended with their full length, as far
+ * as the trace of a run still being written holds them (the reader skips
+ * the frame being written; a trace is flushed at least every second). */
+static long finished_so_far(const char *run_dir, const char *id)
+{
+	struct tt_run *run = NULL;
+	struct tt_error err;
+	struct tally t;
+	struct tt_trace_visitor v = {&t, tally_request, NULL};
+	long i, n = 0;
+
+	if (tt_run_open(run_dir, &run, &err) != TT_OK)
+		return 0;
+	i = tt_manifest_find_cell(tt_run_manifest(run), id);
+	memset(&t, 0, sizeof t);
+	if (i >= 0 && tt_run_manifest(run)->cells[i].trace &&
+	    tt_run_read_cell(run, (size_t)i, &v, &err) <= TT_WARN)
+		n = t.finished_len;
+	tt_run_free(run);
+	return n;
+}
+
+/* Poll the run's manifest (formats/run-v1.md: replaced atomically whenever
+ * a cell changes state) until cell `id` is in `state` and its trace holds
+ * at least `min_finished` measured requests that ended with their length.
+ * Instead of sleeping a fixed time: the test acts on the state it needs,
+ * however fast or slow the machine.  Fails, the capture `pid` killed, when
+ * it exits first or the state is not reached within deadline_s. */
+static void wait_for_cell(pid_t pid, const char *run_dir, const char *id,
+			  enum tt_cell_state state, long min_finished, double deadline_s)
+{
+	double t0 = mono_s();
+	char path[700], seen[64] = "no manifest";
+	int st;
+
+	snprintf(path, sizeof path, "%s/manifest.json", run_dir);
+	for (;;) {
+		struct tt_manifest m;
+		struct tt_error err;
+		size_t len = 0;
+		char *text = tu_read(path, &len);
+		int here = 0;
+
+		tt_manifest_init(&m);
+		if (text && tt_manifest_from_json(text, len, path, &m, &err) == TT_OK) {
+			long i = tt_manifest_find_cell(&m, id);
+			snprintf(seen, sizeof seen, "%s", i < 0 ? "no such cell" :
+				 tt_cell_state_name(m.cells[i].state));
+			here = i >= 0 && m.cells[i].state == state;
+		}
+		tt_manifest_release(&m);
+		free(text);
+		if (here && (min_finished <= 0 || finished_so_far(run_dir, id) >= min_finished))
+			return;
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			fail_msg("the capture ended (status %d) before cell %s was %s with %ld "
+				 "finished requests (last seen: %s)",
+				 st, id, tt_cell_state_name(state), min_finished, seen);
+		if (mono_s() - t0 > deadline_s) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			fail_msg("cell %s not %s with %ld finished requests within %.0f s "
+				 "(last seen: %s)",
+				 id, tt_cell_state_name(state), min_finished, deadline_s, seen);
+		}
+		usleep(20000);
+	}
+}
+
 static void assert_near(double got, double want, double rel, const char *what)
 {
 	if (!(fabs(got - want) <= rel * fabs(want)))
@@ -281,7 +361,7 @@ static struct tt_run *capture_run(const char *tag, const char *const *sim_args,
 	argv[n++] = "5s";
 	argv[n++] = "-q";
 	argv[n] = NULL;
-	rc = run_capture(tag, argv, 60, 0);
+	rc = run_capture(tag, argv, 60);
 	sim_stop(&s);
 	assert_int_equal(rc, 0);
 	return open_run(run_dir);
@@ -346,7 +426,7 @@ static void test_matrix(void **state)
 				      "--note", "gpu=H200 NVL",
 				      "--note", "launch_command=vllm serve m --api-key " API_KEY " --port 8000",
 				      NULL};
-		rc = run_capture("matrix", args, 60, 0);
+		rc = run_capture("matrix", args, 60);
 	}
 	unsetenv("TOKENTRACE_API_KEY");
 	sim_stop(&s);
@@ -462,7 +542,7 @@ static void test_faults(void **state)
 				      "--cells", "decode-512x2", "--duration", "2s", "--max-tokens", "32",
 				      "--readiness", "0.2s", "--readiness-timeout", "5s",
 				      "--request-timeout", "1s", "-q", NULL};
-		rc = run_capture("faults", args, 40, 0);
+		rc = run_capture("faults", args, 40);
 	}
 	sim_stop(&s);
 	assert_int_equal(rc, 0);
@@ -494,11 +574,14 @@ static void test_kill_and_resume(void **state)
 	sim_start(&s, NULL);
 	run_path(run_dir, sizeof run_dir, "resume");
 	{
-		/* prefill (~0 s), decode x1 (~1.5 s), decode x2: killed inside it */
+		/* prefill, decode x1, decode x2: killed as soon as x2 has started */
 		const char *args[] = {s.url, "-o", run_dir, "--contexts", "1K", "--concurrency", "1,2",
 				      "--duration", "1.5s", "--max-tokens", "64", "--readiness", "0.2s",
 				      "--readiness-timeout", "5s", "--seed", "7", "-q", NULL};
-		rc = run_capture("resume1", args, 30, 2.6);
+		pid_t pid = spawn_capture("resume1", args);
+		wait_for_cell(pid, run_dir, "decode-1024x2", TT_CELL_RUNNING, 0, 30);
+		kill(pid, SIGKILL);
+		rc = wait_capture(pid, 30);
 	}
 	assert_int_equal(rc, 128 + SIGKILL);
 	run = open_run(run_dir);
@@ -513,7 +596,7 @@ static void test_kill_and_resume(void **state)
 	tt_run_free(run);
 	{
 		const char *args[] = {"--resume", run_dir, "-q", NULL};
-		rc = run_capture("resume2", args, 30, 0);
+		rc = run_capture("resume2", args, 30);
 	}
 	sim_stop(&s);
 	assert_int_equal(rc, 0);
@@ -564,7 +647,8 @@ static void test_interrupt(void **state)
 	posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	assert_int_equal(posix_spawn(&pid, cap_bin, &fa, NULL, (char *const *)argv, environ), 0);
 	posix_spawn_file_actions_destroy(&fa);
-	usleep(1500000);
+	/* Ctrl-C once the decode cell has finished requests on record */
+	wait_for_cell(pid, run_dir, "decode-1024x2", TT_CELL_RUNNING, 3, 30);
 	kill(pid, SIGINT);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	sim_stop(&s);
@@ -593,34 +677,34 @@ static void test_bad_input(void **state)
 	run_path(run_dir, sizeof run_dir, "bad");
 	{
 		const char *args[] = {"http://127.0.0.1:9", "-o", run_dir, NULL};
-		rc = run_capture("bad1", args, 30, 0);
+		rc = run_capture("bad1", args, 30);
 	}
 	assert_int_equal(rc, 1);
 	snprintf(p, sizeof p, "%s/bad1.stderr", workdir);
 	assert_true(file_contains(p, "error: cannot connect to 'http://127.0.0.1:9"));
 	{
 		const char *args[] = {"ftp://x", "-o", run_dir, NULL};
-		rc = run_capture("bad2", args, 30, 0);
+		rc = run_capture("bad2", args, 30);
 	}
 	assert_int_equal(rc, 2);
 	snprintf(p, sizeof p, "%s/bad2.stderr", workdir);
 	assert_true(file_contains(p, "error: bad URL 'ftp://x'"));
 	{
 		const char *args[] = {"http://127.0.0.1:9", "-o", run_dir, "--contexts", "8Q", NULL};
-		rc = run_capture("bad3", args, 30, 0);
+		rc = run_capture("bad3", args, 30);
 	}
 	assert_int_equal(rc, 2);
 	snprintf(p, sizeof p, "%s/bad3.stderr", workdir);
 	assert_true(file_contains(p, "bad --contexts '8Q'"));
 	{
 		const char *args[] = {"http://127.0.0.1:9", "-o", run_dir, "--frobnicate", NULL};
-		rc = run_capture("bad4", args, 30, 0);
+		rc = run_capture("bad4", args, 30);
 	}
 	assert_int_equal(rc, 2);
 	{
 		const char *args[] = {"http://127.0.0.1:9", "-o", run_dir, "--contexts", "8K",
 				      "--cells", "decode-8Kx3", NULL};
-		rc = run_capture("bad7", args, 30, 0);
+		rc = run_capture("bad7", args, 30);
 	}
 	assert_int_equal(rc, 2);
 	snprintf(p, sizeof p, "%s/bad7.stderr", workdir);
@@ -633,7 +717,7 @@ static void test_bad_input(void **state)
 	{
 		const char *args[] = {s.url, "-o", run_dir, NULL};
 		unsetenv("TOKENTRACE_API_KEY");
-		rc = run_capture("bad5", args, 30, 0);
+		rc = run_capture("bad5", args, 30);
 	}
 	assert_int_equal(rc, 1);
 	snprintf(p, sizeof p, "%s/bad5.stderr", workdir);
@@ -644,7 +728,7 @@ static void test_bad_input(void **state)
 	fclose(fopen(p, "w"));
 	{
 		const char *args[] = {s.url, "-o", run_dir, "--api-key", API_KEY, NULL};
-		rc = run_capture("bad6", args, 30, 0);
+		rc = run_capture("bad6", args, 30);
 	}
 	sim_stop(&s);
 	assert_int_equal(rc, 1);
@@ -657,22 +741,25 @@ static void test_bad_input(void **state)
  * got no answer at all is failed, the capture stops with a clear message. */
 static void test_server_dies(void **state)
 {
-	const char *sim_args[] = {"--max-runtime", "3", NULL};
 	struct sim s;
 	char run_dir[600], p[700];
 	struct tt_run *run;
 	int rc;
 	(void)state;
 
-	sim_start(&s, sim_args);
+	sim_start(&s, NULL);
 	run_path(run_dir, sizeof run_dir, "dies");
 	{
 		const char *args[] = {s.url, "-o", run_dir, "--contexts", "1K", "--concurrency",
 				      "1,2,4", "--duration", "1.5s", "--max-tokens", "64",
 				      "--readiness", "0.2s", "--readiness-timeout", "2s", NULL};
-		rc = run_capture("dies", args, 40, 0);
+		pid_t pid = spawn_capture("dies", args);
+		/* the simulator stops (as --max-runtime stops it: SIGTERM) in the
+		 * middle of decode x2, once that cell has finished requests */
+		wait_for_cell(pid, run_dir, "decode-1024x2", TT_CELL_RUNNING, 1, 30);
+		sim_stop(&s);
+		rc = wait_capture(pid, 40);
 	}
-	sim_stop(&s);
 	assert_int_equal(rc, 1);
 	snprintf(p, sizeof p, "%s/dies.stderr", workdir);
 	assert_true(file_contains(p, "no request got an answer from"));
@@ -956,11 +1043,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_arrival_connection_close),
 		cmocka_unit_test(test_arrival_under_loss),
 	};
-	struct CMUnitTest one[1];
-	size_t n = sizeof all / sizeof all[0];
 
 	if (argc < 5) {
-		fprintf(stderr, "usage: e2e_capture SIM CAPTURE PROFILE WORKDIR [test]\n");
+		fprintf(stderr, "usage: e2e_capture SIM CAPTURE PROFILE WORKDIR [test...]\n");
 		return 2;
 	}
 	sim_bin = argv[1];
@@ -969,15 +1054,7 @@ int main(int argc, char **argv)
 	workdir = argv[4];
 	mkdir(workdir, 0755);
 	signal(SIGPIPE, SIG_IGN);
-	if (argc > 5) {
-		for (size_t i = 0; i < n; i++) {
-			if (strcmp(all[i].name, argv[5]) == 0) {
-				one[0] = all[i];
-				return _cmocka_run_group_tests(argv[5], one, 1, NULL, NULL);
-			}
-		}
-		fprintf(stderr, "no test '%s'\n", argv[5]);
-		return 2;
-	}
-	return cmocka_run_group_tests(all, NULL, NULL);
+	/* the case names after the four paths (ctest passes one) */
+	return tt_cmocka_run("e2e_capture", all, sizeof all / sizeof all[0], NULL, NULL, argc - 5,
+			     argv + 5);
 }
