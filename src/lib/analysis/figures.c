@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/hist.h"
+#include "core/c_locale.h"
 
 /* ---- statuses (docs/metrics.md "Cell status") ------------------------- */
 
@@ -495,8 +496,10 @@ static void decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 				 "waiting; threshold %.0f%%)",
 				 f->waiting_share * 100, f->waiting_max, o->queued_share * 100);
 		else if (f->status == TT_STATUS_CUT_SHORT)
-			snprintf(f->reason, sizeof f->reason, "measured %.1f s of %.1f s planned",
-				 f->measured_s, a->duration_s);
+			/* reasons go into CSV and JSON: '.' in any locale */
+			tt__snprintf_c(f->reason, sizeof f->reason,
+				       "measured %.1f s of %.1f s planned", f->measured_s,
+				       a->duration_s);
 		else if (f->status == TT_STATUS_TOO_FEW)
 			snprintf(f->reason, sizeof f->reason, "%s: %s",
 				 sig ? sig : "samples", decode ? "too few to judge" : "none");

@@ -1,5 +1,6 @@
 /* Command-line units: see include/tokentrace/units.h. */
 #include "tokentrace/units.h"
+#include "core/c_locale.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -17,7 +18,7 @@ double tt_parse_duration(const char *s)
 	if (!s || !*s)
 		return -1;
 	errno = 0;
-	v = strtod(s, &end);
+	v = tt__strtod_c(s, &end); /* "1.5s" in any locale */
 	if (end == s || errno || v < 0 || !isfinite(v))
 		return -1;
 	if (*end == '\0' || strcmp(end, "s") == 0)

@@ -1,6 +1,7 @@
 /* Performance profiles: the seed-matrix CSV (formats/profile-csv.md) and the
  * interpolated speed model built from it (include/tokentrace/profile.h). */
 #include "tokentrace/profile.h"
+#include "core/c_locale.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -161,7 +162,7 @@ static int parse_number(const char *s, double *out)
 	}
 	buf[j] = '\0';
 	errno = 0;
-	double v = strtod(buf, &end);
+	double v = tt__strtod_c(buf, &end); /* "12.5" whatever the locale */
 	if (end == buf || *end || errno == ERANGE)
 		return -1;
 	*out = v;

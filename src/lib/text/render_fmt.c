@@ -1,7 +1,10 @@
 /* The seed report's number style (include/tokentrace/render.h), and the
  * plain forms CSV and JSON use.  Every figure goes through snprintf's "%.Nf"
- * once, so what a table shows and what the CSV writes round the same way. */
+ * once, so what a table shows and what the CSV writes round the same way.
+ * Numbers are printed and read back in the "C" locale (core/c_locale.h):
+ * reports are the same bytes whatever locale the program set. */
 #include "text/render_impl.h"
+#include "core/c_locale.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -31,7 +34,7 @@ static void drop_negative_zero(char *s)
 /* Fixed-point text of v with `decimals` decimals. */
 static void fixed(double v, int decimals, char *out, size_t len)
 {
-	snprintf(out, len, "%.*f", decimals, v);
+	tt__snprintf_c(out, len, "%.*f", decimals, v);
 	drop_negative_zero(out);
 }
 
@@ -79,12 +82,12 @@ static void rate_parts(double v, char *num, size_t len, const char **unit, doubl
 	fixed(v, 1, num, len);
 	*unit = "";
 	*scale = 1;
-	if (fabs(strtod(num, NULL)) < 10000)
+	if (fabs(tt__strtod_c(num, NULL)) < 10000)
 		return;
 	fixed(v / 1e3, 1, num, len);
 	*unit = "K";
 	*scale = 1e3;
-	if (fabs(strtod(num, NULL)) < 1000)
+	if (fabs(tt__strtod_c(num, NULL)) < 1000)
 		return;
 	fixed(v / 1e6, 1, num, len);
 	*unit = "M";
@@ -122,7 +125,7 @@ void tt__fmt_rate_plain(double v, char *buf, size_t len)
 	rate_parts(v, num, sizeof num, &unit, &scale);
 	/* 143.1 K is 143100 exactly as a decimal; print it with the decimals the
 	 * scaled text had, so no binary noise appears. */
-	tt__fmt_plain(strtod(num, NULL) * scale, scale > 1 ? 0 : 1, buf, len);
+	tt__fmt_plain(tt__strtod_c(num, NULL) * scale, scale > 1 ? 0 : 1, buf, len);
 }
 
 void tt_fmt_ms(double v, char *buf, size_t len)
@@ -187,14 +190,14 @@ void tt__fmt_exact(double v, char *buf, size_t len)
 		return;
 	}
 	for (prec = 1; prec < 17; prec++) {
-		snprintf(num, sizeof num, "%.*g", prec, v);
+		tt__snprintf_c(num, sizeof num, "%.*g", prec, v);
 		/* "9e+01" reads back as 90 but is no way to write 90 */
 		if (strchr(num, 'e') && fabs(v) >= 1e-5 && fabs(v) < 1e15)
 			continue;
-		if (strtod(num, NULL) == v)
+		if (tt__strtod_c(num, NULL) == v)
 			break;
 	}
 	if (prec == 17)
-		snprintf(num, sizeof num, "%.17g", v);
+		tt__snprintf_c(num, sizeof num, "%.17g", v);
 	put(buf, len, num);
 }
