@@ -151,46 +151,50 @@ static void draw_cell(struct canvas *c, const struct tt_cell_figures *f, double 
 	}
 }
 
-enum tt_code tt__chart_draw_heatmap(struct canvas *c, double x, double y, double w, double h,
-				const struct tt_report *r, struct tt_chart_info *info,
-				struct tt_error *err)
-{
+/* What the parts of the heatmap share: the rows and columns, the colour
+ * scale, which status marks appear, and where the grid lies. */
+struct heat {
 	int64_t ctx[MAX_ROWS];
 	int conc[MAX_COLS];
 	size_t nr, nc;
-	double vmin = INFINITY, vmax = -INFINITY, top, left_w = 0, th;
-	double gx, gy, gw, gh, cw, ch, bar_x, fs = 14, fs2 = 14;
-	int line2_ok = 1;
-	int any_queued = 0, any_over = 0, any_err = 0;
-	char sub[600], buf[64];
-	struct tstyle st;
+	double vmin, vmax;             /* total tok/s of the cells with a value */
+	int any_queued, any_over, any_err;
+	double gx, gy, gw, gh, cw, ch; /* the grid, and one cell of it */
+	double bar_x;                  /* the colour bar's left edge */
+	double fs;                     /* font size of the values in the cells */
+	int line2_ok;                  /* 0: too small for the TTFT line */
+};
 
-	nr = tt__chart_decode_contexts(r, ctx, MAX_ROWS);
-	nc = tt__chart_decode_concurrency(r, conc, MAX_COLS);
-	tt__chart_subtitle(&r->manifest, sub, sizeof sub);
-	top = tt__chart_header(c, x + 20, y + 16, w - 40, tt__chart_kind_title(TT_CHART_HEATMAP), sub);
-	if (nr == 0 || nc == 0) {
-		st = tt__tstyle_make(15, 0, tt__chart_muted, 0.5, 0.5);
-		tt__cv_text(c, x + w / 2, y + h / 2, "No decode cells in this run.", &st);
-		return tt__canvas_check(c, "the heatmap", err);
-	}
+/* The colour scale's range and the status marks the legend will need. */
+static void heat_scan(const struct tt_report *r, struct heat *hm)
+{
+	hm->vmin = INFINITY;
+	hm->vmax = -INFINITY;
 	for (size_t i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *f = &r->cells[i];
 		if (f->phase != TT_PHASE_DECODE)
 			continue;
-		any_over |= f->status == TT_STATUS_OVER_CAPACITY;
+		hm->any_over |= f->status == TT_STATUS_OVER_CAPACITY;
 		if (!tt__chart_cell_has_value(f) || !(f->total_tok_s > 0))
 			continue;
-		any_queued |= f->status == TT_STATUS_QUEUED;
-		any_err |= f->errors > 0;
-		if (f->total_tok_s < vmin)
-			vmin = f->total_tok_s;
-		if (f->total_tok_s > vmax)
-			vmax = f->total_tok_s;
+		hm->any_queued |= f->status == TT_STATUS_QUEUED;
+		hm->any_err |= f->errors > 0;
+		if (f->total_tok_s < hm->vmin)
+			hm->vmin = f->total_tok_s;
+		if (f->total_tok_s > hm->vmax)
+			hm->vmax = f->total_tok_s;
 	}
-	for (size_t i = 0; i < nr; i++) {
+}
+
+/* Place the grid below a header of height top. */
+static void heat_layout(struct canvas *c, double x, double y, double w, double h, double top,
+			struct heat *hm)
+{
+	double left_w = 0, th;
+	char buf[64];
+	for (size_t i = 0; i < hm->nr; i++) {
 		double tw;
-		tt__fmt_tokens(ctx[i], buf, sizeof buf);
+		tt__fmt_tokens(hm->ctx[i], buf, sizeof buf);
 		tt__cv_measure(c, buf, 13, 1, &tw, NULL);
 		if (tw > left_w)
 			left_w = tw;
@@ -199,20 +203,25 @@ enum tt_code tt__chart_draw_heatmap(struct canvas *c, double x, double y, double
 
 	/* Grid with room: row labels and axis title left, column labels and
 	 * axis title above, colour bar right, status legend below. */
-	gx = x + 20 + th + 10 + left_w + 10;
-	gy = y + top + 6 + th + 6 + th + 8;
-	bar_x = x + w - 20 - 70;
-	gw = bar_x - 24 - gx;
-	gh = y + h - 44 - gy;
-	cw = gw / (double)nc;
-	ch = gh / (double)nr;
-	if (ch > 90) {
-		ch = 90;
-		gh = ch * (double)nr;
+	hm->gx = x + 20 + th + 10 + left_w + 10;
+	hm->gy = y + top + 6 + th + 6 + th + 8;
+	hm->bar_x = x + w - 20 - 70;
+	hm->gw = hm->bar_x - 24 - hm->gx;
+	hm->gh = y + h - 44 - hm->gy;
+	hm->cw = hm->gw / (double)hm->nc;
+	hm->ch = hm->gh / (double)hm->nr;
+	if (hm->ch > 90) {
+		hm->ch = 90;
+		hm->gh = hm->ch * (double)hm->nr;
 	}
+}
 
-	/* One font size for every cell, small enough that the widest value
-	 * and its TTFT line fit: many columns shrink the text, never overlap. */
+/* One font size for every cell, small enough that the widest value
+ * and its TTFT line fit: many columns shrink the text, never overlap. */
+static void heat_font(struct canvas *c, const struct tt_report *r, struct heat *hm)
+{
+	double fs = 14, fs2 = 14, cw = hm->cw;
+	char buf[64];
 	for (size_t i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *f = &r->cells[i];
 		double tw;
@@ -231,121 +240,165 @@ enum tt_code tt__chart_draw_heatmap(struct canvas *c, double x, double y, double
 				fs2 = fmin(fs2, 14 * (cw - 8) / tw);
 		}
 	}
+	hm->line2_ok = 1;
 	/* the TTFT line goes when it would be too small to read */
 	if (fmin(fs, fs2) * 0.75 >= 8)
 		fs = fmin(fs, fs2);
 	else
-		line2_ok = 0;
+		hm->line2_ok = 0;
 	if (fs < 8)
 		fs = 8;
+	hm->fs = fs;
+}
+
+/* Axis titles, row and column labels, the cells, and the gaps between. */
+static void heat_grid(struct canvas *c, double x, double y, double top,
+		      const struct tt_report *r, const struct heat *hm)
+{
+	double gx = hm->gx, gy = hm->gy, gw = hm->gw, gh = hm->gh, cw = hm->cw, ch = hm->ch;
+	struct tstyle st;
+	char buf[64];
 
 	st = tt__tstyle_make(13, 0, tt__chart_ink, 0.5, 0);
 	tt__cv_text(c, gx + gw / 2, y + top + 6, "Requests at once (concurrency)", &st);
-	for (size_t j = 0; j < nc; j++) {
-		snprintf(buf, sizeof buf, "%d", conc[j]);
+	for (size_t j = 0; j < hm->nc; j++) {
+		snprintf(buf, sizeof buf, "%d", hm->conc[j]);
 		st = tt__tstyle_make(13, 1, tt__chart_ink, 0.5, 1);
 		tt__cv_text(c, gx + cw * ((double)j + 0.5), gy - 5, buf, &st);
 	}
 	st = tt__tstyle_make(13, 0, tt__chart_ink, 0.5, 0);
 	st.angle = -M_PI / 2;
 	tt__cv_text(c, x + 20, gy + gh / 2, "Context", &st);
-	for (size_t i = 0; i < nr; i++) {
-		tt__fmt_tokens(ctx[i], buf, sizeof buf);
+	for (size_t i = 0; i < hm->nr; i++) {
+		tt__fmt_tokens(hm->ctx[i], buf, sizeof buf);
 		st = tt__tstyle_make(13, 1, tt__chart_ink, 1, 0.5);
 		tt__cv_text(c, gx - 8, gy + ch * ((double)i + 0.5), buf, &st);
-		for (size_t j = 0; j < nc; j++) {
+		for (size_t j = 0; j < hm->nc; j++) {
 			const struct tt_cell_figures *f =
-				tt__chart_find_cell(r, TT_PHASE_DECODE, ctx[i], conc[j]);
-			draw_cell(c, f, gx + cw * (double)j, gy + ch * (double)i, cw, ch, vmin,
-				  vmax, fs, line2_ok);
+				tt__chart_find_cell(r, TT_PHASE_DECODE, hm->ctx[i], hm->conc[j]);
+			draw_cell(c, f, gx + cw * (double)j, gy + ch * (double)i, cw, ch, hm->vmin,
+				  hm->vmax, hm->fs, hm->line2_ok);
 		}
 	}
 	/* White gaps between cells drawn over the fills keep cells apart
 	 * without shrinking them by rounding. */
-	for (size_t j = 1; j < nc; j++)
+	for (size_t j = 1; j < hm->nc; j++)
 		tt__cv_line(c, gx + cw * (double)j, gy, gx + cw * (double)j, gy + gh, 2,
 			(struct rgb){1, 1, 1});
-	for (size_t i = 1; i < nr; i++)
+	for (size_t i = 1; i < hm->nr; i++)
 		tt__cv_line(c, gx, gy + ch * (double)i, gx + gw, gy + ch * (double)i, 2,
 			(struct rgb){1, 1, 1});
+}
 
-	/* Colour bar: the log scale of the fills, ticks at 1-2-5 values. */
-	if (isfinite(vmin)) {
-		struct axis a;
-		double bh = gh, by = gy;
-		int steps = 64;
-		memset(&a, 0, sizeof a);
-		for (int k = 0; k < steps; k++) {
-			double t0 = (double)k / steps;
-			tt__cv_rect(c, bar_x, by + bh * (1 - t0 - 1.0 / steps), 14, bh / steps + 0.6,
-				tt__chart_viridis(t0 + 0.5 / steps));
-		}
-		a.p0 = by + bh;
-		a.p1 = by;
-		tt__axis_fit(&a, AXIS_LOG10, UNIT_SI, vmin, vmax, 0);
-		a.lo = vmin;
-		a.hi = vmax > vmin ? vmax : vmin * 1.0001;
-		st = tt__tstyle_make(11, 0, tt__chart_muted, 0, 0.5);
-		for (size_t k = 0; k < a.n_ticks; k++) {
-			double yy;
-			if (a.ticks[k] < vmin || a.ticks[k] > vmax)
-				continue;
-			yy = tt__axis_map(&a, a.ticks[k]);
-			tt__cv_line(c, bar_x + 14, yy, bar_x + 18, yy, 1, tt__chart_muted);
-			tt__fmt_si(a.ticks[k], buf, sizeof buf);
-			tt__cv_text(c, bar_x + 21, yy, buf, &st);
-		}
-		st = tt__tstyle_make(11, 0, tt__chart_muted, 0, 1);
-		tt__cv_text(c, bar_x, by - 4, "tok/s", &st);
+/* Colour bar: the log scale of the fills, ticks at 1-2-5 values. */
+static void heat_colour_bar(struct canvas *c, const struct heat *hm)
+{
+	struct axis a;
+	double bh = hm->gh, by = hm->gy, bar_x = hm->bar_x, vmin = hm->vmin, vmax = hm->vmax;
+	int steps = 64;
+	struct tstyle st;
+	char buf[64];
+	memset(&a, 0, sizeof a);
+	for (int k = 0; k < steps; k++) {
+		double t0 = (double)k / steps;
+		tt__cv_rect(c, bar_x, by + bh * (1 - t0 - 1.0 / steps), 14, bh / steps + 0.6,
+			tt__chart_viridis(t0 + 0.5 / steps));
 	}
+	a.p0 = by + bh;
+	a.p1 = by;
+	tt__axis_fit(&a, AXIS_LOG10, UNIT_SI, vmin, vmax, 0);
+	a.lo = vmin;
+	a.hi = vmax > vmin ? vmax : vmin * 1.0001;
+	st = tt__tstyle_make(11, 0, tt__chart_muted, 0, 0.5);
+	for (size_t k = 0; k < a.n_ticks; k++) {
+		double yy;
+		if (a.ticks[k] < vmin || a.ticks[k] > vmax)
+			continue;
+		yy = tt__axis_map(&a, a.ticks[k]);
+		tt__cv_line(c, bar_x + 14, yy, bar_x + 18, yy, 1, tt__chart_muted);
+		tt__fmt_si(a.ticks[k], buf, sizeof buf);
+		tt__cv_text(c, bar_x + 21, yy, buf, &st);
+	}
+	st = tt__tstyle_make(11, 0, tt__chart_muted, 0, 1);
+	tt__cv_text(c, bar_x, by - 4, "tok/s", &st);
+}
 
-	/* Status legend under the grid: only the marks that appear. */
-	{
-		/* Items flow left to right and wrap, never past the right edge. */
-		static const char *const texts[] = {
-			"Total output tok/s (median TTFT below).", "Requests queued",
-			"requests failed", "Over capacity: not run (KV cache too small)"};
-		int shown[4];
-		double lx = gx, ly = gy + gh + 14, right = x + w - 20;
-		shown[0] = 1;
-		shown[1] = any_queued;
-		shown[2] = any_err;
-		shown[3] = any_over;
-		st = tt__tstyle_make(11.5, 0, tt__chart_muted, 0, 0.5);
-		for (int k = 0; k < 4; k++) {
-			double tw, iw, tx;
-			if (!shown[k])
-				continue;
-			tt__cv_measure(c, k == 0 && !line2_ok ? "Total output tok/s." : texts[k], 11.5, 0,
-				   &tw, NULL);
-			iw = (k == 0 ? 0 : 24) + tw;
-			if (lx > gx && lx + iw > right) {
-				lx = gx;
-				ly += 18;
-			}
-			tx = lx + (k == 0 ? 0 : 24);
-			if (k == 1)
-				queued_mark(c, lx + 14, ly, 12);
-			else if (k == 2)
-				error_mark(c, lx + 8, ly + 6, 6);
-			else if (k == 3) {
-				tt__cv_rect(c, lx, ly, 18, 12, (struct rgb){0.95, 0.95, 0.95});
-				tt__cv_hatch(c, lx, ly, 18, 12, 5, (struct rgb){0.7, 0.7, 0.72});
-			}
-			tt__cv_text(c, tx, ly + 6, k == 0 && !line2_ok ? "Total output tok/s." : texts[k],
-				&st);
-			lx += iw + 20;
+/* Status legend under the grid: only the marks that appear.  Items flow
+ * left to right and wrap, never past the right edge (right). */
+static void heat_legend(struct canvas *c, double right, const struct heat *hm)
+{
+	static const char *const texts[] = {
+		"Total output tok/s (median TTFT below).", "Requests queued",
+		"requests failed", "Over capacity: not run (KV cache too small)"};
+	int shown[4];
+	double gx = hm->gx, lx = gx, ly = hm->gy + hm->gh + 14;
+	int line2_ok = hm->line2_ok;
+	struct tstyle st;
+	shown[0] = 1;
+	shown[1] = hm->any_queued;
+	shown[2] = hm->any_err;
+	shown[3] = hm->any_over;
+	st = tt__tstyle_make(11.5, 0, tt__chart_muted, 0, 0.5);
+	for (int k = 0; k < 4; k++) {
+		double tw, iw, tx;
+		if (!shown[k])
+			continue;
+		tt__cv_measure(c, k == 0 && !line2_ok ? "Total output tok/s." : texts[k], 11.5, 0,
+			   &tw, NULL);
+		iw = (k == 0 ? 0 : 24) + tw;
+		if (lx > gx && lx + iw > right) {
+			lx = gx;
+			ly += 18;
 		}
+		tx = lx + (k == 0 ? 0 : 24);
+		if (k == 1)
+			queued_mark(c, lx + 14, ly, 12);
+		else if (k == 2)
+			error_mark(c, lx + 8, ly + 6, 6);
+		else if (k == 3) {
+			tt__cv_rect(c, lx, ly, 18, 12, (struct rgb){0.95, 0.95, 0.95});
+			tt__cv_hatch(c, lx, ly, 18, 12, 5, (struct rgb){0.7, 0.7, 0.72});
+		}
+		tt__cv_text(c, tx, ly + 6, k == 0 && !line2_ok ? "Total output tok/s." : texts[k],
+			&st);
+		lx += iw + 20;
 	}
+}
+
+enum tt_code tt__chart_draw_heatmap(struct canvas *c, double x, double y, double w, double h,
+				const struct tt_report *r, struct tt_chart_info *info,
+				struct tt_error *err)
+{
+	struct heat hm;
+	double top;
+	char sub[600];
+
+	memset(&hm, 0, sizeof hm);
+	hm.nr = tt__chart_decode_contexts(r, hm.ctx, MAX_ROWS);
+	hm.nc = tt__chart_decode_concurrency(r, hm.conc, MAX_COLS);
+	tt__chart_subtitle(&r->manifest, sub, sizeof sub);
+	top = tt__chart_header(c, x + 20, y + 16, w - 40, tt__chart_kind_title(TT_CHART_HEATMAP), sub);
+	if (hm.nr == 0 || hm.nc == 0) {
+		struct tstyle st = tt__tstyle_make(15, 0, tt__chart_muted, 0.5, 0.5);
+		tt__cv_text(c, x + w / 2, y + h / 2, "No decode cells in this run.", &st);
+		return tt__canvas_check(c, "the heatmap", err);
+	}
+	heat_scan(r, &hm);
+	heat_layout(c, x, y, w, h, top, &hm);
+	heat_font(c, r, &hm);
+	heat_grid(c, x, y, top, r, &hm);
+	if (isfinite(hm.vmin))
+		heat_colour_bar(c, &hm);
+	heat_legend(c, x + w - 20, &hm);
 	if (info) {
-		info->plot_x = gx * c->scale;
-		info->plot_y = gy * c->scale;
-		info->plot_w = gw * c->scale;
-		info->plot_h = gh * c->scale;
-		info->rows = nr;
-		info->cols = nc;
-		info->x_lo = vmin;
-		info->x_hi = vmax;
+		info->plot_x = hm.gx * c->scale;
+		info->plot_y = hm.gy * c->scale;
+		info->plot_w = hm.gw * c->scale;
+		info->plot_h = hm.gh * c->scale;
+		info->rows = hm.nr;
+		info->cols = hm.nc;
+		info->x_lo = hm.vmin;
+		info->x_hi = hm.vmax;
 		info->image_w = c->w * c->scale;
 		info->image_h = c->h * c->scale;
 	}
