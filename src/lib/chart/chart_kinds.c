@@ -132,6 +132,10 @@ struct line_data {
 	const char *labels[MAX_CTX][MAX_CONC];
 	char names[MAX_CTX][24];
 	struct series s[MAX_CTX];
+	struct legend_item items[MAX_CTX + 3];
+	size_t n_items;
+	double xmin, xmax, ymin, ymax; /* over the points shown, bands included */
+	int bands;                     /* some point has a p10-p90 band */
 };
 
 static double dist_q(const struct tt_dist *d, int qi)
@@ -187,24 +191,16 @@ static void range_add(double v, double *mn, double *mx)
 		*mx = v;
 }
 
-static enum tt_code draw_lines(struct canvas *c, double x, double y, double w, double h,
-			       const struct tt_report *r, enum tt_chart_kind kind,
-			       struct tt_chart_info *info, struct tt_error *err)
+/* One point per context and concurrency, a series per context, and the
+ * legend's items (the marks only when some point shows them). */
+static void lines_collect(const struct tt_report *r, enum tt_chart_kind kind,
+			  struct line_data *d)
 {
-	struct line_data *d = calloc(1, sizeof *d);
-	struct panel p;
-	struct legend_item items[MAX_CTX + 3];
-	size_t n_items = 0;
 	int q10 = tt__chart_quantile_index(r, 10), q90 = tt__chart_quantile_index(r, 90);
-	int any_hollow = 0, any_flag = 0, bands = 0;
-	double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
-	double top, legend_w, foot_h;
-	char sub[600], foot[600];
-	enum tt_code rc = TT_OK;
+	int any_hollow = 0, any_flag = 0;
 
-	if (!d)
-		return tt_error_set(err, TT_ENOMEM, "out of memory drawing a chart");
-	memset(&p, 0, sizeof p);
+	d->xmin = d->ymin = INFINITY;
+	d->xmax = d->ymax = -INFINITY;
 	d->n_ctx = tt__chart_decode_contexts(r, d->ctx, MAX_CTX);
 	d->n_conc = tt__chart_decode_concurrency(r, d->conc, MAX_CONC);
 	for (size_t i = 0; i < d->n_ctx; i++) {
@@ -226,12 +222,12 @@ static enum tt_code draw_lines(struct canvas *c, double x, double y, double w, d
 			any_hollow |= d->hollow[i][j];
 			any_flag |= d->flag[i][j];
 			if (isfinite(vy) && isfinite(vx)) {
-				range_add(vx, &xmin, &xmax);
-				range_add(vy, &ymin, &ymax);
-				range_add(d->lo[i][j], &ymin, &ymax);
-				range_add(d->hi[i][j], &ymin, &ymax);
+				range_add(vx, &d->xmin, &d->xmax);
+				range_add(vy, &d->ymin, &d->ymax);
+				range_add(d->lo[i][j], &d->ymin, &d->ymax);
+				range_add(d->hi[i][j], &d->ymin, &d->ymax);
 				if (isfinite(d->lo[i][j]))
-					bands = 1;
+					d->bands = 1;
 			}
 			d->labels[i][j] = NULL;
 			if (kind == TT_CHART_TRADEOFF && f) {
@@ -251,34 +247,35 @@ static enum tt_code draw_lines(struct canvas *c, double x, double y, double w, d
 		}
 		if (kind == TT_CHART_TRADEOFF)
 			d->s[i].labels = d->labels[i];
-		items[n_items++] = (struct legend_item){d->names[i], (int)i, (int)i, 0};
+		d->items[d->n_items++] = (struct legend_item){d->names[i], (int)i, (int)i, 0};
 	}
-	if (bands)
-		items[n_items++] = (struct legend_item){"p10–p90 band", 6, -1, 1};
+	if (d->bands)
+		d->items[d->n_items++] = (struct legend_item){"p10–p90 band", 6, -1, 1};
 	if (any_hollow)
-		items[n_items++] = (struct legend_item){"not Valid (queued, …)", 6, 0, 2};
+		d->items[d->n_items++] = (struct legend_item){"not Valid (queued, …)", 6, 0, 2};
 	if (any_flag)
-		items[n_items++] = (struct legend_item){"requests failed", -1, 0, 3};
+		d->items[d->n_items++] = (struct legend_item){"requests failed", -1, 0, 3};
+}
 
-	tt__chart_subtitle(&r->manifest, sub, sizeof sub);
-	top = tt__chart_header(c, x + 20, y + 16, w - 40, tt__chart_kind_title(kind), sub);
-
+/* The sentence under the chart: how to read it. */
+static void lines_footnote(enum tt_chart_kind kind, int bands, char *foot, size_t len)
+{
 	switch (kind) {
 	case TT_CHART_TRADEOFF:
-		snprintf(foot, sizeof foot,
+		snprintf(foot, len,
 			 "Numbers at the points: requests at once. Up and right is better. "
 			 "Medians; cells Over capacity or not run are left out.");
 		break;
 	case TT_CHART_TTFT:
 	case TT_CHART_TBT:
-		snprintf(foot, sizeof foot, "%s",
+		snprintf(foot, len, "%s",
 			 bands ? "Line: median over requests; band: 10th to 90th percentile. "
 				 "Log scales on both axes."
 			       : "Line: median over requests (the report has no p10/p90: "
 				 "analyse with quantiles 10 and 90 for the band). Log scales.");
 		break;
 	default:
-		snprintf(foot, sizeof foot,
+		snprintf(foot, len,
 			 "%s Concurrency on a log2 scale. Cells Over capacity or not run are "
 			 "left out.",
 			 kind == TT_CHART_THROUGHPUT
@@ -286,49 +283,75 @@ static enum tt_code draw_lines(struct canvas *c, double x, double y, double w, d
 				 : "Median over requests of each request's output tok/s.");
 		break;
 	}
-	{
-		struct tstyle fs = tt__tstyle_make(11, 0, tt__chart_muted, 0, 0);
-		foot_h = tt__cv_paragraph(c, 0, 0, w - 40, foot, &fs, 0);
-	}
-	legend_w = tt__legend_draw(c, 0, 0, "Context", items, n_items, 0);
+}
 
-	p.show_xticks = 1;
-	p.series = d->s;
-	p.n_series = d->n_ctx;
+/* The panel's series, and its axes: scale, unit and title per kind. */
+static void lines_axes(struct panel *p, enum tt_chart_kind kind, const struct line_data *d)
+{
+	p->show_xticks = 1;
+	p->series = d->s;
+	p->n_series = d->n_ctx;
 	if (kind == TT_CHART_TRADEOFF) {
-		tt__axis_fit(&p.x, AXIS_LINEAR, UNIT_SI, xmin, xmax, 1);
-		p.xlabel = "Total output tok/s";
+		tt__axis_fit(&p->x, AXIS_LINEAR, UNIT_SI, d->xmin, d->xmax, 1);
+		p->xlabel = "Total output tok/s";
 	} else {
-		tt__axis_fit(&p.x, AXIS_LOG2, UNIT_PLAIN, xmin, xmax, 0);
-		p.xlabel = "Requests at once (concurrency)";
+		tt__axis_fit(&p->x, AXIS_LOG2, UNIT_PLAIN, d->xmin, d->xmax, 0);
+		p->xlabel = "Requests at once (concurrency)";
 		/* Ticks at the levels measured, so 3 or 48 are named too. */
 		if (d->n_conc > 0 && d->n_conc <= AXIS_MAX_TICKS) {
-			p.x.n_ticks = 0;
+			p->x.n_ticks = 0;
 			for (size_t j = 0; j < d->n_conc; j++)
-				if (d->conc[j] >= p.x.lo && d->conc[j] <= p.x.hi)
-					p.x.ticks[p.x.n_ticks++] = d->conc[j];
+				if (d->conc[j] >= p->x.lo && d->conc[j] <= p->x.hi)
+					p->x.ticks[p->x.n_ticks++] = d->conc[j];
 		}
 	}
 	switch (kind) {
 	case TT_CHART_THROUGHPUT:
-		tt__axis_fit(&p.y, AXIS_LINEAR, UNIT_SI, ymin, ymax, 1);
-		p.ylabel = "Total output tok/s";
+		tt__axis_fit(&p->y, AXIS_LINEAR, UNIT_SI, d->ymin, d->ymax, 1);
+		p->ylabel = "Total output tok/s";
 		break;
 	case TT_CHART_PER_REQUEST:
 	case TT_CHART_TRADEOFF:
-		tt__axis_fit(&p.y, AXIS_LINEAR, UNIT_SI, ymin, ymax, 1);
-		p.ylabel = "Per-request tok/s (median)";
+		tt__axis_fit(&p->y, AXIS_LINEAR, UNIT_SI, d->ymin, d->ymax, 1);
+		p->ylabel = "Per-request tok/s (median)";
 		break;
 	case TT_CHART_TTFT:
-		tt__axis_fit(&p.y, AXIS_LOG10, UNIT_MS, ymin, ymax, 0);
-		p.ylabel = "Time to first token";
+		tt__axis_fit(&p->y, AXIS_LOG10, UNIT_MS, d->ymin, d->ymax, 0);
+		p->ylabel = "Time to first token";
 		break;
 	default:
-		tt__axis_fit(&p.y, AXIS_LOG10, UNIT_MS, ymin, ymax, 0);
-		p.ylabel = "Time between tokens";
+		tt__axis_fit(&p->y, AXIS_LOG10, UNIT_MS, d->ymin, d->ymax, 0);
+		p->ylabel = "Time between tokens";
 		break;
 	}
-	if (d->n_ctx == 0 || !isfinite(ymin)) {
+}
+
+static enum tt_code draw_lines(struct canvas *c, double x, double y, double w, double h,
+			       const struct tt_report *r, enum tt_chart_kind kind,
+			       struct tt_chart_info *info, struct tt_error *err)
+{
+	struct line_data *d = calloc(1, sizeof *d);
+	struct panel p;
+	double top, legend_w, foot_h;
+	char sub[600], foot[600];
+	enum tt_code rc = TT_OK;
+
+	if (!d)
+		return tt_error_set(err, TT_ENOMEM, "out of memory drawing a chart");
+	memset(&p, 0, sizeof p);
+	lines_collect(r, kind, d);
+
+	tt__chart_subtitle(&r->manifest, sub, sizeof sub);
+	top = tt__chart_header(c, x + 20, y + 16, w - 40, tt__chart_kind_title(kind), sub);
+	lines_footnote(kind, d->bands, foot, sizeof foot);
+	{
+		struct tstyle fs = tt__tstyle_make(11, 0, tt__chart_muted, 0, 0);
+		foot_h = tt__cv_paragraph(c, 0, 0, w - 40, foot, &fs, 0);
+	}
+	legend_w = tt__legend_draw(c, 0, 0, "Context", d->items, d->n_items, 0);
+
+	lines_axes(&p, kind, d);
+	if (d->n_ctx == 0 || !isfinite(d->ymin)) {
 		struct tstyle st = tt__tstyle_make(15, 0, tt__chart_muted, 0.5, 0.5);
 		tt__cv_text(c, x + w / 2, y + h / 2, "No decode cells with figures in this run.", &st);
 		goto cleanup;
@@ -336,7 +359,7 @@ static enum tt_code draw_lines(struct canvas *c, double x, double y, double w, d
 	tt__panel_layout(c, &p, x + 20, y + top + 16, w - 40 - legend_w - 24,
 		     h - top - 16 - foot_h - 20);
 	tt__panel_draw(c, &p);
-	tt__legend_draw(c, x + w - 20 - legend_w, p.y.p1, "Context", items, n_items, 1);
+	tt__legend_draw(c, x + w - 20 - legend_w, p.y.p1, "Context", d->items, d->n_items, 1);
 	tt__chart_footnote(c, x + 20, y + h - foot_h - 12, w - 40, foot);
 	if (info) {
 		tt__chart_info_from_panel(info, c, &p);
