@@ -266,14 +266,178 @@ static char *matrix_entry(const struct tt_cell_figures *c)
 	return dupf("%s\n%s TTFT%s", rate, ttft, errs);
 }
 
+/* Each table_* below adds one table to *all (*n of them): it returns -1
+ * when the table itself could not be made, and sets *bad when one of its
+ * cells could not; tt__report_tables turns either into TT_ENOMEM. */
+
+static int table_prefill(const struct tt_report *r, const size_t *order, size_t n_pre,
+			 struct table **all, size_t *n, int *bad)
+{
+	size_t row = 0;
+	struct table *t = table_new(all, n, "Prefill", "Prompt tok/s by context length: one cold "
+							"request per context.",
+				    4, n_pre);
+	if (!t)
+		return -1;
+	t->head[0] = dupf("Context");
+	t->head[1] = dupf("Prompt tok/s");
+	t->head[2] = dupf("TTFT");
+	t->head[3] = dupf("Status");
+	t->align[1] = t->align[2] = TCELL_RIGHT;
+	for (size_t i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *c = &r->cells[order[i]];
+		char a[64], b[64];
+		if (c->phase != TT_PHASE_PREFILL)
+			continue;
+		tt__render_context(c->context, a, sizeof a);
+		*bad |= set_cell(t, row, 0, dupf("%s", a));
+		if (tt__render_has_counts(c)) {
+			tt_fmt_rate(c->total_tok_s, a, sizeof a);
+			tt_fmt_ms(c->ttft_ms.p50, b, sizeof b);
+		} else {
+			snprintf(a, sizeof a, TT_DASH);
+			snprintf(b, sizeof b, TT_DASH);
+		}
+		*bad |= set_cell(t, row, 1, dupf("%s", a));
+		*bad |= set_cell(t, row, 2, dupf("%s", b));
+		*bad |= set_cell(t, row, 3, dupf("%s", tt_status_name(c->status)));
+		t->row_status[row] = (int)c->status;
+		row++;
+	}
+	return 0;
+}
+
+/* The decode matrix: contexts x concurrency; none when either is empty. */
+static int table_decode(const struct tt_report *r, struct table **all, size_t *n, int *bad)
+{
+	int64_t ctx[64];
+	int conc[64];
+	size_t nctx = tt__chart_decode_contexts(r, ctx, 64);
+	size_t nconc = tt__chart_decode_concurrency(r, conc, 64);
+	struct table *t;
+
+	if (!nctx || !nconc)
+		return 0;
+	t = table_new(all, n, "Sustained decode",
+		      "Total tok/s, rows are context length, columns are simultaneous "
+		      "requests; median TTFT below.",
+		      nconc + 1, nctx);
+	if (!t)
+		return -1;
+	t->head[0] = dupf("Context");
+	for (size_t j = 0; j < nconc; j++) {
+		t->head[j + 1] = dupf("%d", conc[j]);
+		t->align[j + 1] = TCELL_RIGHT;
+	}
+	for (size_t i = 0; i < nctx; i++) {
+		char a[64];
+		tt__render_context(ctx[i], a, sizeof a);
+		*bad |= set_cell(t, i, 0, dupf("%s", a));
+		for (size_t j = 0; j < nconc; j++)
+			*bad |= set_cell(t, i, j + 1,
+					 matrix_entry(tt__chart_find_cell(r, TT_PHASE_DECODE,
+									  ctx[i], conc[j])));
+	}
+	t->note = status_legend(r);
+	return 0;
+}
+
+#define ALL_COLS 12
+
+/* One row of "All measurements": a dash where a figure is unknown. */
+static void measurement_row(const struct tt_cell_figures *c, char v[ALL_COLS][64])
+{
+	int counts = tt__render_has_counts(c), dec = tt__render_has_decode_figures(c);
+	for (size_t j = 0; j < ALL_COLS; j++)
+		snprintf(v[j], sizeof v[j], TT_DASH);
+	snprintf(v[0], sizeof v[0], "%s",
+		 c->phase == TT_PHASE_PREFILL ? "Prefill" : "Sustained decode");
+	tt__render_context(c->context, v[1], sizeof v[1]);
+	snprintf(v[2], sizeof v[2], "%d", c->concurrency);
+	snprintf(v[3], sizeof v[3], "%s", tt_status_name(c->status));
+	if (counts) {
+		tt_fmt_rate(c->total_tok_s, v[4], sizeof v[4]);
+		tt_fmt_ms(c->ttft_ms.p50, v[6], sizeof v[6]);
+		if (c->completed >= 0)
+			tt_fmt_int((double)c->completed, v[9], sizeof v[9]);
+	}
+	if (dec) {
+		tt_fmt_rate(c->per_request_tok_s.p50, v[5], sizeof v[5]);
+		if (isfinite(c->tbt_ms.p50)) {
+			tt_fmt_fixed1(c->tbt_ms.p50, v[7], sizeof v[7] - 4);
+			strcat(v[7], " ms");
+		}
+		tt_fmt_fixed1(c->avg_active, v[8], sizeof v[8]);
+		if (c->output_tokens >= 0)
+			tt_fmt_int((double)c->output_tokens, v[10], sizeof v[10]);
+		if (isfinite(c->measured_s)) {
+			tt_fmt_fixed1(c->measured_s, v[11], sizeof v[11] - 3);
+			strcat(v[11], " s");
+		}
+	}
+}
+
+static int table_measurements(const struct tt_report *r, const size_t *order,
+			      struct table **all, size_t *n, int *bad)
+{
+	static const char *const head[ALL_COLS] = {
+		"Phase", "Context", "Requests at once", "Status", "Total tok/s",
+		"Per request tok/s", "TTFT", "Time between tokens", "Average active requests",
+		"Completed requests", "Output tokens", "Measured for"};
+	struct table *t = table_new(all, n, "All measurements",
+				    "Latencies are medians. Total tok/s is output across all "
+				    "simultaneous requests. Per request tok/s is the median over "
+				    "requests.",
+				    ALL_COLS, r->n_cells);
+	if (!t)
+		return -1;
+	for (size_t j = 0; j < ALL_COLS; j++) {
+		t->head[j] = dupf("%s", head[j]);
+		t->align[j] = (j == 0 || j == 3) ? TCELL_LEFT : TCELL_RIGHT;
+	}
+	for (size_t i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *c = &r->cells[order[i]];
+		char v[ALL_COLS][64];
+		measurement_row(c, v);
+		for (size_t j = 0; j < ALL_COLS; j++)
+			*bad |= set_cell(t, i, j, dupf("%s", v[j]));
+		t->row_status[i] = (int)c->status;
+	}
+	t->note = status_legend(r);
+	return 0;
+}
+
+static int table_not_valid(const struct tt_report *r, const size_t *order, size_t n_bad,
+			   struct table **all, size_t *n, int *bad)
+{
+	size_t row = 0;
+	struct table *t = table_new(all, n, "Cells that are not Valid",
+				    "Each status with the evidence that decided it.", 3, n_bad);
+	if (!t)
+		return -1;
+	t->head[0] = dupf("Cell");
+	t->head[1] = dupf("Status");
+	t->head[2] = dupf("Why");
+	for (size_t i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *c = &r->cells[order[i]];
+		char id[96];
+		if (c->status == TT_STATUS_VALID)
+			continue;
+		tt__render_cell_id(r, c, id, sizeof id);
+		*bad |= set_cell(t, row, 0, dupf("%s", id));
+		*bad |= set_cell(t, row, 1, dupf("%s", tt_status_name(c->status)));
+		*bad |= set_cell(t, row, 2, dupf("%s", c->reason[0] ? c->reason : TT_DASH));
+		t->row_status[row] = (int)c->status;
+		row++;
+	}
+	return 0;
+}
+
 enum tt_code tt__report_tables(const struct tt_report *r, struct table **out, size_t *n_out,
 			   struct tt_error *err)
 {
-	struct table *all = NULL, *t;
+	struct table *all = NULL;
 	size_t n = 0, *order = NULL, n_pre = 0, n_dec = 0, n_bad = 0;
-	int64_t ctx[64];
-	int conc[64];
-	size_t nctx, nconc;
 	int bad = 0;
 
 	if (r->n_cells) {
@@ -289,144 +453,14 @@ enum tt_code tt__report_tables(const struct tt_report *r, struct table **out, si
 		if (r->cells[i].status != TT_STATUS_VALID)
 			n_bad++;
 	}
-
-	if (n_pre) {
-		size_t row = 0;
-		t = table_new(&all, &n, "Prefill", "Prompt tok/s by context length: one cold "
-						    "request per context.",
-			      4, n_pre);
-		if (!t)
-			goto oom;
-		t->head[0] = dupf("Context");
-		t->head[1] = dupf("Prompt tok/s");
-		t->head[2] = dupf("TTFT");
-		t->head[3] = dupf("Status");
-		t->align[1] = t->align[2] = TCELL_RIGHT;
-		for (size_t i = 0; i < r->n_cells; i++) {
-			const struct tt_cell_figures *c = &r->cells[order[i]];
-			char a[64], b[64];
-			if (c->phase != TT_PHASE_PREFILL)
-				continue;
-			tt__render_context(c->context, a, sizeof a);
-			bad |= set_cell(t, row, 0, dupf("%s", a));
-			if (tt__render_has_counts(c)) {
-				tt_fmt_rate(c->total_tok_s, a, sizeof a);
-				tt_fmt_ms(c->ttft_ms.p50, b, sizeof b);
-			} else {
-				snprintf(a, sizeof a, TT_DASH);
-				snprintf(b, sizeof b, TT_DASH);
-			}
-			bad |= set_cell(t, row, 1, dupf("%s", a));
-			bad |= set_cell(t, row, 2, dupf("%s", b));
-			bad |= set_cell(t, row, 3, dupf("%s", tt_status_name(c->status)));
-			t->row_status[row] = (int)c->status;
-			row++;
-		}
-	}
-
-	nctx = tt__chart_decode_contexts(r, ctx, 64);
-	nconc = tt__chart_decode_concurrency(r, conc, 64);
-	if (n_dec && nctx && nconc) {
-		t = table_new(&all, &n, "Sustained decode",
-			      "Total tok/s, rows are context length, columns are simultaneous "
-			      "requests; median TTFT below.",
-			      nconc + 1, nctx);
-		if (!t)
-			goto oom;
-		t->head[0] = dupf("Context");
-		for (size_t j = 0; j < nconc; j++) {
-			t->head[j + 1] = dupf("%d", conc[j]);
-			t->align[j + 1] = TCELL_RIGHT;
-		}
-		for (size_t i = 0; i < nctx; i++) {
-			char a[64];
-			tt__render_context(ctx[i], a, sizeof a);
-			bad |= set_cell(t, i, 0, dupf("%s", a));
-			for (size_t j = 0; j < nconc; j++)
-				bad |= set_cell(t, i, j + 1,
-						matrix_entry(tt__chart_find_cell(r, TT_PHASE_DECODE,
-									     ctx[i], conc[j])));
-		}
-		t->note = status_legend(r);
-	}
-
-	if (r->n_cells) {
-		static const char *const head[] = {"Phase", "Context", "Requests at once", "Status",
-						   "Total tok/s", "Per request tok/s", "TTFT",
-						   "Time between tokens",
-						   "Average active requests", "Completed requests",
-						   "Output tokens", "Measured for"};
-		t = table_new(&all, &n, "All measurements",
-			      "Latencies are medians. Total tok/s is output across all "
-			      "simultaneous requests. Per request tok/s is the median over "
-			      "requests.",
-			      12, r->n_cells);
-		if (!t)
-			goto oom;
-		for (size_t j = 0; j < 12; j++) {
-			t->head[j] = dupf("%s", head[j]);
-			t->align[j] = (j == 0 || j == 3) ? TCELL_LEFT : TCELL_RIGHT;
-		}
-		for (size_t i = 0; i < r->n_cells; i++) {
-			const struct tt_cell_figures *c = &r->cells[order[i]];
-			int counts = tt__render_has_counts(c), dec = tt__render_has_decode_figures(c);
-			char v[12][64];
-			for (size_t j = 0; j < 12; j++)
-				snprintf(v[j], sizeof v[j], TT_DASH);
-			snprintf(v[0], sizeof v[0], "%s",
-				 c->phase == TT_PHASE_PREFILL ? "Prefill" : "Sustained decode");
-			tt__render_context(c->context, v[1], sizeof v[1]);
-			snprintf(v[2], sizeof v[2], "%d", c->concurrency);
-			snprintf(v[3], sizeof v[3], "%s", tt_status_name(c->status));
-			if (counts) {
-				tt_fmt_rate(c->total_tok_s, v[4], sizeof v[4]);
-				tt_fmt_ms(c->ttft_ms.p50, v[6], sizeof v[6]);
-				if (c->completed >= 0)
-					tt_fmt_int((double)c->completed, v[9], sizeof v[9]);
-			}
-			if (dec) {
-				tt_fmt_rate(c->per_request_tok_s.p50, v[5], sizeof v[5]);
-				if (isfinite(c->tbt_ms.p50)) {
-					tt_fmt_fixed1(c->tbt_ms.p50, v[7], sizeof v[7] - 4);
-					strcat(v[7], " ms");
-				}
-				tt_fmt_fixed1(c->avg_active, v[8], sizeof v[8]);
-				if (c->output_tokens >= 0)
-					tt_fmt_int((double)c->output_tokens, v[10], sizeof v[10]);
-				if (isfinite(c->measured_s)) {
-					tt_fmt_fixed1(c->measured_s, v[11], sizeof v[11] - 3);
-					strcat(v[11], " s");
-				}
-			}
-			for (size_t j = 0; j < 12; j++)
-				bad |= set_cell(t, i, j, dupf("%s", v[j]));
-			t->row_status[i] = (int)c->status;
-		}
-		t->note = status_legend(r);
-	}
-
-	if (n_bad) {
-		size_t row = 0;
-		t = table_new(&all, &n, "Cells that are not Valid",
-			      "Each status with the evidence that decided it.", 3, n_bad);
-		if (!t)
-			goto oom;
-		t->head[0] = dupf("Cell");
-		t->head[1] = dupf("Status");
-		t->head[2] = dupf("Why");
-		for (size_t i = 0; i < r->n_cells; i++) {
-			const struct tt_cell_figures *c = &r->cells[order[i]];
-			char id[96];
-			if (c->status == TT_STATUS_VALID)
-				continue;
-			tt__render_cell_id(r, c, id, sizeof id);
-			bad |= set_cell(t, row, 0, dupf("%s", id));
-			bad |= set_cell(t, row, 1, dupf("%s", tt_status_name(c->status)));
-			bad |= set_cell(t, row, 2, dupf("%s", c->reason[0] ? c->reason : TT_DASH));
-			t->row_status[row] = (int)c->status;
-			row++;
-		}
-	}
+	if (n_pre && table_prefill(r, order, n_pre, &all, &n, &bad))
+		goto oom;
+	if (n_dec && table_decode(r, &all, &n, &bad))
+		goto oom;
+	if (r->n_cells && table_measurements(r, order, &all, &n, &bad))
+		goto oom;
+	if (n_bad && table_not_valid(r, order, n_bad, &all, &n, &bad))
+		goto oom;
 	for (size_t k = 0; k < n; k++)
 		for (size_t j = 0; j < all[k].n_cols; j++)
 			bad |= !all[k].head[j];
