@@ -70,163 +70,187 @@ static int parse_num(const char *opt, const char *s, double lo, double hi, doubl
 	return 0;
 }
 
-int cmd_chart(int argc, char **argv)
-{
-	const char *run_path = NULL, *kind_name = NULL, *output = NULL, *cell_id = NULL;
-	const char *as = NULL;
-	int all = 0;
-	char default_out[64];
+/* What the command line asks for. */
+struct chart_args {
+	const char *run_path, *kind_name, *output, *cell_id, *as;
+	int all;                 /* KIND is 'all' */
+	double skip_first, window;
 	struct tt_chart_opts o;
-	struct tt_analysis_opts ao;
-	struct tt_run *run = NULL;
-	struct tt_report *rep = NULL;
-	struct tt_error err;
-	enum tt_code rc;
-	int kind, fmt, status = 1, warned = 0;
-	double v, skip_first = 0, window = 0;
+	char default_out[64];    /* KIND.png when there is no -o */
+};
 
-	tt_chart_opts_init(&o);
-	tt_error_clear(&err);
+/* --width, --height, --dpi or --concurrency a, with its value val (NULL:
+ * none given). */
+static int parse_number_opt(const char *a, const char *val, struct tt_chart_opts *o)
+{
+	double lo = strcmp(a, "--concurrency") == 0 ? 1 : 16;
+	double hi = strcmp(a, "--dpi") == 0 ? 2400 : 20000;
+	double v;
+	if (strcmp(a, "--dpi") == 0)
+		lo = 24;
+	if (parse_num(a, val, lo, hi, &v) != 0)
+		return -1;
+	if (strcmp(a, "--width") == 0)
+		o->width = v;
+	else if (strcmp(a, "--height") == 0)
+		o->height = v;
+	else if (strcmp(a, "--dpi") == 0)
+		o->dpi = v;
+	else
+		o->concurrency = (int)v;
+	return 0;
+}
+
+/* --skip-first or --window a, with its value val (NULL: none given). */
+static int parse_duration_opt(const char *a, const char *val, struct chart_args *ca)
+{
+	int skip = strcmp(a, "--skip-first") == 0;
+	double d = val ? tt_parse_duration(val) : -1;
+	if (d < 0 || (!skip && d == 0)) {
+		cli_error("%s: '%s' is not a%s duration (e.g. %s)", a, val ? val : "",
+			  skip ? "" : " positive", skip ? "5s" : "10s");
+		return -1;
+	}
+	if (skip)
+		ca->skip_first = d;
+	else
+		ca->window = d;
+	return 0;
+}
+
+/* Read the options and arguments into ca.  Returns -1 to go on, or the
+ * exit status: 0 after --help, 2 on wrong usage. */
+static int parse_args(int argc, char **argv, struct chart_args *ca)
+{
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			usage(stdout);
-			status = 0;
-			goto cleanup;
+			return 0;
 		} else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
 			if (++i >= argc) {
 				cli_error("option '%s' needs a file name", a);
-				status = 2;
-				goto cleanup;
+				return 2;
 			}
-			output = argv[i];
+			ca->output = argv[i];
 		} else if (strcmp(a, "--width") == 0 || strcmp(a, "--height") == 0 ||
 			   strcmp(a, "--dpi") == 0 || strcmp(a, "--concurrency") == 0) {
-			double lo = strcmp(a, "--concurrency") == 0 ? 1 : 16;
-			double hi = strcmp(a, "--dpi") == 0 ? 2400 : 20000;
-			if (strcmp(a, "--dpi") == 0)
-				lo = 24;
-			if (parse_num(a, i + 1 < argc ? argv[i + 1] : NULL, lo, hi, &v) != 0) {
-				status = 2;
-				goto cleanup;
-			}
+			if (parse_number_opt(a, next, &ca->o) != 0)
+				return 2;
 			i++;
-			if (strcmp(a, "--width") == 0)
-				o.width = v;
-			else if (strcmp(a, "--height") == 0)
-				o.height = v;
-			else if (strcmp(a, "--dpi") == 0)
-				o.dpi = v;
-			else
-				o.concurrency = (int)v;
 		} else if (strcmp(a, "--skip-first") == 0 || strcmp(a, "--window") == 0) {
-			int skip = strcmp(a, "--skip-first") == 0;
-			double d = i + 1 < argc ? tt_parse_duration(argv[i + 1]) : -1;
-			if (d < 0 || (!skip && d == 0)) {
-				cli_error("%s: '%s' is not a%s duration (e.g. %s)", a,
-					  i + 1 < argc ? argv[i + 1] : "", skip ? "" : " positive",
-					  skip ? "5s" : "10s");
-				status = 2;
-				goto cleanup;
-			}
+			if (parse_duration_opt(a, next, ca) != 0)
+				return 2;
 			i++;
-			if (skip)
-				skip_first = d;
-			else
-				window = d;
 		} else if (strcmp(a, "--as") == 0) {
 			if (++i >= argc) {
 				cli_error("option '--as' needs a format: svg, png or pdf");
-				status = 2;
-				goto cleanup;
+				return 2;
 			}
-			as = argv[i];
+			ca->as = argv[i];
 		} else if (strcmp(a, "--cell") == 0) {
 			if (++i >= argc) {
 				cli_error("option '--cell' needs a cell id, e.g. decode-8192x16");
-				status = 2;
-				goto cleanup;
+				return 2;
 			}
-			cell_id = argv[i];
+			ca->cell_id = argv[i];
 		} else if (a[0] == '-' && a[1] != '\0') {
 			cli_error("unknown option '%s' (see 'tokentrace chart --help')", a);
-			status = 2;
-			goto cleanup;
-		} else if (!run_path) {
-			run_path = a;
-		} else if (!kind_name) {
-			kind_name = a;
+			return 2;
+		} else if (!ca->run_path) {
+			ca->run_path = a;
+		} else if (!ca->kind_name) {
+			ca->kind_name = a;
 		} else {
 			cli_error("unexpected argument '%s'", a);
-			status = 2;
-			goto cleanup;
+			return 2;
 		}
 	}
-	if (!run_path || !kind_name) {
-		cli_error("%s", !run_path ? "no run given" : "no chart kind given");
+	if (!ca->run_path || !ca->kind_name) {
+		cli_error("%s", !ca->run_path ? "no run given" : "no chart kind given");
 		usage(stderr);
-		status = 2;
-		goto cleanup;
+		return 2;
 	}
-	all = strcmp(kind_name, "all") == 0;
-	kind = all ? 0 : tt_chart_kind_parse(kind_name);
+	return -1;
+}
+
+/* The kind, the output and its format: for all, a directory and --as; for
+ * one chart, -o FILE's extension.  Returns 0, or 2 on wrong usage. */
+static int resolve_output(struct chart_args *ca)
+{
+	const char *as = ca->as;
+	int kind, fmt;
+
+	ca->all = strcmp(ca->kind_name, "all") == 0;
+	kind = ca->all ? 0 : tt_chart_kind_parse(ca->kind_name);
 	if (kind < 0) {
-		cli_error("unknown chart kind '%s' (valid: %s, or all)", kind_name,
+		cli_error("unknown chart kind '%s' (valid: %s, or all)", ca->kind_name,
 			  tt_chart_kind_list());
-		status = 2;
-		goto cleanup;
+		return 2;
 	}
-	o.kind = (enum tt_chart_kind)kind;
-	if (as && !all) {
+	ca->o.kind = (enum tt_chart_kind)kind;
+	if (as && !ca->all) {
 		cli_error("'--as' is for 'all'; one chart takes its format from -o FILE's "
 			  "extension");
-		status = 2;
-		goto cleanup;
+		return 2;
 	}
-	if (all) {
+	if (ca->all) {
 		char probe[32];
 		snprintf(probe, sizeof probe, "x.%s", as ? as : "svg");
 		fmt = strlen(as ? as : "svg") < 5 ? tt_chart_format_from_path(probe) : -1;
 		if (fmt < 0) {
 			cli_error("unknown format '%s' for '--as' (valid: svg, png, pdf)", as);
-			status = 2;
-			goto cleanup;
+			return 2;
 		}
-		if (!output)
-			output = "charts";
+		if (!ca->output)
+			ca->output = "charts";
 	} else {
-		if (!output) {
-			snprintf(default_out, sizeof default_out, "%s.png", kind_name);
-			output = default_out;
+		if (!ca->output) {
+			snprintf(ca->default_out, sizeof ca->default_out, "%s.png", ca->kind_name);
+			ca->output = ca->default_out;
 		}
-		fmt = tt_chart_format_from_path(output);
+		fmt = tt_chart_format_from_path(ca->output);
 		if (fmt < 0) {
 			cli_error("cannot tell the format of '%s' (valid extensions: .png, .svg, "
 				  ".pdf)",
-				  output);
-			status = 2;
-			goto cleanup;
+				  ca->output);
+			return 2;
 		}
 	}
-	o.format = (enum tt_chart_format)fmt;
+	ca->o.format = (enum tt_chart_format)fmt;
+	return 0;
+}
 
-	rc = tt_run_open(run_path, &run, &err);
+/* Open the run, analyse it and write the chart (or all of them).  Returns
+ * the exit status: 0 drawn, 1 failed, 3 drawn from a damaged run. */
+static int draw(struct chart_args *ca)
+{
+	struct tt_analysis_opts ao;
+	struct tt_run *run = NULL;
+	struct tt_report *rep = NULL;
+	struct tt_error err;
+	enum tt_code rc;
+	int status = 1, warned = 0;
+
+	tt_error_clear(&err);
+	rc = tt_run_open(ca->run_path, &run, &err);
 	if (rc > TT_WARN) {
 		cli_error("%s", err.msg);
 		goto cleanup;
 	}
-	if (cell_id) {
-		long idx = tt_manifest_find_cell(tt_run_manifest(run), cell_id);
+	if (ca->cell_id) {
+		long idx = tt_manifest_find_cell(tt_run_manifest(run), ca->cell_id);
 		if (idx < 0) {
-			cli_error("no cell '%s' in '%s'", cell_id, run_path);
+			cli_error("no cell '%s' in '%s'", ca->cell_id, ca->run_path);
 			goto cleanup;
 		}
-		o.cell = idx;
+		ca->o.cell = idx;
 	}
 	tt_analysis_opts_init(&ao);
 	tt_chart_analysis_opts(&ao);
-	ao.skip_first_s = skip_first;
-	ao.window_s = window;
+	ao.skip_first_s = ca->skip_first;
+	ao.window_s = ca->window;
 	rc = tt_analyze(run, &ao, &rep, &err);
 	warned = rc == TT_WARN;
 	if (rc == TT_WARN)
@@ -236,14 +260,14 @@ int cmd_chart(int argc, char **argv)
 		goto cleanup;
 	}
 	tt_error_clear(&err);
-	if (all) {
-		rc = tt_render_all(rep, run, output, o.format, &err);
+	if (ca->all) {
+		rc = tt_render_all(rep, run, ca->output, ca->o.format, &err);
 		if (rc == TT_WARN) {
 			fprintf(stderr, "tokentrace: warning: %s\n", err.msg);
 			warned = 1;
 		}
 	} else {
-		rc = tt_chart_write(rep, run, &o, output, NULL, &err);
+		rc = tt_chart_write(rep, run, &ca->o, ca->output, NULL, &err);
 	}
 	if (rc > TT_WARN) {
 		cli_error("%s", err.msg);
@@ -255,4 +279,19 @@ cleanup:
 	tt_report_free(rep);
 	tt_run_free(run);
 	return status;
+}
+
+int cmd_chart(int argc, char **argv)
+{
+	struct chart_args ca;
+	int status;
+
+	memset(&ca, 0, sizeof ca);
+	tt_chart_opts_init(&ca.o);
+	status = parse_args(argc, argv, &ca);
+	if (status >= 0)
+		return status;
+	if (resolve_output(&ca) != 0)
+		return 2;
+	return draw(&ca);
 }
