@@ -155,12 +155,17 @@ const char *tt_run_path(const struct tt_run *run);
 void tt_run_free(struct tt_run *run);
 
 /* Read one cell's trace.  TT_WARN: damaged parts skipped (err says where);
- * TT_ENOTFOUND: the cell has no trace. */
+ * TT_FAILED with err->kind TT_ENOTFOUND: the cell has no trace. */
 enum tt_code tt_run_read_cell(struct tt_run *run, size_t cell, const struct tt_trace_visitor *v,
 			      struct tt_error *err);
 
 /* Read every cell's trace, one at a time, in storage order (one pass over an
- * archive).  begin/end bracket each cell; end gets that cell's code and error. */
+ * archive).  begin/end bracket each cell; end gets that cell's code and error.
+ * Returns the worst of the cells' results: TT_WARN when some cells were
+ * missing, malformed or cut short (their damage is skipped, the other cells
+ * are good), TT_FAILED when any cell failed otherwise (out of memory, I/O),
+ * whatever the other cells did.  err's kind is the worst result's; its
+ * message names every cell that was not read cleanly. */
 struct tt_run_visitor {
 	void *ctx;
 	struct tt_trace_visitor trace; /* its ctx is ignored: ctx above is passed */

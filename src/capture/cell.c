@@ -238,7 +238,7 @@ static enum tt_code finish_cell(struct cap *c, size_t i, struct tt_trace_writer 
 	if (tt_trace_writer_close(tw, rc == TT_OK ? &e : NULL) != TT_OK && rc == TT_OK)
 		rc = e.code;
 	if (rc != TT_OK) {
-		tt_error_set(err, rc, "cell '%s': %s", ci->id, e.msg);
+		tt_error_setv(err, rc, e.kind, "cell '%s': %s", ci->id, e.msg);
 		st = TT_CELL_FAILED;
 		reason = e.msg;
 	}

@@ -139,7 +139,7 @@ static enum tt_code probe_models(struct cap *c, struct tt_manifest *m, struct tt
 	cJSON *root = NULL, *data, *first, *id, *mml;
 
 	if (!x)
-		return err ? err->code : TT_ENET;
+		return err ? err->code : TT_FAILED;
 	if (x->http_status == 401 || x->http_status == 403) {
 		rc = tt_error_set(err, TT_ENET,
 				  "'%s/v1/models' answered HTTP %ld: the server wants an API key "
@@ -238,7 +238,7 @@ enum tt_code probe_server(struct cap *c, struct tt_manifest *m, struct tt_error 
 		size_t len = 0;
 		char *log = read_file(c->o->server_log, &len, err);
 		if (!log) {
-			rc = err ? err->code : TT_EIO;
+			rc = err ? err->code : TT_FAILED;
 			goto cleanup;
 		}
 		kv = tt_kv_from_server_log(log, len);

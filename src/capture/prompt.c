@@ -102,7 +102,7 @@ static enum tt_code put_prompt(struct tt_buf *b, struct cap *c, int64_t context,
 		enum tt_code rc;
 
 		if (!p)
-			return TT_ENOMEM;
+			return TT_FAILED;
 		for (int64_t i = 0; i < context; i++) {
 			uint32_t id = ID_BASE + (uint32_t)(mix64(key + (uint64_t)i) % ID_SPAN);
 			if (i)
@@ -113,14 +113,14 @@ static enum tt_code put_prompt(struct tt_buf *b, struct cap *c, int64_t context,
 		tt_buf_append(b, p, o);
 		rc = tt_buf_puts(b, "]");
 		free(p);
-		return b->failed ? TT_ENOMEM : rc;
+		return b->failed ? TT_FAILED : rc;
 	}
 	/* text */
 	{
 		char *p = malloc((size_t)words_n * 8 + 16);
 		size_t o = 0;
 		if (!p)
-			return TT_ENOMEM;
+			return TT_FAILED;
 		for (int64_t i = 0; i < words_n; i++) {
 			const char *w = words[mix64(key + (uint64_t)i) % N_WORDS];
 			size_t wl = strlen(w);
@@ -144,7 +144,7 @@ static enum tt_code put_prompt(struct tt_buf *b, struct cap *c, int64_t context,
 		}
 		free(p);
 	}
-	return b->failed ? TT_ENOMEM : TT_OK;
+	return b->failed ? TT_FAILED : TT_OK;
 }
 
 void body_set_max_tokens(struct body *b, int64_t n)
@@ -185,7 +185,7 @@ enum tt_code body_build(struct cap *c, int64_t context, int slot, int64_t max_to
 			      cold ? "false" : "true");
 	tt_buf_puts(&b, "}");
 	if (b.failed) {
-		rc = TT_ENOMEM;
+		rc = TT_FAILED;
 		goto cleanup;
 	}
 	out->len = b.len;
@@ -195,7 +195,7 @@ enum tt_code body_build(struct cap *c, int64_t context, int slot, int64_t max_to
 cleanup:
 	tt_buf_release(&b);
 	if (rc != TT_OK)
-		tt_error_set(err, rc, "out of memory building a %lld-token prompt",
+		tt_error_set(err, TT_ENOMEM, "out of memory building a %lld-token prompt",
 			     (long long)context);
 	return rc;
 }
@@ -252,7 +252,7 @@ enum tt_code prompt_calibrate(struct cap *c, int64_t context, struct tt_error *e
 		x = net_fetch(&c->net, path, b.data, c->o->request_timeout_s + 60, err);
 		body_free(&b);
 		if (!x)
-			return err ? err->code : TT_ENET;
+			return err ? err->code : TT_FAILED;
 		tt_sse_init(&sse, calib_event, &cr, 0);
 		if (x->resp_len)
 			tt_sse_feed(&sse, x->resp, x->resp_len);

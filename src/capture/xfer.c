@@ -105,7 +105,7 @@ static void body_piece(struct xfer *x, const char *p, size_t n)
 {
 	if (x->http_status >= 200 && x->http_status < 300) {
 		enum tt_code rc = tt_sse_feed(&x->sse, p, n);
-		if (rc == TT_EFORMAT && !x->malformed) {
+		if (rc > TT_WARN && x->sse.kind == TT_EFORMAT && !x->malformed) {
 			snprintf(x->err, sizeof x->err, "stream event longer than %zu bytes",
 				 x->sse.max_event);
 			x->malformed = 1;

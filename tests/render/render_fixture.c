@@ -181,7 +181,7 @@ void fx_report(struct tt_report *r)
 char *fx_render(const struct tt_report *r, enum tt_format f, int color, int width)
 {
 	struct tt_render_opts opts = {color, width};
-	struct tt_error err = {TT_OK, ""};
+	struct tt_error err = {TT_OK, TT_KIND_NONE, ""};
 	struct tt_buf b;
 	enum tt_code rc;
 	char *text;

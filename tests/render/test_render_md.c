@@ -213,13 +213,16 @@ static void test_empty_report_and_bad_args(void **state)
 	free(md);
 
 	tt_buf_init(&b, 0);
-	assert_int_equal(tt_render(NULL, TT_FORMAT_MD, NULL, &b, &err), TT_EARG);
-	assert_int_equal(tt_render(&r, TT_FORMAT_PDF, NULL, &b, &err), TT_EARG);
+	assert_int_equal(tt_render(NULL, TT_FORMAT_MD, NULL, &b, &err), TT_FAILED);
+	assert_int_equal(err.kind, TT_EARG);
+	assert_int_equal(tt_render(&r, TT_FORMAT_PDF, NULL, &b, &err), TT_FAILED);
+	assert_int_equal(err.kind, TT_EARG);
 	fx_contains(err.msg, "tt_render_pdf");
 	/* html is delegated to the chart module's page */
 	assert_int_equal(tt_render(&r, TT_FORMAT_HTML, NULL, &b, &err), TT_OK);
 	fx_contains(b.data, "<html");
-	assert_int_equal(tt_render(&r, (enum tt_format)42, NULL, &b, &err), TT_EARG);
+	assert_int_equal(tt_render(&r, (enum tt_format)42, NULL, &b, &err), TT_FAILED);
+	assert_int_equal(err.kind, TT_EARG);
 	tt_buf_release(&b);
 }
 
@@ -232,7 +235,8 @@ static void test_output_ceiling(void **state)
 	(void)state;
 	fx_report(&r);
 	tt_buf_init(&b, 256);
-	assert_int_equal(tt_render(&r, TT_FORMAT_MD, NULL, &b, &err), TT_ENOMEM);
+	assert_int_equal(tt_render(&r, TT_FORMAT_MD, NULL, &b, &err), TT_FAILED);
+	assert_int_equal(err.kind, TT_ENOMEM);
 	tt_buf_release(&b);
 }
 

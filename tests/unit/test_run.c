@@ -171,17 +171,21 @@ static void test_open_errors(void **state)
 	struct tt_error err;
 
 	(void)state;
-	assert_int_equal(tt_run_open("/nonexistent/run", &r, &err), TT_ENOTFOUND);
+	assert_int_equal(tt_run_open("/nonexistent/run", &r, &err), TT_FAILED);
+	assert_int_equal(err.kind, TT_ENOTFOUND);
 	assert_non_null(strstr(err.msg, "/nonexistent/run"));
-	assert_int_equal(tt_run_open(dir, &r, &err), TT_EFORMAT);
+	assert_int_equal(tt_run_open(dir, &r, &err), TT_FAILED);
+	assert_int_equal(err.kind, TT_EFORMAT);
 	assert_non_null(strstr(err.msg, "no manifest.json"));
 	snprintf(p, sizeof p, "%s/empty.tar", dir);
 	tu_write(p, "", 0);
-	assert_int_equal(tt_run_open(p, &r, &err), TT_EFORMAT);
+	assert_int_equal(tt_run_open(p, &r, &err), TT_FAILED);
+	assert_int_equal(err.kind, TT_EFORMAT);
 	assert_non_null(strstr(err.msg, "empty"));
 	snprintf(p, sizeof p, "%s/junk.tar", dir);
 	tu_write(p, "hello world, not an archive", 27);
-	assert_int_equal(tt_run_open(p, &r, &err), TT_EFORMAT);
+	assert_int_equal(tt_run_open(p, &r, &err), TT_FAILED);
+	assert_int_equal(err.kind, TT_EFORMAT);
 	assert_non_null(strstr(err.msg, "junk.tar"));
 	tu_rmrf(dir);
 	free(dir);
@@ -196,7 +200,8 @@ static void test_writer_resume_and_existing(void **state)
 
 	(void)state;
 	tt_manifest_init(&m);
-	assert_int_equal(tt_run_writer_create(run, &m, &w, &err), TT_EARG);
+	assert_int_equal(tt_run_writer_create(run, &m, &w, &err), TT_FAILED);
+	assert_int_equal(err.kind, TT_EARG);
 	assert_non_null(strstr(err.msg, "not empty"));
 	assert_int_equal(tt_run_writer_resume(run, &w, &err), TT_OK);
 	assert_int_equal(tt_run_writer_manifest(w)->n_cells, 4);

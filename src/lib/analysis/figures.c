@@ -714,7 +714,7 @@ enum tt_code tt_analyze(struct tt_run *run, const struct tt_analysis_opts *opts,
 		tt_cell_analyzer_free(c.cur);
 		c.cur = NULL;
 	}
-	if (c.fatal || (rc != TT_OK && rc != TT_WARN)) {
+	if (c.fatal || rc > TT_WARN) {
 		free(c.done);
 		tt_report_free(r);
 		if (c.fatal) {
@@ -734,7 +734,7 @@ enum tt_code tt_analyze(struct tt_run *run, const struct tt_analysis_opts *opts,
 		if (tt_cell_analyzer_create(&r->manifest, i, &r->opts, &a, err)) {
 			free(c.done);
 			tt_report_free(r);
-			return err ? err->code : TT_ENOMEM;
+			return err ? err->code : TT_FAILED;
 		}
 		tt_cell_analyzer_finish(a, NULL, &r->cells[i]);
 		r->cells[i].cell = i;
@@ -743,7 +743,7 @@ enum tt_code tt_analyze(struct tt_run *run, const struct tt_analysis_opts *opts,
 	free(c.done);
 	*out = r;
 	if (c.damaged) {
-		return tt_error_set(err, TT_WARN, "%u cell%s damaged; first: %s", c.damaged,
+		return tt_error_setv(err, TT_WARN, rerr.kind, "%u cell%s damaged; first: %s", c.damaged,
 				    c.damaged == 1 ? "" : "s", c.first_damage);
 	}
 	return TT_OK;

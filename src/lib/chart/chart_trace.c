@@ -248,7 +248,7 @@ static enum tt_code tl_load(struct tt_run *run, const struct tt_analysis_opts *o
 		return tt_error_set(err, TT_ENOMEM, "out of memory reading cell '%s'", ci->id);
 	}
 	if (t->rc > TT_WARN) {
-		enum tt_code rc = tt_error_set(err, t->rc, "cell '%s': %s", ci->id, rerr.msg);
+		enum tt_code rc = tt_error_setv(err, t->rc, rerr.kind, "cell '%s': %s", ci->id, rerr.msg);
 		tl_release(t);
 		return rc;
 	}
@@ -765,7 +765,8 @@ static enum tt_code gaps_load(struct tt_run *run, const struct tt_analysis_opts 
 	tt_error_clear(&rerr);
 	g->rc = tt_run_read_cell(run, cell, &v, &rerr);
 	if (g->rc > TT_WARN)
-		return tt_error_set(err, g->rc, "cell '%s': %s", m->cells[cell].id, rerr.msg);
+		return tt_error_setv(err, g->rc, rerr.kind, "cell '%s': %s", m->cells[cell].id,
+				     rerr.msg);
 	g->tokens = cd.tokens;
 	g->loaded = 1;
 	return TT_OK;

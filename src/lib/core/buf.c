@@ -38,10 +38,10 @@ static enum tt_code grow(struct tt_buf *b, size_t extra)
 	char *p;
 
 	if (b->failed)
-		return TT_ENOMEM;
+		return TT_FAILED;
 	if (extra > b->max || b->len > b->max - extra) {
 		b->failed = 1;
-		return TT_ENOMEM;
+		return TT_FAILED;
 	}
 	need = b->len + extra + 1;
 	if (need <= b->cap)
@@ -52,7 +52,7 @@ static enum tt_code grow(struct tt_buf *b, size_t extra)
 	p = realloc(b->data, cap);
 	if (!p) {
 		b->failed = 1;
-		return TT_ENOMEM;
+		return TT_FAILED;
 	}
 	b->data = p;
 	b->cap = cap;
@@ -86,7 +86,7 @@ enum tt_code tt_buf_vprintf(struct tt_buf *b, const char *fmt, va_list ap)
 	n = vsnprintf(NULL, 0, fmt, ap2);
 	va_end(ap2);
 	if (n < 0)
-		return TT_EARG;
+		return TT_FAILED;
 	rc = grow(b, (size_t)n);
 	if (rc)
 		return rc;

@@ -64,7 +64,7 @@ enum tt_code tt_manifest_set_str(char **dst, const char *src)
 	char *copy = NULL;
 
 	if (src && !(copy = strdup(src)))
-		return TT_ENOMEM;
+		return TT_FAILED;
 	free(*dst);
 	*dst = copy;
 	return TT_OK;
@@ -80,7 +80,7 @@ enum tt_code tt_manifest_set_note(struct tt_manifest *m, const char *key, const 
 	if (value && strstr(key, "command")) {
 		clean = tt_redact_secrets(value);
 		if (!clean)
-			return TT_ENOMEM;
+			return TT_FAILED;
 		value = clean;
 	}
 	rc = TT_OK;
@@ -93,7 +93,7 @@ enum tt_code tt_manifest_set_note(struct tt_manifest *m, const char *key, const 
 	n = realloc(m->notes, (m->n_notes + 1) * sizeof *n);
 	if (!n) {
 		free(clean);
-		return TT_ENOMEM;
+		return TT_FAILED;
 	}
 	m->notes = n;
 	n[m->n_notes].key = strdup(key);
@@ -102,7 +102,7 @@ enum tt_code tt_manifest_set_note(struct tt_manifest *m, const char *key, const 
 	if (!n[m->n_notes].key || !n[m->n_notes].value) {
 		free(n[m->n_notes].key);
 		free(n[m->n_notes].value);
-		return TT_ENOMEM;
+		return TT_FAILED;
 	}
 	m->n_notes++;
 	return TT_OK;
@@ -128,13 +128,13 @@ enum tt_code tt_manifest_add_cell(struct tt_manifest *m, enum tt_phase phase, in
 		snprintf(id, sizeof id, "decode-%lldx%d", (long long)context, concurrency);
 	cells = realloc(m->cells, (m->n_cells + 1) * sizeof *cells);
 	if (!cells)
-		return TT_ENOMEM;
+		return TT_FAILED;
 	m->cells = cells;
 	c = &cells[m->n_cells];
 	memset(c, 0, sizeof *c);
 	c->id = strdup(id);
 	if (!c->id)
-		return TT_ENOMEM;
+		return TT_FAILED;
 	c->phase = phase;
 	c->context = context;
 	c->concurrency = phase == TT_PHASE_PREFILL ? 1 : concurrency;
@@ -317,7 +317,7 @@ static int get_i64_array(const cJSON *o, const char *k, int64_t **out, size_t *n
 	count = (size_t)cJSON_GetArraySize(a);
 	*out = calloc(count ? count : 1, sizeof **out);
 	if (!*out)
-		return -1;
+		return -2;
 	cJSON_ArrayForEach(e, a)
 	{
 		if (!cJSON_IsNumber(e) || e->valuedouble < 0 || e->valuedouble > 1e15)
@@ -464,13 +464,21 @@ enum tt_code tt_manifest_from_json(const char *text, size_t len, const char *nam
 		const cJSON *p = cJSON_GetObjectItemCaseSensitive(o, "prompt");
 		int64_t *conc = NULL;
 		size_t nconc = 0;
+		int bad;
 
 		if (dup_str(&m->endpoint, o, "endpoint"))
 			goto nomem;
-		if (get_i64_array(o, "contexts", &m->contexts, &m->n_contexts) ||
-		    get_i64_array(o, "prefill_contexts", &m->prefill_contexts,
-				  &m->n_prefill_contexts) ||
-		    get_i64_array(o, "concurrency", &conc, &nconc)) {
+		bad = get_i64_array(o, "contexts", &m->contexts, &m->n_contexts);
+		if (!bad)
+			bad = get_i64_array(o, "prefill_contexts", &m->prefill_contexts,
+					    &m->n_prefill_contexts);
+		if (!bad)
+			bad = get_i64_array(o, "concurrency", &conc, &nconc);
+		if (bad == -2) {
+			free(conc);
+			goto nomem;
+		}
+		if (bad) {
 			free(conc);
 			rc = tt_error_set(err, TT_EFORMAT, "%s: settings: contexts, prefill_contexts "
 					  "and concurrency must be arrays of non-negative integers", name);

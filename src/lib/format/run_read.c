@@ -116,7 +116,7 @@ static enum tt_code read_entry(struct archive *a, struct archive_entry *e, const
 		k = archive_read_data(a, buf + n, cap - n - 1);
 		if (k < 0) {
 			/* Keep what came before the damage: the trace reader skips a cut frame. */
-			tt_error_set(err, TT_WARN, "'%s' in '%s': %s", archive_entry_pathname(e), arch,
+			tt_error_setv(err, TT_WARN, TT_ETRUNC, "'%s' in '%s': %s", archive_entry_pathname(e), arch,
 				     archive_error_string(a));
 			break;
 		}
@@ -151,7 +151,7 @@ static enum tt_code open_archive_run(struct tt_run *run, struct tt_error *err)
 	int r;
 
 	if (!a)
-		return err ? err->code : TT_EFORMAT;
+		return err ? err->code : TT_FAILED;
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
 		const char *name = archive_entry_pathname(e);
 		size_t dirlen;
@@ -214,11 +214,15 @@ enum tt_code tt_run_open(const char *path, struct tt_run **out, struct tt_error 
 	if (S_ISDIR(st.st_mode)) {
 		char mp[4200], *data = NULL;
 		size_t len = 0;
+		struct tt_error ferr;
 		snprintf(mp, sizeof mp, "%s/manifest.json", path);
-		rc = read_whole_file(mp, MAX_MANIFEST, &data, &len, err);
-		if (rc == TT_ENOTFOUND)
+		tt_error_clear(&ferr);
+		rc = read_whole_file(mp, MAX_MANIFEST, &data, &len, &ferr);
+		if (rc > TT_WARN && ferr.kind == TT_ENOTFOUND)
 			rc = tt_error_set(err, TT_EFORMAT,
 					  "'%s' has no manifest.json: not a run directory", path);
+		else if (rc && err)
+			*err = ferr;
 		if (!rc)
 			rc = tt_manifest_from_json(data, len, mp, &run->m, err);
 		free(data);
@@ -306,7 +310,7 @@ static enum tt_code decode_cell_archive(struct tt_run *run, size_t cell, struct 
 
 	cell_name(run, cell, name, sizeof name);
 	rc = tt__trace_decode_stream(read_archive, a, name, v, err);
-	if (rc == TT_WARN || rc == TT_EFORMAT || rc == TT_ETRUNC) {
+	if (rc == TT_WARN || (rc > TT_WARN && err && (err->kind == TT_EFORMAT || err->kind == TT_ETRUNC))) {
 		const char *ae = archive_error_string(a);
 		if (ae && err)
 			tt_error_prefix(err, "archive: %s", ae);
@@ -338,7 +342,7 @@ enum tt_code tt_run_read_cell(struct tt_run *run, size_t cell, const struct tt_t
 		int r;
 
 		if (!a)
-			return err ? err->code : TT_EFORMAT;
+			return err ? err->code : TT_FAILED;
 		snprintf(want, sizeof want, "%s%s", run->prefix, c->trace);
 		rc = tt_error_set(err, TT_ENOTFOUND, "cell '%s': trace '%s' missing from '%s'", c->id,
 				  want, run->path);
@@ -353,14 +357,45 @@ enum tt_code tt_run_read_cell(struct tt_run *run, size_t cell, const struct tt_t
 	}
 }
 
+/* How one cell's result counts for the whole run: a cell whose trace is
+ * missing, malformed or cut short is damage the reader skips (TT_WARN, the
+ * other cells are good); anything else (out of memory, an I/O error) is a
+ * failure of the call, whatever the cells after it hold. */
+static enum tt_code cell_result(enum tt_code rc, const struct tt_error *cerr)
+{
+	if (rc <= TT_WARN)
+		return rc == TT_EOF ? TT_OK : rc;
+	if (cerr->kind == TT_ENOTFOUND || cerr->kind == TT_EFORMAT || cerr->kind == TT_ETRUNC)
+		return TT_WARN;
+	return rc;
+}
+
+/* One cell read (or found missing): tell the visitor, fold its result into
+ * the run's (acc keeps the worst severity and names every cell that was
+ * not read cleanly). */
+static void cell_done(const struct tt_run_visitor *v, size_t i, enum tt_code rc,
+		      const struct tt_error *cerr, struct tt_error *acc)
+{
+	if (v->end_cell)
+		v->end_cell(v->ctx, i, rc, cerr);
+	if (rc != TT_OK) {
+		struct tt_error part = *cerr;
+		part.code = cell_result(rc, cerr);
+		if (!part.msg[0])
+			snprintf(part.msg, sizeof part.msg, "%s", tt_kind_str(cerr->kind));
+		tt_error_combine(acc, part.code, &part);
+	}
+}
+
 enum tt_code tt_run_read_all(struct tt_run *run, const struct tt_run_visitor *v,
 			     struct tt_error *err)
 {
 	struct tt_trace_visitor tv = v->trace;
-	enum tt_code worst = TT_OK;
+	struct tt_error acc;
 	unsigned char *seen = NULL;
 
 	tv.ctx = v->ctx;
+	tt_error_clear(&acc);
 	if (!run->is_archive) {
 		for (size_t i = 0; i < run->m.n_cells; i++) {
 			struct tt_error cerr;
@@ -371,16 +406,11 @@ enum tt_code tt_run_read_all(struct tt_run *run, const struct tt_run_visitor *v,
 			if (v->begin_cell)
 				v->begin_cell(v->ctx, i);
 			rc = tt_run_read_cell(run, i, &tv, &cerr);
-			if (v->end_cell)
-				v->end_cell(v->ctx, i, rc, &cerr);
-			if (rc > worst) {
-				worst = rc;
-				if (err)
-					*err = cerr;
-			}
+			cell_done(v, i, rc, &cerr, &acc);
 		}
-		return worst == TT_ENOTFOUND || worst == TT_EFORMAT || worst == TT_ETRUNC ? TT_WARN :
-											     worst;
+		if (acc.code != TT_OK && err)
+			*err = acc;
+		return acc.code;
 	}
 	seen = calloc(run->m.n_cells + 1, 1);
 	if (!seen)
@@ -393,7 +423,7 @@ enum tt_code tt_run_read_all(struct tt_run *run, const struct tt_run_visitor *v,
 
 		if (!a) {
 			free(seen);
-			return err ? err->code : TT_EFORMAT;
+			return err ? err->code : TT_FAILED;
 		}
 		while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
 			const char *name = archive_entry_pathname(e);
@@ -410,13 +440,7 @@ enum tt_code tt_run_read_all(struct tt_run *run, const struct tt_run_visitor *v,
 				if (v->begin_cell)
 					v->begin_cell(v->ctx, i);
 				rc = decode_cell_archive(run, i, a, &tv, &cerr);
-				if (v->end_cell)
-					v->end_cell(v->ctx, i, rc, &cerr);
-				if (rc > worst) {
-					worst = rc;
-					if (err)
-						*err = cerr;
-				}
+				cell_done(v, i, rc, &cerr, &acc);
 				break;
 			}
 		}
@@ -424,21 +448,17 @@ enum tt_code tt_run_read_all(struct tt_run *run, const struct tt_run_visitor *v,
 	}
 	for (size_t i = 0; i < run->m.n_cells; i++) {
 		struct tt_error cerr;
+		enum tt_code rc;
 		if (seen[i] || !run->m.cells[i].trace)
 			continue;
-		tt_error_set(&cerr, TT_ENOTFOUND, "cell '%s': trace '%s%s' missing from '%s'",
-			     run->m.cells[i].id, run->prefix, run->m.cells[i].trace, run->path);
+		rc = tt_error_set(&cerr, TT_ENOTFOUND, "cell '%s': trace '%s%s' missing from '%s'",
+				  run->m.cells[i].id, run->prefix, run->m.cells[i].trace, run->path);
 		if (v->begin_cell)
 			v->begin_cell(v->ctx, i);
-		if (v->end_cell)
-			v->end_cell(v->ctx, i, TT_ENOTFOUND, &cerr);
-		if (TT_WARN > worst) {
-			worst = TT_WARN;
-			if (err)
-				*err = cerr;
-		}
+		cell_done(v, i, rc, &cerr, &acc);
 	}
 	free(seen);
-	return worst >= TT_ENOMEM && worst != TT_ENOTFOUND && worst != TT_EFORMAT &&
-			       worst != TT_ETRUNC ? worst : (worst ? TT_WARN : TT_OK);
+	if (acc.code != TT_OK && err)
+		*err = acc;
+	return acc.code;
 }

@@ -345,10 +345,13 @@ static enum tt_code decode_source(struct source *s, const char *name,
 	memset(&d, 0, sizeof d);
 	d.name = name;
 	d.v = v;
-	if (src_fill(s, 1) == 0)
+	if (src_fill(s, 1) == 0) {
+		if (s->ioerr == 2)
+			return tt_error_set(err, TT_ENOMEM, "out of memory reading '%s'", name);
 		return tt_error_set(err, s->ioerr ? TT_EIO : TT_ETRUNC,
 				    s->ioerr ? "cannot read trace '%s'" : "trace '%s' is empty (0 bytes)",
 				    name);
+	}
 	d.dctx = ZSTD_createDCtx();
 	if (!d.dctx)
 		return tt_error_set(err, TT_ENOMEM, "out of memory reading '%s'", name);
@@ -424,14 +427,22 @@ static enum tt_code decode_source(struct source *s, const char *name,
 		}
 		s->start += fsize;
 	}
+	/* Running out of memory is not damage in the file: the call failed,
+	 * whatever was delivered before.  A read error is damage from here on
+	 * (in an archive it is the compressed stream that broke). */
+	if (s->ioerr == 2) {
+		rc = tt_error_set(err, TT_ENOMEM, "out of memory reading '%s' at byte offset %llu",
+				  name, (unsigned long long)src_offset(s));
+		goto cleanup;
+	}
 	if (s->ioerr)
-		note_damage(&d, src_offset(s), s->ioerr == 2 ? "out of memory" : "read error");
+		note_damage(&d, src_offset(s), "read error");
 	if (d.damaged) {
 		if (frames == 0)
 			rc = tt_error_set(err, TT_EFORMAT, "trace '%s' is unreadable: %s", name,
 					  d.first_damage);
 		else
-			rc = tt_error_set(err, TT_WARN,
+			rc = tt_error_setv(err, TT_WARN, TT_EFORMAT,
 					  "trace '%s': %u damaged part%s skipped, first: %s", name,
 					  d.damaged, d.damaged == 1 ? "" : "s", d.first_damage);
 	}

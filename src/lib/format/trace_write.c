@@ -29,7 +29,7 @@ struct tt_trace_writer {
 	uint8_t *out;          /* compressed frame */
 	size_t out_cap;
 	uint64_t written;
-	enum tt_code sticky;   /* first error: later calls fail the same way */
+	enum tt_kind sticky;   /* first error: later calls fail the same way */
 };
 
 /* Rounded up (formats/run-v1.md 3.4): a stored time is never earlier than
@@ -98,7 +98,7 @@ enum tt_code tt_trace_writer_open(const char *path, const struct tt_trace_opts *
 	return TT_OK;
 }
 
-static enum tt_code fail(struct tt_trace_writer *w, struct tt_error *err, enum tt_code code,
+static enum tt_code fail(struct tt_trace_writer *w, struct tt_error *err, enum tt_kind code,
 			 const char *what)
 {
 	if (!w->sticky)

@@ -172,7 +172,7 @@ enum tt_code tt_prom_parse(const char *text, size_t len, struct tt_prom **out,
 		line = next;
 	}
 	if (p->n_bad_lines)
-		rc = tt_error_set(err, TT_WARN,
+		rc = tt_error_setv(err, TT_WARN, TT_EFORMAT,
 				  "metrics: %zu line(s) did not parse, first at line %zu",
 				  p->n_bad_lines, first_bad);
 	*out = p;

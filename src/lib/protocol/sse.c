@@ -36,9 +36,13 @@ static int bytes_append(struct tt_sse_bytes_ *b, const char *p, size_t n, size_t
 	return 0;
 }
 
-static enum tt_code bytes_code(int r)
+/* A failure's kind is kept on the parser (s->kind) for the caller. */
+static enum tt_code bytes_code(struct tt_sse *s, int r)
 {
-	return r == -2 ? TT_ENOMEM : r < 0 ? TT_EFORMAT : TT_OK;
+	if (r >= 0)
+		return TT_OK;
+	s->kind = r == -2 ? TT_ENOMEM : TT_EFORMAT;
+	return TT_FAILED;
 }
 
 void tt_sse_init(struct tt_sse *s, tt_sse_event_fn fn, void *ctx, size_t max_event)
@@ -82,7 +86,7 @@ static enum tt_code own_span(struct tt_sse *s)
 	r = bytes_append(&s->data_, s->span_, s->span_len_, s->max_event);
 	s->span_ = NULL;
 	s->span_len_ = 0;
-	return bytes_code(r);
+	return bytes_code(s, r);
 }
 
 static enum tt_code dispatch(struct tt_sse *s)
@@ -123,8 +127,10 @@ static enum tt_code process_line(struct tt_sse *s, const char *line, size_t n, i
 		value++;
 		vlen--;
 	}
-	if (vlen > s->max_event)
-		return TT_EFORMAT;
+	if (vlen > s->max_event) {
+		s->kind = TT_EFORMAT;
+		return TT_FAILED;
+	}
 	if (!s->have_data_ && stable) {
 		s->have_data_ = 1;
 		s->span_ = value;
@@ -137,12 +143,12 @@ static enum tt_code process_line(struct tt_sse *s, const char *line, size_t n, i
 			return rc;
 		r = bytes_append(&s->data_, "\n", 1, s->max_event);
 		if (r)
-			return bytes_code(r);
+			return bytes_code(s, r);
 	} else {
 		s->data_.len = 0;
 	}
 	s->have_data_ = 1;
-	return bytes_code(bytes_append(&s->data_, value, vlen, s->max_event));
+	return bytes_code(s, bytes_append(&s->data_, value, vlen, s->max_event));
 }
 
 enum tt_code tt_sse_feed(struct tt_sse *s, const char *bytes, size_t len)
@@ -172,11 +178,11 @@ enum tt_code tt_sse_feed(struct tt_sse *s, const char *bytes, size_t len)
 				q = end;
 		}
 		if (q == end) {
-			rc = bytes_code(bytes_append(&s->line_, p, (size_t)(end - p), s->max_event));
+			rc = bytes_code(s, bytes_append(&s->line_, p, (size_t)(end - p), s->max_event));
 			break;
 		}
 		if (s->line_.len) {
-			rc = bytes_code(bytes_append(&s->line_, p, (size_t)(q - p), s->max_event));
+			rc = bytes_code(s, bytes_append(&s->line_, p, (size_t)(q - p), s->max_event));
 			if (rc)
 				break;
 			line = s->line_.data;
@@ -687,7 +693,7 @@ enum tt_code tt_oai_parse_chunk(const char *data, size_t len, struct tt_oai_chun
 		snprintf(c->error, sizeof c->error, "malformed chunk: %s at byte %zu", j.why,
 			 (size_t)(j.p - data) < len ? (size_t)(j.p - data) : len);
 		c->is_error = 0;
-		return TT_EFORMAT;
+		return TT_FAILED;
 	}
 	return TT_OK;
 }

@@ -50,6 +50,8 @@ struct tt_sse {
 	tt_sse_event_fn on_event;
 	void *ctx;
 	size_t max_event;   /* longest line / event data accepted */
+	enum tt_kind kind;  /* after feed or end failed: TT_EFORMAT (a line or event
+			     * over max_event) or TT_ENOMEM */
 	/* private */
 	struct tt_sse_bytes_ line_; /* partial line carried between feeds */
 	struct tt_sse_bytes_ data_; /* data of the event being assembled */
@@ -64,8 +66,8 @@ void tt_sse_init(struct tt_sse *s, tt_sse_event_fn fn, void *ctx, size_t max_eve
 void tt_sse_release(struct tt_sse *s);
 /* Forget any partial line or event (reuse for a new stream). */
 void tt_sse_reset(struct tt_sse *s);
-/* Feed a piece.  TT_OK; TT_EOF when a callback asked to stop; TT_EFORMAT when
- * a line or event exceeded max_event; TT_ENOMEM. */
+/* Feed a piece.  TT_OK; TT_EOF when a callback asked to stop; TT_FAILED when
+ * a line or event exceeded max_event or memory ran out (s->kind says which). */
 enum tt_code tt_sse_feed(struct tt_sse *s, const char *bytes, size_t len);
 /* The stream ended: deliver an event whose closing blank line never came
  * (servers that close right after the last `data:` line).  Returns as feed. */
@@ -88,7 +90,7 @@ struct tt_unchunk {
 
 void tt_unchunk_init(struct tt_unchunk *u);
 /* Feed raw body bytes; data passes to fn (possibly in several pieces).
- * TT_OK; TT_EFORMAT when the framing is broken (no hex digit where a size
+ * TT_OK; TT_FAILED when the framing is broken (no hex digit where a size
  * is due, a size over 15 hex digits): the body cannot be trusted after it.
  * Bytes after the end of the body are ignored. */
 enum tt_code tt_unchunk_feed(struct tt_unchunk *u, const char *bytes, size_t len,
@@ -120,7 +122,7 @@ struct tt_oai_chunk {
 	enum tt_oai_finish finish;
 };
 
-/* Read one event's data.  TT_OK, or TT_EFORMAT when it is not a JSON object
+/* Read one event's data.  TT_OK, or TT_FAILED when it is not a JSON object
  * (chunk->error then says where it broke). */
 enum tt_code tt_oai_parse_chunk(const char *data, size_t len, struct tt_oai_chunk *chunk);
 

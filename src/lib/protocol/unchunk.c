@@ -39,14 +39,14 @@ enum tt_code tt_unchunk_feed(struct tt_unchunk *u, const char *p, size_t n, tt_u
 			if (v < 0) {
 				if (!u->n_) {
 					u->state_ = CH_BROKEN;
-					return TT_EFORMAT;
+					return TT_FAILED;
 				}
 				u->state_ = CH_EXT; /* ";ext", spaces, CR: up to the LF */
 				continue;
 			}
 			if (++u->n_ > 15) { /* 15 hex digits: under 2^60 */
 				u->state_ = CH_BROKEN;
-				return TT_EFORMAT;
+				return TT_FAILED;
 			}
 			u->left_ = u->left_ * 16 + (uint64_t)v;
 			i++;
@@ -87,7 +87,7 @@ enum tt_code tt_unchunk_feed(struct tt_unchunk *u, const char *p, size_t n, tt_u
 			i++;
 			break;
 		case CH_BROKEN:
-			return TT_EFORMAT;
+			return TT_FAILED;
 		default: /* CH_DONE */
 			return TT_OK;
 		}

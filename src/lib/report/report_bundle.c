@@ -64,8 +64,8 @@ enum tt_code tt_render_all(const struct tt_report *r, struct tt_run *run, const 
 		list[i].format = f;
 		tt_error_clear(&cerr);
 		crc = tt__chart_render(r, run, &list[i], cache, b, NULL, &cerr);
-		if (crc == TT_ENOMEM || crc == TT_EIO) {
-			rc = tt_error_set(err, crc, "%s", cerr.msg);
+		if (crc > TT_WARN && (cerr.kind == TT_ENOMEM || cerr.kind == TT_EIO)) {
+			rc = tt_error_setv(err, crc, cerr.kind, "%s", cerr.msg);
 			goto cleanup;
 		}
 		if (crc != TT_OK) {
@@ -91,7 +91,7 @@ enum tt_code tt_render_all(const struct tt_report *r, struct tt_run *run, const 
 	if (rc == TT_OK)
 		rc = write_file(dir, "report.pdf", &out, err);
 	if (rc == TT_OK && skipped[0])
-		rc = tt_error_set(err, TT_WARN, "charts left out: %s", skipped);
+		rc = tt_error_setv(err, TT_WARN, TT_ENOTFOUND, "charts left out: %s", skipped);
 cleanup:
 	tt__chart_cache_free(cache);
 	for (int k = 0; k < TT_CHART_KIND_COUNT_; k++)

@@ -320,7 +320,7 @@ enum tt_code tt__report_html(const struct tt_report *r, struct tt_run *run,
 		} else if (tt__chart_render(r, run, &charts[k], cache, &svg, NULL, &cerr) != TT_OK) {
 			/* A chart that cannot be drawn (no trace for it, damage) is
 			 * named with the reason; the rest of the report stands. */
-			if (cerr.code == TT_ENOMEM) {
+			if (cerr.code > TT_WARN && cerr.kind == TT_ENOMEM) {
 				rc = tt_error_set(err, TT_ENOMEM, "%s", cerr.msg);
 				goto cleanup;
 			}

@@ -455,7 +455,7 @@ enum tt_code tt__report_pdf(const struct tt_report *r, struct tt_run *run,
 				 PAGE_H - 2 * MARGIN - FOOTER_H + 10, r, run, &charts[k], cache,
 				 NULL, &cerr);
 		cairo_restore(c.cr);
-		if (crc == TT_ENOMEM) {
+		if (crc > TT_WARN && cerr.kind == TT_ENOMEM) {
 			rc = tt_error_set(err, TT_ENOMEM, "%s", cerr.msg);
 			goto cleanup;
 		}

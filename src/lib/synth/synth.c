@@ -518,7 +518,7 @@ static enum tt_code add_unique(int64_t **v, size_t *n, int64_t x)
 			return TT_OK;
 	nv = realloc(*v, (*n + 1) * sizeof *nv);
 	if (!nv)
-		return TT_ENOMEM;
+		return TT_FAILED;
 	nv[(*n)++] = x;
 	*v = nv;
 	return TT_OK;

@@ -263,7 +263,7 @@ static enum tt_code prefill(const struct tt_report *r, const size_t *order, size
 	if (!n)
 		return TT_OK;
 	if (table_init(&t, 4, n + 1))
-		return TT_ENOMEM;
+		return TT_FAILED;
 	set(&t, 0, 0, "Context", NULL);
 	set(&t, 0, 1, "Prompt tok/s", NULL);
 	set(&t, 0, 2, "TTFT", NULL);
@@ -317,7 +317,7 @@ static enum tt_code matrix(const struct tt_report *r, const int64_t *ctxs, size_
 		if (take > 31)
 			take = 31;
 		if (table_init(&t, take + 1, nctx + 1))
-			return TT_ENOMEM;
+			return TT_FAILED;
 		set(&t, 0, 0, "Context", NULL);
 		for (j = 0; j < take; j++) {
 			char s[32];
@@ -385,7 +385,7 @@ static enum tt_code decode(const struct tt_report *r, size_t avail, int use_colo
 	size_t nctx, nconc;
 
 	if (!ctxs || !concs) {
-		rc = TT_ENOMEM;
+		rc = TT_FAILED;
 		goto cleanup;
 	}
 	nctx = tt__render_distinct(r, TT_PHASE_DECODE, 0, ctxs, r->n_cells);
@@ -465,7 +465,7 @@ static enum tt_code measurements(const struct tt_report *r, const size_t *order,
 	size_t i, k, ncol = sizeof heads / sizeof heads[0];
 
 	if (table_init(&t, ncol, r->n_cells + 1))
-		return TT_ENOMEM;
+		return TT_FAILED;
 	for (k = 0; k < ncol; k++) {
 		set(&t, 0, k, heads[k], NULL);
 		t.prio[k] = prio[k];
@@ -522,7 +522,7 @@ enum tt_code tt__render_term_text(const struct tt_report *r, const struct tt_ren
 	enum tt_code rc = TT_OK;
 
 	if (r->n_cells && !(order = tt__render_order(r))) {
-		rc = TT_ENOMEM;
+		rc = TT_FAILED;
 		goto cleanup;
 	}
 	header(r, use_color, out);
@@ -541,6 +541,6 @@ enum tt_code tt__render_term_text(const struct tt_report *r, const struct tt_ren
 cleanup:
 	free(order);
 	if (rc)
-		return tt_error_set(err, rc, "render term: out of memory");
+		return tt_error_set(err, TT_ENOMEM, "render term: out of memory");
 	return TT_OK;
 }
