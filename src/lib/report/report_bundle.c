@@ -15,17 +15,10 @@ static enum tt_code write_file(const char *dir, const char *name, const struct t
 			       struct tt_error *err)
 {
 	char path[4200];
-	FILE *f;
-	int ok;
+
 	if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
 		return tt_error_set(err, TT_EARG, "output directory name is too long");
-	f = fopen(path, "wb");
-	if (!f)
-		return tt_error_set(err, TT_EIO, "cannot open '%s': %s", path, strerror(errno));
-	ok = fwrite(b->data ? b->data : "", 1, b->len, f) == b->len;
-	if (fclose(f) != 0 || !ok)
-		return tt_error_set(err, TT_EIO, "cannot write '%s': %s", path, strerror(errno));
-	return TT_OK;
+	return tt_buf_write_file(b, path, err);
 }
 
 enum tt_code tt_render_all(const struct tt_report *r, struct tt_run *run, const char *dir,
