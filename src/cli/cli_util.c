@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tokentrace/error.h"
+#include "tokentrace/run.h"
+
 #include "commands.h"
 
 void cli_error(const char *fmt, ...)
@@ -15,4 +18,9 @@ void cli_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+enum tt_code cli_open_run(const char *path, struct tt_run **out, struct tt_error *err)
+{
+	return tt_run_open(path, out, err);
 }

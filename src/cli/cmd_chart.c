@@ -234,7 +234,7 @@ static int draw(struct chart_args *ca)
 	int status = 1, warned = 0;
 
 	tt_error_clear(&err);
-	rc = tt_run_open(ca->run_path, &run, &err);
+	rc = cli_open_run(ca->run_path, &run, &err);
 	if (rc > TT_WARN) {
 		cli_error("%s", err.msg);
 		goto cleanup;

@@ -116,7 +116,7 @@ int cmd_dump(int argc, char **argv)
 		cli_error("dump needs a run (see 'tokentrace dump --help')");
 		return 2;
 	}
-	if (tt_run_open(path, &run, &err)) {
+	if (cli_open_run(path, &run, &err)) {
 		cli_error("%s", err.msg);
 		return 1;
 	}

@@ -162,7 +162,7 @@ int cmd_report(int argc, char **argv)
 	if (f == TT_FORMAT_HTML || f == TT_FORMAT_PDF)
 		tt_chart_analysis_opts(&ao);
 	tt_error_clear(&err);
-	rc = tt_run_open(run_path, &run, &err);
+	rc = cli_open_run(run_path, &run, &err);
 	if (rc) {
 		cli_error("%s", err.msg);
 		return 1;

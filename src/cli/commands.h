@@ -8,6 +8,13 @@ int cmd_chart(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 
 /* Shared helpers (cli_util.c). */
+struct tt_run;
+#include "tokentrace/error.h"
+/* Opens what the user named as a run: every command that reads runs goes
+ * through here, so a new kind of input (an imported file of another tool)
+ * is accepted by all of them at once. */
+enum tt_code cli_open_run(const char *path, struct tt_run **out, struct tt_error *err);
+
 void cli_error(const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 1, 2)))
