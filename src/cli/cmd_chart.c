@@ -106,9 +106,10 @@ static int parse_duration_opt(const char *a, const char *val, struct chart_args 
 {
 	int skip = strcmp(a, "--skip-first") == 0;
 	double d = val ? tt_parse_duration(val) : -1;
-	if (d < 0 || (!skip && d == 0)) {
-		cli_error("%s: '%s' is not a%s duration (e.g. %s)", a, val ? val : "",
-			  skip ? "" : " positive", skip ? "5s" : "10s");
+	/* --window 0: to the recorded window end, as report takes it */
+	if (d < 0) {
+		cli_error("%s: '%s' is not a duration (e.g. %s)", a, val ? val : "",
+			  skip ? "5s" : "10s");
 		return -1;
 	}
 	if (skip)

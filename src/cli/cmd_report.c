@@ -25,7 +25,7 @@ static const char usage_text[] =
 	"                      csv, json, html, pdf (pdf needs -o)\n"
 	"  -o, --output FILE   write to FILE instead of standard output\n"
 	"  --skip-first D      start each decode window D later (e.g. 5s)\n"
-	"  --window D          measure at most D of each window (e.g. 10s)\n"
+	"  --window D          measure at most D of each window (e.g. 10s; 0: all of it)\n"
 	"  --quantiles LIST    percentiles besides the median (default 90,99)\n"
 	"  --no-color          no colour in term output (NO_COLOR is respected too)\n"
 	"  -h, --help          show this help\n"
@@ -121,8 +121,10 @@ int cmd_report(int argc, char **argv)
 					return 2;
 				}
 			} else if (!strcmp(a, "--window")) {
-				if ((ao.window_s = tt_parse_duration(v)) <= 0) {
-					cli_error("--window: '%s' is not a positive duration (e.g. 10s)", v);
+				/* 0: to the recorded window end (report-json run.analysis) */
+				if ((ao.window_s = tt_parse_duration(v)) < 0) {
+					cli_error("--window: '%s' is not a duration (e.g. 10s; 0 for the "
+						  "recorded window)", v);
 					return 2;
 				}
 			} else if (!strcmp(a, "--quantiles")) {

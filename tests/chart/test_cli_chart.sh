@@ -41,7 +41,11 @@ expect 1 "cannot open" -- "$tt" chart "$tmp/no-such-run" heatmap -o "$tmp/h.png"
 expect 1 "concurrency 2" -- "$tt" chart "$run" tbt-cdf --concurrency 2 -o "$tmp/c.png"
 
 expect 2 "--skip-first: 'soon' is not a duration" -- "$tt" chart "$run" heatmap --skip-first soon
-expect 2 "--window: '0' is not a positive duration" -- "$tt" chart "$run" heatmap --window 0
+expect 2 "--window: 'soon' is not a duration" -- "$tt" chart "$run" heatmap --window soon
+# --window 0 is the recorded window (report-json run.analysis.window_s 0): same picture
+expect 0 '' -- "$tt" chart "$run" heatmap --window 0 -o "$tmp/wz0.svg"
+expect 0 '' -- "$tt" chart "$run" heatmap -o "$tmp/wz1.svg"
+n=$((n + 1)); if ! cmp -s "$tmp/wz0.svg" "$tmp/wz1.svg"; then echo "FAIL: --window 0 changed the heatmap"; fail=$((fail + 1)); fi
 # re-windowed figures move the timeline's marked window: the picture differs
 expect 0 '' -- "$tt" chart "$run" timeline --cell decode-8192x4 -o "$tmp/w0.svg"
 expect 0 '' -- "$tt" chart "$run" timeline --cell decode-8192x4 --skip-first 1s -o "$tmp/w1.svg"

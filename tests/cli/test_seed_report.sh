@@ -32,5 +32,8 @@ check cmp -s "$tmp/r.csv" "$tmp/a.csv"
 # Re-windowing from the raw trace changes the window, not the run.
 "$tt" report "$tmp/R" --format csv --skip-first 5s --window 10s > "$tmp/w.csv"
 check grep -q ',10,' "$tmp/w.csv"
+# --window 0 is the recorded window (report-json run.analysis.window_s).
+"$tt" report "$tmp/R" --format csv --window 0 > "$tmp/w0.csv"
+check cmp -s "$tmp/r.csv" "$tmp/w0.csv"
 echo "$((n - fail)) passed, $fail failed"
 [ "$fail" = 0 ]

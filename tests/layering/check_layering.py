@@ -26,6 +26,7 @@ PUBLIC = {
     "error": "core", "buf": "core", "units": "core",
     "trace": "format", "run": "format",
     "analysis": "analysis",
+    "gauges": "analysis", "slo": "analysis",
     "profile": "synth", "synth": "synth",
     "render": "text",
     "chart": "chart",

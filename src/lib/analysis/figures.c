@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/hist.h"
+#include "tokentrace/gauges.h"
 #include "core/c_locale.h"
 
 /* ---- statuses (docs/metrics.md "Cell status") ------------------------- */
@@ -109,17 +110,6 @@ static int dvec_push(struct dvec *d, double x)
 	return 0;
 }
 
-/* Gauges we read from scrapes, by engine flavour. */
-enum gauge { G_RUNNING, G_WAITING, G_KV, G_PREEMPT, G_COUNT };
-static const char *const gauge_names[G_COUNT][4] = {
-	{"vllm:num_requests_running", "sglang:num_running_reqs", "llamacpp:requests_processing",
-	 "tgi_batch_current_size"},
-	{"vllm:num_requests_waiting", "sglang:num_queue_reqs", "llamacpp:requests_deferred",
-	 "tgi_queue_size"},
-	{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage", NULL},
-	{"vllm:num_preemptions_total", "vllm:num_preemptions", NULL, NULL},
-};
-
 struct tt_cell_analyzer {
 	const struct tt_cell_info *cell;
 	struct tt_analysis_opts opts;
@@ -134,16 +124,16 @@ struct tt_cell_analyzer {
 	struct dvec rate;        /* per-request tok/s (M-per-request) */
 	struct dvec scout_ttft;  /* prefill */
 	struct dvec scout_rate;
-	int64_t scout_prompt;
+	struct dvec scout_prompt;
 	long completed, requests, errors, cut;
 	double inflight_ns, streaming_ns;
 
-	/* scrapes */
+	/* scrapes (M-gauges): each gauge over the scrapes that hold it */
+	char engine[16];
 	long scrapes, waiting_pos;
+	long n_gauge[TT_GAUGE_COUNT_];
 	double running_sum, waiting_sum, waiting_max, kv_max;
-	int have[G_COUNT];
 	double preempt_first, preempt_last;
-	int preempt_seen;
 };
 
 enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
@@ -177,7 +167,7 @@ enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
 	if (a->opts.cut_short_ratio <= 0)
 		a->opts.cut_short_ratio = 0.9;
 	a->duration_s = m->duration_s;
-	a->scout_prompt = -1;
+	copy_text(a->engine, sizeof a->engine, m->engine ? m->engine : "");
 	/* M-window: the recorded window, moved by --skip-first, capped by --window. */
 	a->ws = -1;
 	a->we = -1;
@@ -210,10 +200,9 @@ static void scout_request(struct tt_cell_analyzer *a, const struct tt_request *r
 		if (ttft_s <= 0)
 			return;
 		if (dvec_push(&a->scout_ttft, ttft_s * 1e3) ||
-		    dvec_push(&a->scout_rate, (double)prompt / ttft_s))
+		    dvec_push(&a->scout_rate, (double)prompt / ttft_s) ||
+		    dvec_push(&a->scout_prompt, (double)prompt))
 			a->oom = 1;
-		if (a->scout_prompt < 0)
-			a->scout_prompt = prompt;
 		return;
 	}
 }
@@ -263,8 +252,14 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 		prev = t;
 	}
 	last = prev;
-	if (r->t_send_ns < we && r->t_end_ns >= ws)
+	/* M-requests: the request's [send, end] meets [ws, we); cut: of those,
+	 * the ones still running when the window closed (cut by the capture, or
+	 * ending after a window that --window/--skip-first moved earlier). */
+	if (r->t_send_ns < we && r->t_end_ns >= ws) {
 		a->requests++;
+		if (r->finish == TT_FINISH_CUT || r->t_end_ns >= we)
+			a->cut++;
+	}
 	/* M-ttft: send to first token, for requests whose first token came before
 	 * the window ended (the ramp's requests included: with long requests they
 	 * are the only ones). */
@@ -280,57 +275,45 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 	if ((r->finish == TT_FINISH_STOP || r->finish == TT_FINISH_LENGTH) && r->t_end_ns >= ws &&
 	    r->t_end_ns < we)
 		a->completed++; /* M-completed */
-	if (r->finish == TT_FINISH_CUT)
-		a->cut++;
 	/* M-active (client): time-averages over the window. */
 	a->inflight_ns += (double)overlap(r->t_send_ns, r->t_end_ns, ws, we);
 	if (first >= 0)
 		a->streaming_ns += (double)overlap(first, r->t_end_ns, ws, we);
 }
 
-static int gauge_of(const char *name)
-{
-	for (int g = 0; g < G_COUNT; g++)
-		for (int k = 0; k < 4 && gauge_names[g][k]; k++)
-			if (strcmp(name, gauge_names[g][k]) == 0)
-				return g;
-	return -1;
-}
-
 void tt_cell_analyzer_scrape(struct tt_cell_analyzer *a, const struct tt_scrape *s)
 {
-	double sum[G_COUNT] = {0};
-	int seen[G_COUNT] = {0};
+	double v[TT_GAUGE_COUNT_];
+	unsigned found;
 
-	if (a->ws < 0 || s->t_ns < a->ws || s->t_ns > a->we)
+	/* Decode: scrapes in [ws, we]; prefill (no window): every scrape of the
+	 * cell's trace. */
+	if (a->cell->phase == TT_PHASE_DECODE && (a->ws < 0 || s->t_ns < a->ws || s->t_ns > a->we))
 		return;
-	/* Sum across label sets (one series per engine/model instance). */
-	for (size_t i = 0; i < s->n_samples; i++) {
-		int g = gauge_of(s->samples[i].name);
-		if (g < 0 || isnan(s->samples[i].value))
-			continue;
-		sum[g] += s->samples[i].value;
-		seen[g] = 1;
-	}
-	if (!seen[G_RUNNING] && !seen[G_WAITING])
+	/* M-gauges: one name per quantity; a missing or NaN value contributes
+	 * nothing, neither a sample nor a zero. */
+	found = tt_scrape_gauges(s, a->engine, v);
+	if (!found)
 		return;
 	a->scrapes++;
-	for (int g = 0; g < G_COUNT; g++)
-		if (seen[g])
-			a->have[g] = 1;
-	a->running_sum += sum[G_RUNNING];
-	a->waiting_sum += sum[G_WAITING];
-	if (sum[G_WAITING] > a->waiting_max)
-		a->waiting_max = sum[G_WAITING];
-	if (sum[G_WAITING] > 0)
-		a->waiting_pos++;
-	if (seen[G_KV] && sum[G_KV] > a->kv_max)
-		a->kv_max = sum[G_KV];
-	if (seen[G_PREEMPT]) {
-		if (!a->preempt_seen)
-			a->preempt_first = sum[G_PREEMPT];
-		a->preempt_last = sum[G_PREEMPT];
-		a->preempt_seen = 1;
+	for (int g = 0; g < TT_GAUGE_COUNT_; g++)
+		if (found & (1u << g))
+			a->n_gauge[g]++;
+	if (found & (1u << TT_GAUGE_RUNNING))
+		a->running_sum += v[TT_GAUGE_RUNNING];
+	if (found & (1u << TT_GAUGE_WAITING)) {
+		a->waiting_sum += v[TT_GAUGE_WAITING];
+		if (v[TT_GAUGE_WAITING] > a->waiting_max)
+			a->waiting_max = v[TT_GAUGE_WAITING];
+		if (v[TT_GAUGE_WAITING] > 0)
+			a->waiting_pos++;
+	}
+	if ((found & (1u << TT_GAUGE_KV)) && v[TT_GAUGE_KV] > a->kv_max)
+		a->kv_max = v[TT_GAUGE_KV];
+	if (found & (1u << TT_GAUGE_PREEMPTIONS)) {
+		if (a->n_gauge[TT_GAUGE_PREEMPTIONS] == 1)
+			a->preempt_first = v[TT_GAUGE_PREEMPTIONS];
+		a->preempt_last = v[TT_GAUGE_PREEMPTIONS];
 	}
 }
 
@@ -509,6 +492,50 @@ static void decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 	}
 }
 
+/* Server evidence over the scrapes taken (M-gauges, "Server evidence"):
+ * each gauge's mean over the scrapes that hold it. */
+static void server_figures(const struct tt_cell_analyzer *a, struct tt_cell_figures *f)
+{
+	const long *n = a->n_gauge;
+
+	f->scrapes = a->scrapes;
+	if (a->scrapes == 0)
+		return;
+	f->has_server_metrics = 1;
+	if (n[TT_GAUGE_RUNNING])
+		f->running_mean = a->running_sum / (double)n[TT_GAUGE_RUNNING];
+	if (n[TT_GAUGE_WAITING]) {
+		f->waiting_mean = a->waiting_sum / (double)n[TT_GAUGE_WAITING];
+		f->waiting_max = a->waiting_max;
+		f->waiting_share = (double)a->waiting_pos / (double)n[TT_GAUGE_WAITING];
+	}
+	if (n[TT_GAUGE_KV])
+		f->kv_usage_max = a->kv_max;
+	if (n[TT_GAUGE_PREEMPTIONS])
+		f->preemptions = a->preempt_last - a->preempt_first;
+}
+
+/* A cell that was not run has no figures, even when the capture left a
+ * partial trace (a failed or crashed cell): every figure and count is
+ * unknown (formats/report-json.md section 1). */
+static void blank_not_run(struct tt_cell_figures *f)
+{
+	if (f->status != TT_STATUS_NOT_RUN)
+		return;
+	f->prompt_tokens = -1;
+	f->total_tok_s = f->avg_active = f->avg_in_flight = f->measured_s = NAN;
+	f->avg_active_source = NULL;
+	f->waiting_mean = f->waiting_max = f->waiting_share = f->running_mean = NAN;
+	f->kv_usage_max = f->preemptions = NAN;
+	f->has_server_metrics = 0;
+	f->scrapes = 0;
+	nan_dist(&f->per_request_tok_s);
+	nan_dist(&f->ttft_ms);
+	nan_dist(&f->tbt_ms);
+	f->completed = f->output_tokens = f->requests = f->errors = f->cut = 0;
+	f->chunks = f->multi_token_chunks = 0;
+}
+
 void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 			     struct tt_cell_figures *f)
 {
@@ -523,7 +550,7 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 	f->total_tok_s = f->avg_active = f->avg_in_flight = f->measured_s = NAN;
 	f->waiting_mean = f->waiting_max = f->waiting_share = f->running_mean = NAN;
 	f->kv_usage_max = f->preemptions = NAN;
-	f->avg_active_source = "client";
+	f->avg_active_source = NULL;
 	nan_dist(&f->per_request_tok_s);
 	nan_dist(&f->ttft_ms);
 	nan_dist(&f->tbt_ms);
@@ -539,9 +566,17 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 			dist_of(&a->scout_rate, &a->opts, &rd);
 			f->total_tok_s = rd.p50;
 		}
-		f->prompt_tokens = a->scout_prompt;
+		if (a->scout_prompt.n) {
+			/* M-prefill: the lower median of the scouts' prompt tokens
+			 * (an integer, from one of the scouts). */
+			qsort(a->scout_prompt.v, a->scout_prompt.n, sizeof *a->scout_prompt.v,
+			      cmp_double);
+			f->prompt_tokens = (int64_t)a->scout_prompt.v[(a->scout_prompt.n - 1) / 2];
+		}
 		f->completed = (long)a->scout_ttft.n;
+		server_figures(a, f);
 		decide(a, f);
+		blank_not_run(f);
 		return;
 	}
 	if (a->ws >= 0) {
@@ -559,27 +594,18 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 		f->cut = a->cut;
 		f->avg_in_flight = a->inflight_ns / (w_s * 1e9);
 		f->scrapes = a->scrapes;
-		if (a->scrapes > 0 && a->have[G_RUNNING]) {
+		server_figures(a, f);
+		if (f->has_server_metrics && a->n_gauge[TT_GAUGE_RUNNING] > 0) {
 			/* M-active: mean of the server's running gauge over the window. */
-			f->has_server_metrics = 1;
-			f->running_mean = a->running_sum / (double)a->scrapes;
 			f->avg_active = f->running_mean;
 			f->avg_active_source = "server";
 		} else {
 			f->avg_active = a->streaming_ns / (w_s * 1e9);
+			f->avg_active_source = "client";
 		}
-		if (a->scrapes > 0 && a->have[G_WAITING]) {
-			f->has_server_metrics = 1;
-			f->waiting_mean = a->waiting_sum / (double)a->scrapes;
-			f->waiting_max = a->waiting_max;
-			f->waiting_share = (double)a->waiting_pos / (double)a->scrapes;
-		}
-		if (a->have[G_KV])
-			f->kv_usage_max = a->kv_max;
-		if (a->preempt_seen)
-			f->preemptions = a->preempt_last - a->preempt_first;
 	}
 	decide(a, f);
+	blank_not_run(f);
 }
 
 void tt_cell_analyzer_free(struct tt_cell_analyzer *a)
@@ -591,6 +617,7 @@ void tt_cell_analyzer_free(struct tt_cell_analyzer *a)
 	free(a->rate.v);
 	free(a->scout_ttft.v);
 	free(a->scout_rate.v);
+	free(a->scout_prompt.v);
 	free(a);
 }
 

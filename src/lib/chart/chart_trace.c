@@ -9,24 +9,7 @@
 #include <string.h>
 
 #include "chart/chart_impl.h"
-
-/* Gauge names per engine, in the order figures.c tries them. */
-static const char *const running_names[] = {"vllm:num_requests_running",
-					    "sglang:num_running_reqs",
-					    "llamacpp:requests_processing", NULL};
-static const char *const waiting_names[] = {"vllm:num_requests_waiting",
-					    "sglang:num_queue_reqs", "llamacpp:requests_deferred",
-					    NULL};
-static const char *const kv_names[] = {"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc",
-				       "sglang:token_usage", NULL};
-
-static int name_in(const char *name, const char *const *list)
-{
-	for (size_t i = 0; list[i]; i++)
-		if (strcmp(name, list[i]) == 0)
-			return 1;
-	return 0;
-}
+#include "tokentrace/gauges.h"
 
 /* Growable arrays without a typedef per element type. */
 static int grow(void **p, size_t *cap, size_t n, size_t elem)
@@ -67,6 +50,7 @@ struct tl_data {
 	struct tl_scrape *scrapes;
 	size_t n_scrapes, cap_scrapes;
 	int64_t tmin, tmax;
+	const char *engine; /* the manifest's: which gauge names (M-gauges) */
 	int oom;
 };
 
@@ -108,21 +92,16 @@ static int tl_scrape(void *ctx, const struct tt_scrape *s)
 	struct tl_scrape x;
 	memset(&x, 0, sizeof x);
 	x.t = s->t_ns;
-	/* Sum over label sets, as the figures do. */
-	for (size_t i = 0; i < s->n_samples; i++) {
-		const struct tt_sample *m = &s->samples[i];
-		if (!m->name || !isfinite(m->value))
-			continue;
-		if (name_in(m->name, running_names)) {
-			x.running += m->value;
-			x.has_running = 1;
-		} else if (name_in(m->name, waiting_names)) {
-			x.waiting += m->value;
-			x.has_waiting = 1;
-		} else if (name_in(m->name, kv_names)) {
-			x.kv += m->value;
-			x.has_kv = 1;
-		}
+	{
+		/* One name per quantity, read as the figures read it (M-gauges). */
+		double v[TT_GAUGE_COUNT_];
+		unsigned found = tt_scrape_gauges(s, d->engine, v);
+		x.has_running = (found >> TT_GAUGE_RUNNING) & 1;
+		x.has_waiting = (found >> TT_GAUGE_WAITING) & 1;
+		x.has_kv = (found >> TT_GAUGE_KV) & 1;
+		x.running = x.has_running ? v[TT_GAUGE_RUNNING] : 0;
+		x.waiting = x.has_waiting ? v[TT_GAUGE_WAITING] : 0;
+		x.kv = x.has_kv ? v[TT_GAUGE_KV] : 0;
 	}
 	if (!x.has_running && !x.has_waiting && !x.has_kv)
 		return 0;
@@ -219,6 +198,7 @@ static enum tt_code tl_load(struct tt_run *run, const struct tt_analysis_opts *o
 	struct tt_error rerr;
 	struct tl_both both;
 	tl_release(t);
+	t->d.engine = tt_run_manifest(run)->engine;
 	t->d.tmin = INT64_MAX;
 	t->d.tmax = INT64_MIN;
 	memset(&both, 0, sizeof both);
