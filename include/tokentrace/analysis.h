@@ -10,6 +10,7 @@
 
 #include "tokentrace/error.h"
 #include "tokentrace/run.h"
+#include "tokentrace/slo.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -85,6 +86,18 @@ struct tt_cell_figures {
 	double preemptions;        /* counter increase over the window; NaN unknown */
 	long scrapes;              /* scrapes in the window */
 	char damage[256];          /* what was unreadable, "" if none */
+
+	/* tails (docs/metrics.md M-stall); decode only */
+	double longest_stall_ms;   /* largest gap between token-bearing chunks of one request; NaN none */
+	long gaps_over;            /* per-token gaps (M-tbt samples) longer than opts.stall_ms */
+	double gaps_over_share;    /* gaps_over / tbt_ms.n; NaN without samples */
+	/* goodput under SLOs (M-slo, M-goodput); decode with opts.slo set, else 0 / NaN */
+	long slo_judged;           /* measured requests that ended in the window */
+	long slo_met;              /* of which met every SLO */
+	double slo_share;          /* slo_met / slo_judged */
+	double goodput_req_s;      /* slo_met / measured_s */
+	double goodput_tok_s;      /* output tokens of the requests that met / measured_s */
+	int slo_ok;                /* slo_share >= opts.slo.attain */
 };
 
 struct tt_analysis_opts {
@@ -96,6 +109,9 @@ struct tt_analysis_opts {
 	double queued_share;       /* waiting>0 in at least this share of scrapes: 0.05 */
 	long min_tokens;           /* fewer output tokens in the window: too few (100) */
 	double cut_short_ratio;    /* window shorter than ratio x duration: cut short (0.9) */
+	double stall_ms;           /* M-stall threshold: gaps longer count (0 = default 100) */
+	int show_tails;            /* term/md tables add quantile and stall columns */
+	struct tt_slo slo;         /* goodput objectives (tt_slo_init: none) */
 };
 void tt_analysis_opts_init(struct tt_analysis_opts *o);
 
@@ -125,6 +141,10 @@ void tt_cell_analyzer_scrape(struct tt_cell_analyzer *a, const struct tt_scrape 
 void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 			     struct tt_cell_figures *out);
 void tt_cell_analyzer_free(struct tt_cell_analyzer *a);
+
+/* The highest concurrency of a context whose decode cell meets the SLOs
+ * (slo_ok), or -1 when none does or no SLO was set (M-goodput). */
+int tt_report_slo_max_concurrency(const struct tt_report *r, int64_t context);
 
 /* Percentile with linear interpolation between closest ranks (numpy's
  * default) over sorted values; p in [0, 100]. */

@@ -1,5 +1,5 @@
 /* tokentrace report RUN [--format F] [-o FILE] [--skip-first D] [--window D]
- *                       [--quantiles LIST] [--no-color] */
+ *                       [--quantiles LIST] [--stalls D] [--slo LIST] [--no-color] */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 #include "tokentrace/render.h"
 #include "tokentrace/report.h"
 #include "tokentrace/run.h"
+#include "tokentrace/slo.h"
 #include "tokentrace/units.h"
 
 #include "commands.h"
@@ -26,7 +27,12 @@ static const char usage_text[] =
 	"  -o, --output FILE   write to FILE instead of standard output\n"
 	"  --skip-first D      start each decode window D later (e.g. 5s)\n"
 	"  --window D          measure at most D of each window (e.g. 10s; 0: all of it)\n"
-	"  --quantiles LIST    percentiles besides the median (default 90,99)\n"
+	"  --quantiles LIST    percentiles besides the median (default 90,99); the\n"
+	"                      term and md reports then add a Tails table\n"
+	"  --stalls D          per-token gaps longer than D count as stalls (default\n"
+	"                      100ms); term and md add the Tails table\n"
+	"  --slo LIST          goodput under SLOs, e.g. ttft=500ms,tbt=50ms@p99,e2e=30s,\n"
+	"                      attain=90 (docs/metrics.md M-goodput)\n"
 	"  --no-color          no colour in term output (NO_COLOR is respected too)\n"
 	"  -h, --help          show this help\n"
 	"\n"
@@ -98,7 +104,7 @@ int cmd_report(int argc, char **argv)
 		if (a[0] == '-' && a[1]) {
 			static const char *const with_value[] = {"-f", "--format", "-o", "--output",
 								 "--skip-first", "--window",
-								 "--quantiles"};
+								 "--quantiles", "--stalls", "--slo"};
 			int known = 0;
 			for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
 				known |= !strcmp(a, with_value[k]);
@@ -131,6 +137,22 @@ int cmd_report(int argc, char **argv)
 				if (parse_quantiles(v, &ao)) {
 					cli_error("--quantiles: '%s' is not a list of up to %d percentiles "
 						  "in (0, 100), e.g. 90,99,99.9", v, TT_MAX_QUANTILES);
+					return 2;
+				}
+				ao.show_tails = 1;
+			} else if (!strcmp(a, "--stalls")) {
+				double d = tt_parse_duration(v);
+				if (d <= 0) {
+					cli_error("--stalls: '%s' is not a positive duration (e.g. 100ms)", v);
+					return 2;
+				}
+				ao.stall_ms = d * 1e3;
+				ao.show_tails = 1;
+			} else if (!strcmp(a, "--slo")) {
+				struct tt_error serr;
+				tt_error_clear(&serr);
+				if (tt_slo_parse(v, &ao.slo, &serr)) {
+					cli_error("--slo: %s", serr.msg);
 					return 2;
 				}
 			} else {

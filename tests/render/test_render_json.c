@@ -81,7 +81,7 @@ static void test_schema_and_run(void **state)
 	fx_report(&r);
 	root = render_json(&r);
 	assert_string_equal(str(root, "schema"), "tokentrace-report");
-	assert_string_equal(str(root, "version"), "1.0");
+	assert_string_equal(str(root, "version"), "1.1");
 	assert_string_equal(str(get(root, "generator"), "name"), "tokentrace");
 	run = get(root, "run");
 	assert_string_equal(str(run, "source"), "runs/lfm-h200");
@@ -120,6 +120,7 @@ static void test_cell_members(void **state)
 		"evidence", "total_tok_s", "per_request_tok_s", "ttft_ms", "tbt_ms", "avg_active",
 		"avg_active_source", "completed", "output_tokens", "measured_s", "requests",
 		"errors", "cut", "chunks", "multi_token_chunks", "server", "damage",
+		"longest_stall_ms", "gaps_over_share", "slo",
 	};
 	static const char *const dist_keys[] = {"p50", "p90", "p99", "min", "max", "mean", "n"};
 	struct tt_report r;

@@ -59,6 +59,8 @@ void tt_analysis_opts_init(struct tt_analysis_opts *o)
 	o->queued_share = 0.05;
 	o->min_tokens = 100;
 	o->cut_short_ratio = 0.9;
+	o->stall_ms = 100;
+	tt_slo_init(&o->slo);
 }
 
 /* Copy a string into a fixed field, cut to fit. */
@@ -127,6 +129,10 @@ struct tt_cell_analyzer {
 	struct dvec scout_prompt;
 	long completed, requests, errors, cut;
 	double inflight_ns, streaming_ns;
+	int64_t stall_ns, longest_gap;   /* M-stall */
+	long gaps_over;
+	struct tt_slo_judge *judge;      /* M-slo; NULL without SLOs */
+	long slo_judged, slo_met, slo_tokens;
 
 	/* scrapes (M-gauges): each gauge over the scrapes that hold it */
 	char engine[16];
@@ -166,6 +172,18 @@ enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
 		a->opts.min_tokens = 100;
 	if (a->opts.cut_short_ratio <= 0)
 		a->opts.cut_short_ratio = 0.9;
+	if (a->opts.stall_ms <= 0)
+		a->opts.stall_ms = 100;
+	a->stall_ns = (int64_t)(a->opts.stall_ms * 1e6);
+	a->longest_gap = -1;
+	if (tt_slo_active(&a->opts.slo) && c->phase == TT_PHASE_DECODE) {
+		enum tt_code rc = tt_slo_judge_create(&a->opts.slo, &a->judge, err);
+		if (rc) {
+			free(a->tbt);
+			free(a);
+			return rc;
+		}
+	}
 	a->duration_s = m->duration_s;
 	copy_text(a->engine, sizeof a->engine, m->engine ? m->engine : "");
 	/* M-window: the recorded window, moved by --skip-first, capped by --window. */
@@ -237,13 +255,21 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 			/* M-tbt: a k-token chunk spreads its gap over its k tokens
 			 * (no division for the common single-token chunk). */
 			if (k == 1) {
-				if (prev >= 0)
+				if (prev >= 0) {
 					tt_hist_add(a->tbt, t - prev, 1);
+					a->gaps_over += t - prev > a->stall_ns;
+				}
 			} else {
 				a->multi++;
-				if (prev >= 0)
+				if (prev >= 0) {
 					tt_hist_add(a->tbt, (t - prev) / (int64_t)k, k);
+					if ((t - prev) / (int64_t)k > a->stall_ns)
+						a->gaps_over += k;
+				}
 			}
+			/* M-stall: the whole wait between two chunks of one request. */
+			if (prev >= 0 && t - prev > a->longest_gap)
+				a->longest_gap = t - prev;
 		}
 		if (first < 0) {
 			first = t;
@@ -275,6 +301,21 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 	if ((r->finish == TT_FINISH_STOP || r->finish == TT_FINISH_LENGTH) && r->t_end_ns >= ws &&
 	    r->t_end_ns < we)
 		a->completed++; /* M-completed */
+	/* M-slo: requests that ended in the window, finished or failed. */
+	if (a->judge && r->t_end_ns >= ws && r->t_end_ns < we &&
+	    (r->finish == TT_FINISH_STOP || r->finish == TT_FINISH_LENGTH ||
+	     r->finish == TT_FINISH_ERROR)) {
+		struct tt_slo_verdict v;
+		if (tt_slo_judge_request(a->judge, r, &v)) {
+			a->oom = 1;
+		} else {
+			a->slo_judged++;
+			if (v.meets) {
+				a->slo_met++;
+				a->slo_tokens += v.tokens;
+			}
+		}
+	}
 	/* M-active (client): time-averages over the window. */
 	a->inflight_ns += (double)overlap(r->t_send_ns, r->t_end_ns, ws, we);
 	if (first >= 0)
@@ -515,6 +556,28 @@ static void server_figures(const struct tt_cell_analyzer *a, struct tt_cell_figu
 		f->preemptions = a->preempt_last - a->preempt_first;
 }
 
+/* M-stall and M-goodput of a decode cell with a window of w_s seconds. */
+static void tails_and_goodput(const struct tt_cell_analyzer *a, struct tt_cell_figures *f,
+			      double w_s)
+{
+	if (a->longest_gap >= 0)
+		f->longest_stall_ms = (double)a->longest_gap / 1e6;
+	f->gaps_over = a->gaps_over;
+	if (a->tbt->n > 0)
+		f->gaps_over_share = (double)a->gaps_over / (double)a->tbt->n;
+	if (!a->judge)
+		return;
+	f->slo_judged = a->slo_judged;
+	f->slo_met = a->slo_met;
+	f->goodput_req_s = (double)a->slo_met / w_s;
+	f->goodput_tok_s = (double)a->slo_tokens / w_s;
+	if (a->slo_judged > 0) {
+		f->slo_share = (double)a->slo_met / (double)a->slo_judged;
+		/* compare counts, not a rounded share: 9 of 10 meets 90 % */
+		f->slo_ok = (double)a->slo_met >= a->opts.slo.attain * (double)a->slo_judged - 1e-9;
+	}
+}
+
 /* A cell that was not run has no figures, even when the capture left a
  * partial trace (a failed or crashed cell): every figure and count is
  * unknown (formats/report-json.md section 1). */
@@ -534,6 +597,11 @@ static void blank_not_run(struct tt_cell_figures *f)
 	nan_dist(&f->tbt_ms);
 	f->completed = f->output_tokens = f->requests = f->errors = f->cut = 0;
 	f->chunks = f->multi_token_chunks = 0;
+	f->longest_stall_ms = f->gaps_over_share = NAN;
+	f->gaps_over = 0;
+	f->slo_judged = f->slo_met = 0;
+	f->slo_share = f->goodput_req_s = f->goodput_tok_s = NAN;
+	f->slo_ok = 0;
 }
 
 void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
@@ -551,6 +619,8 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 	f->waiting_mean = f->waiting_max = f->waiting_share = f->running_mean = NAN;
 	f->kv_usage_max = f->preemptions = NAN;
 	f->avg_active_source = NULL;
+	f->longest_stall_ms = f->gaps_over_share = NAN;
+	f->slo_share = f->goodput_req_s = f->goodput_tok_s = NAN;
 	nan_dist(&f->per_request_tok_s);
 	nan_dist(&f->ttft_ms);
 	nan_dist(&f->tbt_ms);
@@ -594,6 +664,7 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 		f->cut = a->cut;
 		f->avg_in_flight = a->inflight_ns / (w_s * 1e9);
 		f->scrapes = a->scrapes;
+		tails_and_goodput(a, f, w_s);
 		server_figures(a, f);
 		if (f->has_server_metrics && a->n_gauge[TT_GAUGE_RUNNING] > 0) {
 			/* M-active: mean of the server's running gauge over the window. */
@@ -618,6 +689,7 @@ void tt_cell_analyzer_free(struct tt_cell_analyzer *a)
 	free(a->scout_ttft.v);
 	free(a->scout_rate.v);
 	free(a->scout_prompt.v);
+	tt_slo_judge_free(a->judge);
 	free(a);
 }
 
@@ -713,6 +785,8 @@ enum tt_code tt_analyze(struct tt_run *run, const struct tt_analysis_opts *opts,
 		r->opts.min_tokens = 100;
 	if (r->opts.cut_short_ratio <= 0)
 		r->opts.cut_short_ratio = 0.9;
+	if (r->opts.stall_ms <= 0)
+		r->opts.stall_ms = 100;
 	snprintf(r->source, sizeof r->source, "%s", tt_run_path(run));
 	rc = tt_manifest_copy(&r->manifest, tt_run_manifest(run), err);
 	if (rc) {
@@ -774,6 +848,21 @@ enum tt_code tt_analyze(struct tt_run *run, const struct tt_analysis_opts *opts,
 				    c.damaged == 1 ? "" : "s", c.first_damage);
 	}
 	return TT_OK;
+}
+
+int tt_report_slo_max_concurrency(const struct tt_report *r, int64_t context)
+{
+	int best = -1;
+
+	if (!tt_slo_active(&r->opts.slo))
+		return -1;
+	for (size_t i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *c = &r->cells[i];
+		if (c->phase == TT_PHASE_DECODE && c->context == context && c->slo_ok &&
+		    c->concurrency > best)
+			best = c->concurrency;
+	}
+	return best;
 }
 
 void tt_report_free(struct tt_report *r)

@@ -78,7 +78,12 @@ static void header(const struct tt_report *r, struct tt_buf *out)
 	}
 	tt_buf_puts(out, ",avg_active_source,avg_in_flight,requests,errors,cut,chunks,"
 			 "multi_token_chunks,prompt_tokens,scrapes,waiting_mean,waiting_max,"
-			 "waiting_share,running_mean,kv_usage_max,preemptions,damage,status_reason\n");
+			 "waiting_share,running_mean,kv_usage_max,preemptions,damage,status_reason,"
+			 "longest_stall_ms,gaps_over_share");
+	if (tt_slo_active(&r->opts.slo))
+		tt_buf_puts(out, ",slo_judged,slo_met,slo_share,goodput_req_s,goodput_tok_s,slo_meets,"
+				 "slo_max_concurrency");
+	tt_buf_puts(out, "\n");
 }
 
 static void row(const struct tt_report *r, const struct tt_cell_figures *c, struct tt_buf *out)
@@ -153,6 +158,19 @@ static void row(const struct tt_report *r, const struct tt_cell_figures *c, stru
 	memcpy(text, c->reason, sizeof c->reason);
 	text[sizeof c->reason] = '\0';
 	field(out, text, 0);
+	exact(out, c->longest_stall_ms);
+	exact(out, c->gaps_over_share);
+	if (tt_slo_active(&r->opts.slo)) {
+		int judged = dec && c->phase == TT_PHASE_DECODE;
+		count(out, c->slo_judged, judged);
+		count(out, c->slo_met, judged);
+		exact(out, judged ? c->slo_share : NAN);
+		exact(out, judged ? c->goodput_req_s : NAN);
+		exact(out, judged ? c->goodput_tok_s : NAN);
+		field(out, judged ? (c->slo_ok ? "yes" : "no") : "", 0);
+		count(out, c->phase == TT_PHASE_DECODE ?
+				   tt_report_slo_max_concurrency(r, c->context) : -1, 1);
+	}
 	tt_buf_puts(out, "\n");
 }
 

@@ -60,4 +60,27 @@ void tt__fmt_rate_plain(double v, char *buf, size_t len);
 /* Shortest text that reads back as the same double; "" for NaN/inf. */
 void tt__fmt_exact(double v, char *buf, size_t len);
 
+/* The tables beyond the seed's layout, as text cells every human format
+ * shows alike (render_extra.c): tails (M-stall, chosen quantiles) and
+ * goodput under SLOs (M-goodput).  Row 0 is the header. */
+#define TT__XCOLS 24
+struct tt__xtable {
+	size_t ncols, nrows;
+	char (*cell)[48];          /* nrows x ncols */
+	int right[TT__XCOLS];      /* numbers: right-aligned */
+};
+/* Fill t (released with tt__xtable_free); t->nrows is 1 when no decode cell
+ * has figures.  Returns -1 when out of memory. */
+int tt__render_tails_table(const struct tt_report *r, const size_t *order, struct tt__xtable *t);
+int tt__render_goodput_table(const struct tt_report *r, const size_t *order,
+			     struct tt__xtable *t);
+void tt__xtable_free(struct tt__xtable *t);
+/* "TTFT <= 500 ms, time between tokens (p99 of each request) <= 50 ms; a
+ * cell meets them when at least 90% of its requests ending in the window do." */
+void tt__render_slo_sentence(const struct tt_report *r, char *buf, size_t len);
+/* "8K: 64 · 120K: none" (highest concurrency meeting the SLOs per context). */
+void tt__render_slo_max_line(const struct tt_report *r, char *buf, size_t len);
+/* "the share of per-token gaps over 100 ms" header text: "Gaps > 100 ms". */
+void tt__render_stall_head(const struct tt_report *r, char *buf, size_t len);
+
 #endif

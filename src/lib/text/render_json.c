@@ -10,7 +10,7 @@
 #include <string.h>
 
 #define REPORT_SCHEMA "tokentrace-report"
-#define REPORT_VERSION "1.0"
+#define REPORT_VERSION "1.1"
 
 /* Analysis thresholds that are 0 in the options mean these (analysis.h). */
 #define DEFAULT_QUEUED_SHARE 0.05
@@ -116,6 +116,44 @@ static void run_settings(struct jctx *j, const struct tt_manifest *m, cJSON *run
 	put_num(j, s, "readiness_timeout_s", m->readiness_timeout_s);
 }
 
+/* run.analysis.slo: the objectives and, per decode context, the highest
+ * concurrency meeting them (M-goodput); null without --slo. */
+static void run_slo(struct jctx *j, const struct tt_report *r, cJSON *a)
+{
+	const struct tt_slo *s = &r->opts.slo;
+	cJSON *o, *arr;
+	int64_t *ctx;
+	size_t n, i;
+
+	if (!tt_slo_active(s)) {
+		attach(j, a, "slo", cJSON_CreateNull());
+		return;
+	}
+	o = put_obj(j, a, "slo");
+	if (!o)
+		return;
+	put_num(j, o, "ttft_ms", s->ttft_ms > 0 ? s->ttft_ms : NAN);
+	put_num(j, o, "tbt_ms", s->tbt_ms > 0 ? s->tbt_ms : NAN);
+	put_num(j, o, "tbt_pct", s->tbt_pct);
+	put_num(j, o, "e2e_ms", s->e2e_ms > 0 ? s->e2e_ms : NAN);
+	put_num(j, o, "attain", s->attain);
+	arr = put_arr(j, o, "max_concurrency");
+	ctx = malloc((r->n_cells ? r->n_cells : 1) * sizeof *ctx);
+	if (!ctx) {
+		j->oom = 1;
+		return;
+	}
+	n = tt__render_distinct(r, TT_PHASE_DECODE, 0, ctx, r->n_cells);
+	for (i = 0; arr && i < n; i++) {
+		cJSON *e = attach(j, arr, NULL, cJSON_CreateObject());
+		if (!e)
+			break;
+		put_num(j, e, "context", (double)ctx[i]);
+		put_count(j, e, "concurrency", tt_report_slo_max_concurrency(r, ctx[i]));
+	}
+	free(ctx);
+}
+
 static void run_analysis(struct jctx *j, const struct tt_report *r, cJSON *run)
 {
 	const struct tt_analysis_opts *o = &r->opts;
@@ -134,6 +172,8 @@ static void run_analysis(struct jctx *j, const struct tt_report *r, cJSON *run)
 	put_num(j, a, "min_tokens", o->min_tokens > 0 ? (double)o->min_tokens : DEFAULT_MIN_TOKENS);
 	put_num(j, a, "cut_short_ratio",
 		o->cut_short_ratio > 0 ? o->cut_short_ratio : DEFAULT_CUT_SHORT_RATIO);
+	put_num(j, a, "stall_ms", o->stall_ms > 0 ? o->stall_ms : 100);
+	run_slo(j, r, a);
 }
 
 static void run_object(struct jctx *j, const struct tt_report *r, cJSON *root)
@@ -290,6 +330,22 @@ static void cell_object(struct jctx *j, const struct tt_report *r, size_t idx, c
 	memcpy(text, c->damage, sizeof c->damage);
 	text[sizeof c->damage] = '\0';
 	put_str(j, o, "damage", text[0] ? text : NULL);
+
+	put_num(j, o, "longest_stall_ms", c->longest_stall_ms);
+	put_num(j, o, "gaps_over_share", c->gaps_over_share);
+	if (tt_slo_active(&r->opts.slo) && c->phase == TT_PHASE_DECODE && counts) {
+		s = put_obj(j, o, "slo");
+		if (s) {
+			put_count(j, s, "judged", (double)c->slo_judged);
+			put_count(j, s, "met", (double)c->slo_met);
+			put_num(j, s, "share", c->slo_share);
+			put_num(j, s, "goodput_req_s", c->goodput_req_s);
+			put_num(j, s, "goodput_tok_s", c->goodput_tok_s);
+			put_bool(j, s, "meets", c->slo_ok);
+		}
+	} else {
+		attach(j, o, "slo", cJSON_CreateNull());
+	}
 }
 
 enum tt_code tt__render_json_text(const struct tt_report *r, struct tt_buf *out,

@@ -514,6 +514,70 @@ static void all_measurements(const struct tt_report *r, const size_t *order, str
 	legend(r, out);
 }
 
+static void xtable_md(const struct tt__xtable *t, struct tt_buf *out)
+{
+	size_t i, k;
+
+	for (i = 0; i < t->nrows; i++) {
+		tt_buf_puts(out, "|");
+		for (k = 0; k < t->ncols; k++) {
+			tt_buf_puts(out, " ");
+			md_text(out, t->cell[i * t->ncols + k]);
+			tt_buf_puts(out, " |");
+		}
+		tt_buf_puts(out, "\n");
+		if (i == 0) {
+			tt_buf_puts(out, "|");
+			for (k = 0; k < t->ncols; k++)
+				tt_buf_puts(out, t->right[k] ? "---:|" : "---|");
+			tt_buf_puts(out, "\n");
+		}
+	}
+	tt_buf_puts(out, "\n");
+}
+
+/* Beyond the seed's layout, only when asked for: tails (--quantiles,
+ * --stalls) and goodput (--slo). */
+static int extra_sections(const struct tt_report *r, const size_t *order, struct tt_buf *out)
+{
+	struct tt__xtable t;
+	char text[1024], head[64];
+
+	if (r->opts.show_tails) {
+		if (tt__render_tails_table(r, order, &t))
+			return -1;
+		if (t.nrows > 1) {
+			tt__render_stall_head(r, head, sizeof head);
+			tt_buf_puts(out, "## Tails\n\n"
+					 "Per decode cell: TTFT and time between tokens at the chosen "
+					 "percentiles, the longest stall (largest gap between two chunks "
+					 "of one request in the window) and the share of per-token gaps "
+					 "longer than the threshold (");
+			md_text(out, head);
+			tt_buf_puts(out, ").\n\n");
+			xtable_md(&t, out);
+		}
+		tt__xtable_free(&t);
+	}
+	if (tt_slo_active(&r->opts.slo)) {
+		if (tt__render_goodput_table(r, order, &t))
+			return -1;
+		if (t.nrows > 1) {
+			tt_buf_puts(out, "## Goodput under SLOs\n\n");
+			tt__render_slo_sentence(r, text, sizeof text);
+			md_text(out, text);
+			tt_buf_puts(out, "\n\n");
+			xtable_md(&t, out);
+			tt__render_slo_max_line(r, text, sizeof text);
+			tt_buf_puts(out, "Highest concurrency meeting the SLOs: ");
+			md_text(out, text);
+			tt_buf_puts(out, ".\n\n");
+		}
+		tt__xtable_free(&t);
+	}
+	return 0;
+}
+
 enum tt_code tt__render_md_text(const struct tt_report *r, struct tt_buf *out,
 			       struct tt_error *err)
 {
@@ -553,6 +617,10 @@ enum tt_code tt__render_md_text(const struct tt_report *r, struct tt_buf *out,
 	}
 	if (r->n_cells)
 		all_measurements(r, order, out);
+	if (r->n_cells && extra_sections(r, order, out)) {
+		rc = tt_error_set(err, TT_ENOMEM, "render md: out of memory");
+		goto cleanup;
+	}
 	/* one trailing newline, not two */
 	if (!out->failed && out->len >= 2 && out->data[out->len - 1] == '\n' &&
 	    out->data[out->len - 2] == '\n')

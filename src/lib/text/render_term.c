@@ -513,6 +513,61 @@ static enum tt_code measurements(const struct tt_report *r, const size_t *order,
 	return TT_OK;
 }
 
+static enum tt_code xtable_term(const struct tt__xtable *x, const char *head, size_t avail,
+				int use_color, struct tt_buf *out)
+{
+	struct table t;
+	size_t i, k;
+
+	if (table_init(&t, x->ncols, x->nrows))
+		return TT_FAILED;
+	for (i = 0; i < x->nrows; i++)
+		for (k = 0; k < x->ncols; k++)
+			set(&t, i, k, x->cell[i * x->ncols + k], NULL);
+	for (k = 0; k < x->ncols; k++) {
+		t.right[k] = x->right[k];
+		/* narrow terminals drop the rightmost columns first, never the keys */
+		t.prio[k] = k < 2 ? 0 : (int)k;
+	}
+	title(head, avail, use_color, out);
+	table_print(&t, avail, use_color, out);
+	free(t.cells);
+	return TT_OK;
+}
+
+/* Beyond the seed's layout, only when asked for: tails and goodput. */
+static enum tt_code extra_sections(const struct tt_report *r, const size_t *order, size_t avail,
+				   int use_color, struct tt_buf *out)
+{
+	struct tt__xtable x;
+	enum tt_code rc = TT_OK;
+	char text[1024];
+
+	if (r->opts.show_tails) {
+		if (tt__render_tails_table(r, order, &x))
+			return TT_FAILED;
+		if (x.nrows > 1)
+			rc = xtable_term(&x, "Tails (longest stall: largest gap between chunks of one "
+					     "request)", avail, use_color, out);
+		tt__xtable_free(&x);
+	}
+	if (!rc && tt_slo_active(&r->opts.slo)) {
+		if (tt__render_goodput_table(r, order, &x))
+			return TT_FAILED;
+		if (x.nrows > 1) {
+			rc = xtable_term(&x, "Goodput under SLOs", avail, use_color, out);
+			tt__render_slo_sentence(r, text, sizeof text);
+			wrap(out, text, 0, 0, avail);
+			tt_buf_puts(out, "Highest concurrency meeting the SLOs: ");
+			tt__render_slo_max_line(r, text, sizeof text);
+			tt_buf_puts(out, text);
+			tt_buf_puts(out, "\n");
+		}
+		tt__xtable_free(&x);
+	}
+	return rc;
+}
+
 enum tt_code tt__render_term_text(const struct tt_report *r, const struct tt_render_opts *opts,
 				 struct tt_buf *out, struct tt_error *err)
 {
@@ -537,6 +592,8 @@ enum tt_code tt__render_term_text(const struct tt_report *r, const struct tt_ren
 		notes(r, order, avail, use_color, out);
 	if (!rc)
 		rc = measurements(r, order, avail, use_color, out);
+	if (!rc)
+		rc = extra_sections(r, order, avail, use_color, out);
 
 cleanup:
 	free(order);

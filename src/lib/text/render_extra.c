@@ -1,0 +1,245 @@
+/* Tables beyond the seed's layout, shared by the term and markdown reports
+ * (and the html/pdf tables): tails at the chosen quantiles with the
+ * longest stall and the share of long gaps (docs/metrics.md M-stall), and
+ * goodput under SLOs (M-goodput). */
+#include "text/render_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/c_locale.h"
+
+#define MIDDOT " \xc2\xb7 "
+
+void tt__xtable_free(struct tt__xtable *t)
+{
+	free(t->cell);
+	memset(t, 0, sizeof *t);
+}
+
+static int xtable_init(struct tt__xtable *t, size_t ncols, size_t nrows)
+{
+	memset(t, 0, sizeof *t);
+	if (ncols > TT__XCOLS)
+		ncols = TT__XCOLS;
+	t->cell = calloc(ncols * nrows, sizeof *t->cell);
+	if (!t->cell)
+		return -1;
+	t->ncols = ncols;
+	t->nrows = 1;
+	return 0;
+}
+
+static char *xcell(struct tt__xtable *t, size_t row, size_t col)
+{
+	return t->cell[row * t->ncols + col];
+}
+
+static void xset(struct tt__xtable *t, size_t row, size_t col, const char *s)
+{
+	/* cut to fit (cells are short numbers and names) */
+	if (col < t->ncols) {
+		char *d = xcell(t, row, col);
+		size_t n = strnlen(s, sizeof *t->cell - 1);
+		memcpy(d, s, n);
+		d[n] = '\0';
+	}
+}
+
+static void fmt_ms1(double v, char *buf, size_t len)
+{
+	tt_fmt_fixed1(v, buf, len);
+	if (isfinite(v))
+		strncat(buf, " ms", len - strlen(buf) - 1);
+}
+
+/* A share as a percentage: "12%", "0.25%" (two significant decimals below 1 %). */
+static void fmt_share(double v, char *buf, size_t len)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, TT_DASH);
+	else if (v * 100 >= 1 || v == 0)
+		tt__snprintf_c(buf, len, "%.0f%%", v * 100);
+	else
+		tt__snprintf_c(buf, len, "%.2f%%", v * 100);
+}
+
+void tt__render_stall_head(const struct tt_report *r, char *buf, size_t len)
+{
+	char num[32];
+
+	tt__fmt_plain(r->opts.stall_ms > 0 ? r->opts.stall_ms : 100, 3, num, sizeof num);
+	snprintf(buf, len, "Gaps > %s ms", num);
+}
+
+static int shows_decode(const struct tt_cell_figures *c)
+{
+	return tt__render_has_decode_figures(c);
+}
+
+int tt__render_tails_table(const struct tt_report *r, const size_t *order, struct tt__xtable *t)
+{
+	const double *qs;
+	size_t nq = tt__render_quantiles(r, &qs), i, k, col;
+	char s[64], qkey[32];
+
+	if (xtable_init(t, 2 + 2 * (nq + 1) + 2, r->n_cells + 1))
+		return -1;
+	xset(t, 0, 0, "Context");
+	xset(t, 0, 1, "Requests at once");
+	col = 2;
+	for (int d = 0; d < 2; d++) {
+		xset(t, 0, col++, d == 0 ? "TTFT p50" : "TBT p50");
+		for (k = 0; k < nq; k++) {
+			tt__render_qkey(qs[k], qkey, sizeof qkey);
+			if (strcmp(qkey, "p50") == 0)
+				continue;
+			snprintf(s, sizeof s, "%s %s", d == 0 ? "TTFT" : "TBT", qkey);
+			xset(t, 0, col++, s);
+		}
+	}
+	xset(t, 0, col++, "Longest stall");
+	tt__render_stall_head(r, s, sizeof s);
+	xset(t, 0, col++, s);
+	t->ncols = col < t->ncols ? col : t->ncols;
+	for (k = 1; k < t->ncols; k++)
+		t->right[k] = 1;
+	for (i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *c = &r->cells[order[i]];
+		size_t row = t->nrows;
+
+		if (c->phase != TT_PHASE_DECODE || !shows_decode(c))
+			continue;
+		tt__render_context(c->context, s, sizeof s);
+		xset(t, row, 0, s);
+		snprintf(s, sizeof s, "%d", c->concurrency);
+		xset(t, row, 1, s);
+		col = 2;
+		for (int d = 0; d < 2; d++) {
+			const struct tt_dist *dist = d == 0 ? &c->ttft_ms : &c->tbt_ms;
+			fmt_ms1(dist->p50, s, sizeof s);
+			xset(t, row, col++, s);
+			for (k = 0; k < nq; k++) {
+				tt__render_qkey(qs[k], qkey, sizeof qkey);
+				if (strcmp(qkey, "p50") == 0)
+					continue;
+				fmt_ms1(dist->n ? dist->q[k] : NAN, s, sizeof s);
+				xset(t, row, col++, s);
+			}
+		}
+		fmt_ms1(c->longest_stall_ms, s, sizeof s);
+		xset(t, row, col++, s);
+		fmt_share(c->gaps_over_share, s, sizeof s);
+		xset(t, row, col++, s);
+		t->nrows++;
+	}
+	return 0;
+}
+
+int tt__render_goodput_table(const struct tt_report *r, const size_t *order,
+			     struct tt__xtable *t)
+{
+	static const char *const heads[] = {"Context", "Requests at once", "Status",
+					    "Requests judged", "Met SLOs", "Share",
+					    "Goodput req/s", "Goodput tok/s", "Meets SLOs"};
+	size_t i, k;
+	char s[64];
+
+	if (xtable_init(t, sizeof heads / sizeof *heads, r->n_cells + 1))
+		return -1;
+	for (k = 0; k < t->ncols; k++) {
+		xset(t, 0, k, heads[k]);
+		t->right[k] = k != 0 && k != 2 && k != 8;
+	}
+	for (i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *c = &r->cells[order[i]];
+		size_t row = t->nrows;
+
+		if (c->phase != TT_PHASE_DECODE)
+			continue;
+		tt__render_context(c->context, s, sizeof s);
+		xset(t, row, 0, s);
+		snprintf(s, sizeof s, "%d", c->concurrency);
+		xset(t, row, 1, s);
+		xset(t, row, 2, tt_status_name(c->status));
+		if (!shows_decode(c)) {
+			for (k = 3; k < t->ncols; k++)
+				xset(t, row, k, TT_DASH);
+			t->nrows++;
+			continue;
+		}
+		tt_fmt_int((double)c->slo_judged, s, sizeof s);
+		xset(t, row, 3, s);
+		tt_fmt_int((double)c->slo_met, s, sizeof s);
+		xset(t, row, 4, s);
+		fmt_share(c->slo_share, s, sizeof s);
+		xset(t, row, 5, s);
+		tt__fmt_plain(c->goodput_req_s, 2, s, sizeof s);
+		xset(t, row, 6, s[0] ? s : TT_DASH);
+		tt_fmt_rate(c->goodput_tok_s, s, sizeof s);
+		xset(t, row, 7, s);
+		xset(t, row, 8, c->slo_judged == 0 ? TT_DASH : c->slo_ok ? "yes" : "no");
+		t->nrows++;
+	}
+	return 0;
+}
+
+void tt__render_slo_sentence(const struct tt_report *r, char *buf, size_t len)
+{
+	const struct tt_slo *s = &r->opts.slo;
+	char parts[3][128], num[32], q[32];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (!tt_slo_active(s))
+		return;
+	if (s->ttft_ms > 0) {
+		tt__fmt_plain(s->ttft_ms, 3, num, sizeof num);
+		snprintf(parts[n++], sizeof parts[0], "TTFT \xe2\x89\xa4 %s ms", num);
+	}
+	if (s->tbt_ms > 0) {
+		tt__fmt_plain(s->tbt_ms, 3, num, sizeof num);
+		tt__fmt_plain(s->tbt_pct, 3, q, sizeof q);
+		snprintf(parts[n++], sizeof parts[0],
+			 "time between tokens (p%s of each request) \xe2\x89\xa4 %s ms", q, num);
+	}
+	if (s->e2e_ms > 0) {
+		tt__fmt_plain(s->e2e_ms, 3, num, sizeof num);
+		snprintf(parts[n++], sizeof parts[0], "end-to-end latency \xe2\x89\xa4 %s ms", num);
+	}
+	tt__fmt_plain(s->attain * 100, 3, q, sizeof q);
+	snprintf(buf, len,
+		 "SLOs: %s%s%s%s%s; a request meets them when every bound holds, and a cell when "
+		 "at least %s%% of its measured requests that ended in the window did.",
+		 parts[0], n > 1 ? ", " : "", n > 1 ? parts[1] : "", n > 2 ? ", " : "",
+		 n > 2 ? parts[2] : "", q);
+}
+
+void tt__render_slo_max_line(const struct tt_report *r, char *buf, size_t len)
+{
+	int64_t *ctx;
+	size_t n, i, used = 0;
+
+	buf[0] = '\0';
+	if (!tt_slo_active(&r->opts.slo) || !r->n_cells)
+		return;
+	ctx = malloc(r->n_cells * sizeof *ctx);
+	if (!ctx)
+		return;
+	n = tt__render_distinct(r, TT_PHASE_DECODE, 0, ctx, r->n_cells);
+	for (i = 0; i < n && used + 1 < len; i++) {
+		char c[32], v[32];
+		int best = tt_report_slo_max_concurrency(r, ctx[i]);
+		tt__render_context(ctx[i], c, sizeof c);
+		if (best > 0)
+			snprintf(v, sizeof v, "%d", best);
+		else
+			snprintf(v, sizeof v, "none");
+		used += (size_t)snprintf(buf + used, len - used, "%s%s: %s", i ? MIDDOT : "", c, v);
+		if (used >= len)
+			used = len - 1;
+	}
+	free(ctx);
+}

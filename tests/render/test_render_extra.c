@@ -1,0 +1,149 @@
+/* The tables beyond the seed's layout: tails (--quantiles, --stalls) and
+ * goodput under SLOs (--slo), in every text format; absent by default. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "tt_cmocka.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "render_fixture.h"
+
+static void with_figures(struct tt_report *r)
+{
+	fx_report(r);
+	for (size_t i = 0; i < r->n_cells; i++) {
+		struct tt_cell_figures *c = &r->cells[i];
+		c->longest_stall_ms = 12.5;
+		c->gaps_over = 3;
+		c->gaps_over_share = 0.0025;
+		c->slo_judged = 10;
+		c->slo_met = c->concurrency <= 16 ? 10 : 5;
+		c->slo_share = (double)c->slo_met / 10;
+		c->slo_ok = c->concurrency <= 16;
+		c->goodput_req_s = c->slo_met / 30.0;
+		c->goodput_tok_s = c->slo_met * 4096 / 30.0;
+	}
+}
+
+static void test_default_has_no_extra_tables(void **state)
+{
+	struct tt_report r;
+	char *md, *term;
+
+	(void)state;
+	with_figures(&r);
+	md = fx_render(&r, TT_FORMAT_MD, 0, 0);
+	term = fx_render(&r, TT_FORMAT_TERM, 0, 200);
+	fx_lacks(md, "## Tails");
+	fx_lacks(md, "Goodput");
+	fx_lacks(term, "Tails");
+	fx_lacks(term, "Goodput");
+	free(md);
+	free(term);
+}
+
+static void test_tails_follow_quantiles(void **state)
+{
+	struct tt_report r;
+	char *md, *term;
+
+	(void)state;
+	with_figures(&r);
+	r.opts.show_tails = 1;
+	r.opts.n_quantiles = 3;
+	r.opts.quantiles[0] = 50;
+	r.opts.quantiles[1] = 90;
+	r.opts.quantiles[2] = 99.9;
+	r.opts.stall_ms = 250;
+	r.cells[FX_D8K_2].tbt_ms.q[2] = 7.26;
+	md = fx_render(&r, TT_FORMAT_MD, 0, 0);
+	fx_contains(md, "## Tails");
+	fx_contains(md, "| Context | Requests at once | TTFT p50 | TTFT p90 | TTFT p99.9 | TBT p50 | "
+			"TBT p90 | TBT p99.9 | Longest stall | Gaps > 250 ms |");
+	fx_lacks(md, "TTFT p50 | TTFT p50"); /* 50 is the median column, once */
+	fx_contains(md, "| 8K | 2 |");
+	fx_contains(md, "7.3 ms");   /* the p99.9 TBT of 8K x 2 */
+	fx_contains(md, "12.5 ms");  /* longest stall */
+	fx_contains(md, "0.25%");    /* share of long gaps */
+	term = fx_render(&r, TT_FORMAT_TERM, 0, 200);
+	fx_contains(term, "Tails");
+	fx_contains(term, "TBT p99.9");
+	fx_contains(term, "Gaps > 250 ms");
+	free(md);
+	free(term);
+}
+
+static void test_goodput_tables(void **state)
+{
+	struct tt_report r;
+	char *md, *term, *csv, *json;
+	cJSON *root, *slo, *cells, *c;
+	int found = 0;
+
+	(void)state;
+	with_figures(&r);
+	r.opts.slo.ttft_ms = 500;
+	r.opts.slo.tbt_ms = 50;
+	md = fx_render(&r, TT_FORMAT_MD, 0, 0);
+	fx_contains(md, "## Goodput under SLOs");
+	fx_contains(md, "TTFT \xe2\x89\xa4 500 ms, time between tokens (p99 of each request) "
+			"\xe2\x89\xa4 50 ms");
+	fx_contains(md, "at least 90%");
+	/* 8K: 16 meets, 32 does not; 120K: up to 16 meets, 32 was not run */
+	fx_contains(md, "Highest concurrency meeting the SLOs: 8K: 16");
+	fx_contains(md, "120K: 16");
+	term = fx_render(&r, TT_FORMAT_TERM, 0, 200);
+	fx_contains(term, "Goodput under SLOs");
+	fx_contains(term, "Highest concurrency meeting the SLOs: 8K: 16");
+	csv = fx_render(&r, TT_FORMAT_CSV, 0, 0);
+	fx_contains(csv, ",longest_stall_ms,gaps_over_share,slo_judged,slo_met,slo_share,"
+			 "goodput_req_s,goodput_tok_s,slo_meets,slo_max_concurrency\n");
+	json = fx_render(&r, TT_FORMAT_JSON, 0, 0);
+	root = cJSON_Parse(json);
+	assert_non_null(root);
+	slo = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "run"), "analysis"),
+				  "slo");
+	assert_true(cJSON_IsObject(slo));
+	assert_true(cJSON_GetObjectItem(slo, "ttft_ms")->valuedouble == 500);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(slo, "e2e_ms")));
+	assert_true(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(slo,
+		"max_concurrency"), 0), "concurrency")->valuedouble == 16);
+	cells = cJSON_GetObjectItem(root, "cells");
+	cJSON_ArrayForEach(c, cells) {
+		const char *id = cJSON_GetObjectItem(c, "id")->valuestring;
+		cJSON *s = cJSON_GetObjectItem(c, "slo");
+		assert_non_null(s);
+		if (strcmp(id, "decode-8192x32") == 0) {
+			assert_true(cJSON_GetObjectItem(s, "met")->valuedouble == 5);
+			assert_true(cJSON_IsFalse(cJSON_GetObjectItem(s, "meets")));
+			assert_true(cJSON_GetObjectItem(c, "longest_stall_ms")->valuedouble == 12.5);
+			found = 1;
+		}
+		if (strncmp(id, "prefill", 7) == 0)
+			assert_true(cJSON_IsNull(s));
+	}
+	assert_true(found);
+	cJSON_Delete(root);
+	free(md);
+	free(term);
+	free(csv);
+	free(json);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_default_has_no_extra_tables),
+		cmocka_unit_test(test_tails_follow_quantiles),
+		cmocka_unit_test(test_goodput_tables),
+	};
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
+}
