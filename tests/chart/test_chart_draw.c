@@ -210,6 +210,43 @@ static void test_heatmap_colours_and_marks(void **state)
 	cf_report_free(r);
 }
 
+/* M-goodput: the highest concurrency of a context meeting the SLOs is
+ * outlined in ink; without SLOs nothing is. */
+static void test_heatmap_slo_outline(void **state)
+{
+	struct tt_report *r = cf_seed_report(NULL);
+	struct tt_buf b;
+	struct tt_chart_info info;
+	struct cf_image img;
+	int x, y, w, h, R, G, B;
+	(void)state;
+	for (size_t i = 0; i < r->n_cells; i++)
+		r->cells[i].slo_ok = r->cells[i].phase == TT_PHASE_DECODE &&
+				     r->cells[i].context == 8192 && r->cells[i].concurrency <= 64;
+	rgb_of(tt__chart_ink, &R, &G, &B);
+	for (int with = 0; with < 2; with++) {
+		int inked;
+		r->opts.slo.ttft_ms = with ? 500 : 0;
+		tt_buf_init(&b, 0);
+		assert_int_equal(render(r, TT_CHART_HEATMAP, TT_CHART_PNG, 960, 600, 96, &b, &info),
+				 TT_OK);
+		assert_int_equal(cf_png_decode(&b, &img), 0);
+		/* 8K x 64: the left edge of the outline, halfway down */
+		cell_origin(&info, 0, 6, &x, &y, &w, &h);
+		inked = cf_count_near(&img, x + 3, y + h / 2, 1, R, G, B, 40);
+		if (with)
+			assert_true(inked >= 3);
+		else
+			assert_int_equal(inked, 0);
+		/* 8K x 32 meets too but is not the highest: no outline */
+		cell_origin(&info, 0, 5, &x, &y, &w, &h);
+		assert_int_equal(cf_count_near(&img, x + 3, y + h / 2, 1, R, G, B, 40), 0);
+		cf_image_free(&img);
+		tt_buf_release(&b);
+	}
+	cf_report_free(r);
+}
+
 static void test_size_and_dpi(void **state)
 {
 	struct tt_report *r = cf_seed_report(NULL);
@@ -410,6 +447,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_every_kind_png_size_and_ink),
 		cmocka_unit_test(test_throughput_points_where_the_data_says),
 		cmocka_unit_test(test_heatmap_colours_and_marks),
+		cmocka_unit_test(test_heatmap_slo_outline),
 		cmocka_unit_test(test_ttft_band_from_quantiles),
 		cmocka_unit_test(test_size_and_dpi),
 		cmocka_unit_test(test_deterministic),

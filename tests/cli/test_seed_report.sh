@@ -32,6 +32,18 @@ check cmp -s "$tmp/r.csv" "$tmp/a.csv"
 # Re-windowing from the raw trace changes the window, not the run.
 "$tt" report "$tmp/R" --format csv --skip-first 5s --window 10s > "$tmp/w.csv"
 check grep -q ',10,' "$tmp/w.csv"
+# Goodput with a known answer: the profile's TTFTs (seed-matrix.csv) put the
+# highest concurrency with TTFT <= 300 ms at 8K x 64 (290 ms; 128 has 521),
+# 16K x 32 (136; 64 has 432), 32K x 16, 64K x 16, and none at 120K (443 at 1).
+"$tt" report "$tmp/R" --format md --slo ttft=300ms > "$tmp/slo.md"
+check grep -qF 'Highest concurrency meeting the SLOs: 8K: 64 · 16K: 32 · 32K: 16 · 64K: 16 · 120K: none.' "$tmp/slo.md"
+check grep -qF '| 8K | 128 | Valid | 128 | 0 | 0% |' "$tmp/slo.md"
+# The default report is unchanged by the new tables' code: no Tails, no Goodput.
+check test "$(grep -c -e '## Tails' -e 'Goodput' "$tmp/r.md")" = 0
+"$tt" report "$tmp/R" --format md --quantiles 50,90,99 > "$tmp/q.md"
+check grep -qF '| Context | Requests at once | TTFT p50 | TTFT p90 | TTFT p99 | TBT p50 | TBT p90 | TBT p99 | Longest stall | Gaps > 100 ms |' "$tmp/q.md"
+"$tt" report "$tmp/R" --slo ttft=fast > /dev/null 2> "$tmp/e.txt"; check test $? = 2
+check grep -qF "SLO 'ttft=fast': not a positive duration" "$tmp/e.txt"
 # --window 0 is the recorded window (report-json run.analysis.window_s).
 "$tt" report "$tmp/R" --format csv --window 0 > "$tmp/w0.csv"
 check cmp -s "$tmp/r.csv" "$tmp/w0.csv"

@@ -60,6 +60,20 @@ static void queued_mark(struct canvas *c, double x, double y, double s)
 	cairo_stroke(cr);
 }
 
+/* The highest concurrency of a context that meets the SLOs (M-goodput):
+ * a thick outline inside the cell. */
+static void slo_mark(struct canvas *c, double x, double y, double w, double h)
+{
+	cairo_new_path(c->cr);
+	cairo_rectangle(c->cr, x + 2.5, y + 2.5, w - 5, h - 5);
+	cairo_set_source_rgb(c->cr, 1, 1, 1);
+	cairo_set_line_width(c->cr, 5);
+	cairo_stroke_preserve(c->cr);
+	tt__cv_set(c, tt__chart_ink, 1);
+	cairo_set_line_width(c->cr, 2.5);
+	cairo_stroke(c->cr);
+}
+
 static void error_mark(struct canvas *c, double x, double y, double r)
 {
 	struct tstyle st = tt__tstyle_make(r * 1.7, 1, (struct rgb){1, 1, 1}, 0.5, 0.5);
@@ -159,6 +173,7 @@ struct heat {
 	size_t nr, nc;
 	double vmin, vmax;             /* total tok/s of the cells with a value */
 	int any_queued, any_over, any_err;
+	int any_slo;                   /* some context has a cell meeting the SLOs */
 	double gx, gy, gw, gh, cw, ch; /* the grid, and one cell of it */
 	double bar_x;                  /* the colour bar's left edge */
 	double fs;                     /* font size of the values in the cells */
@@ -288,6 +303,12 @@ static void heat_grid(struct canvas *c, double x, double y, double top,
 	for (size_t i = 1; i < hm->nr; i++)
 		tt__cv_line(c, gx, gy + ch * (double)i, gx + gw, gy + ch * (double)i, 2,
 			(struct rgb){1, 1, 1});
+	for (size_t i = 0; i < hm->nr; i++) {
+		int best = tt_report_slo_max_concurrency(r, hm->ctx[i]);
+		for (size_t j = 0; best > 0 && j < hm->nc; j++)
+			if (hm->conc[j] == best)
+				slo_mark(c, gx + cw * (double)j, gy + ch * (double)i, cw, ch);
+	}
 }
 
 /* Colour bar: the log scale of the fills, ticks at 1-2-5 values. */
@@ -329,8 +350,9 @@ static void heat_legend(struct canvas *c, double right, const struct heat *hm)
 {
 	static const char *const texts[] = {
 		"Total output tok/s (median TTFT below).", "Requests queued",
-		"requests failed", "Over capacity: not run (KV cache too small)"};
-	int shown[4];
+		"requests failed", "Over capacity: not run (KV cache too small)",
+		"Highest concurrency meeting the SLOs"};
+	int shown[5];
 	double gx = hm->gx, lx = gx, ly = hm->gy + hm->gh + 14;
 	int line2_ok = hm->line2_ok;
 	struct tstyle st;
@@ -338,8 +360,9 @@ static void heat_legend(struct canvas *c, double right, const struct heat *hm)
 	shown[1] = hm->any_queued;
 	shown[2] = hm->any_err;
 	shown[3] = hm->any_over;
+	shown[4] = hm->any_slo;
 	st = tt__tstyle_make(11.5, 0, tt__chart_muted, 0, 0.5);
-	for (int k = 0; k < 4; k++) {
+	for (int k = 0; k < 5; k++) {
 		double tw, iw, tx;
 		if (!shown[k])
 			continue;
@@ -358,6 +381,9 @@ static void heat_legend(struct canvas *c, double right, const struct heat *hm)
 		else if (k == 3) {
 			tt__cv_rect(c, lx, ly, 18, 12, (struct rgb){0.95, 0.95, 0.95});
 			tt__cv_hatch(c, lx, ly, 18, 12, 5, (struct rgb){0.7, 0.7, 0.72});
+		} else if (k == 4) {
+			tt__cv_rect(c, lx, ly - 1, 18, 14, (struct rgb){0.8, 0.85, 0.6});
+			slo_mark(c, lx - 2, ly - 3, 22, 18);
 		}
 		tt__cv_text(c, tx, ly + 6, k == 0 && !line2_ok ? "Total output tok/s." : texts[k],
 			&st);
@@ -384,6 +410,8 @@ enum tt_code tt__chart_draw_heatmap(struct canvas *c, double x, double y, double
 		return tt__canvas_check(c, "the heatmap", err);
 	}
 	heat_scan(r, &hm);
+	for (size_t i = 0; i < hm.nr; i++)
+		hm.any_slo |= tt_report_slo_max_concurrency(r, hm.ctx[i]) > 0;
 	heat_layout(c, x, y, w, h, top, &hm);
 	heat_font(c, r, &hm);
 	heat_grid(c, x, y, top, r, &hm);

@@ -433,6 +433,67 @@ static int table_not_valid(const struct tt_report *r, const size_t *order, size_
 	return 0;
 }
 
+/* A table beyond the seed's layout (text/render_extra.c), as the html and
+ * pdf show tables. */
+static int table_extra(const struct tt__xtable *x, const char *title, const char *caption,
+		       const char *note, struct table **all, size_t *n, int *bad)
+{
+	struct table *t;
+
+	if (x->nrows < 2)
+		return 0;
+	t = table_new(all, n, title, caption, x->ncols, x->nrows - 1);
+	if (!t)
+		return -1;
+	for (size_t j = 0; j < x->ncols; j++) {
+		t->head[j] = dupf("%s", x->cell[j]);
+		t->align[j] = x->right[j] ? TCELL_RIGHT : TCELL_LEFT;
+	}
+	for (size_t i = 1; i < x->nrows; i++)
+		for (size_t j = 0; j < x->ncols; j++)
+			*bad |= set_cell(t, i - 1, j, dupf("%s", x->cell[i * x->ncols + j]));
+	if (note) {
+		t->note = dupf("%s", note);
+		*bad |= !t->note;
+	}
+	return 0;
+}
+
+/* Tails (with --quantiles/--stalls) and goodput (with --slo). */
+static int tables_extra(const struct tt_report *r, const size_t *order, struct table **all,
+			size_t *n, int *bad)
+{
+	struct tt__xtable x;
+	char text[1024], line[768], head[64];
+	int rc = 0;
+
+	if (r->opts.show_tails) {
+		if (tt__render_tails_table(r, order, &x))
+			return -1;
+		tt__render_stall_head(r, head, sizeof head);
+		snprintf(text, sizeof text,
+			 "TTFT and time between tokens at the chosen percentiles; the longest "
+			 "stall is the largest gap between two chunks of one request; %s is the "
+			 "share of per-token gaps over the threshold.", head);
+		rc = table_extra(&x, "Tails", text, NULL, all, n, bad);
+		tt__xtable_free(&x);
+	}
+	if (!rc && tt_slo_active(&r->opts.slo)) {
+		if (tt__render_goodput_table(r, order, &x))
+			return -1;
+		tt__render_slo_sentence(r, text, sizeof text);
+		tt__render_slo_max_line(r, line, sizeof line);
+		snprintf(head, sizeof head, "Highest concurrency meeting the SLOs: ");
+		{
+			char note[900];
+			snprintf(note, sizeof note, "%s%s.", head, line);
+			rc = table_extra(&x, "Goodput under SLOs", text, note, all, n, bad);
+		}
+		tt__xtable_free(&x);
+	}
+	return rc;
+}
+
 enum tt_code tt__report_tables(const struct tt_report *r, struct table **out, size_t *n_out,
 			   struct tt_error *err)
 {
@@ -460,6 +521,8 @@ enum tt_code tt__report_tables(const struct tt_report *r, struct table **out, si
 	if (r->n_cells && table_measurements(r, order, &all, &n, &bad))
 		goto oom;
 	if (n_bad && table_not_valid(r, order, n_bad, &all, &n, &bad))
+		goto oom;
+	if (r->n_cells && tables_extra(r, order, &all, &n, &bad))
 		goto oom;
 	for (size_t k = 0; k < n; k++)
 		for (size_t j = 0; j < all[k].n_cols; j++)
