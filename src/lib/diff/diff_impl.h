@@ -1,0 +1,33 @@
+/* Internal to lib/diff: what a side keeps of each run, shared by the
+ * bootstrap (diff_side.c) and the comparison (diff_compare.c). */
+#ifndef TT_DIFF_IMPL_H
+#define TT_DIFF_IMPL_H
+
+#include <stddef.h>
+
+#include "tokentrace/diff.h"
+
+/* What resampling could say about one figure of one cell of one run. */
+struct tt__boot {
+	double se;      /* standard deviation of the log figure over replicates; NaN: none */
+	size_t units;   /* slices or requests resampled */
+	int per_slice;  /* units are time slices (1) or requests (0) */
+};
+
+struct tt__run_boot {
+	struct tt_report *rep;          /* owned */
+	struct tt__boot (*boot)[TT_DIFF_FIGURE_COUNT_]; /* rep->n_cells rows */
+	int have_samples;               /* the hook saw raw samples (a trace was read) */
+	size_t tail_q;                  /* index of opts.tail in rep->opts.quantiles */
+};
+
+struct tt_diff_side {
+	struct tt_diff_opts o;
+	struct tt__run_boot *runs;
+	size_t n_runs;
+};
+
+/* The figure f of a cell as the report computed it; NaN when absent. */
+double tt__diff_figure_of(const struct tt_cell_figures *c, enum tt_diff_figure f, size_t tail_q);
+
+#endif
