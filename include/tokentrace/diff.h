@@ -96,6 +96,8 @@ struct tt_diff_value {
 	double change_pct;     /* (ratio - 1) x 100 */
 	double ci_lo_pct, ci_hi_pct; /* simultaneous interval of change_pct (NaN: none) */
 	double z;              /* log ratio over its standard error (NaN: none) */
+	double df;             /* degrees of freedom of that standard error */
+	double crit;           /* |z| beyond this is significant (t at the diff's level) */
 	double se_base, se_cand; /* standard errors of the log figures (NaN: none) */
 	enum tt_verdict verdict;
 	int worse;             /* the change is for the worse (slower), judged or not */
@@ -124,7 +126,7 @@ struct tt_diff {
 	struct tt_diff_cell *cells;
 	size_t n_cells;
 	size_t n_tests;          /* comparisons judged: the Bonferroni family */
-	double z_crit;           /* |z| beyond this is significant */
+	double level;            /* two-sided level of each comparison: alpha / n_tests */
 	size_t n_faster, n_slower, n_same, n_unjudged; /* over every figure of every cell */
 	size_t n_status_changed, n_base_only, n_cand_only;
 };

@@ -117,74 +117,180 @@ static int side_status(const struct tt_diff_side *s, enum tt_phase ph, int64_t c
 }
 
 /* One side's estimate of a figure: mean of the runs' log figures and the
- * variance of that mean (docs/diff.md "Replicates"). */
+ * variance of that mean, with its degrees of freedom (docs/diff.md
+ * "Replicates"). */
 struct est {
-	double mu, var;
+	double mu, var, df;
 	size_t runs, missing, no_se;
 	int samples; /* some run had raw samples */
+	const struct tt__boot *only; /* the bootstrap of a side of one run */
 };
 
-static void side_estimate(const struct tt_diff_side *s, enum tt_phase ph, int64_t ctx, int conc,
-			  enum tt_diff_figure f, struct est *e)
-{
-	double sum = 0, sum2 = 0, se2 = 0, x[TT_DIFF_MAX_RUNS];
-	size_t n_se = 0, n = 0;
+/* The spread between a side's runs of one figure, pooled over its cells:
+ * with two or three runs a cell alone cannot tell it, and the engine's
+ * run-to-run noise is taken to be alike in every cell (relative). */
+struct pooled {
+	double ss, df;
+};
 
-	memset(e, 0, sizeof *e);
+/* The log figures of the runs of a side that have the cell; n returned. */
+static size_t run_values(const struct tt_diff_side *s, enum tt_phase ph, int64_t ctx, int conc,
+			 enum tt_diff_figure f, double *x, const struct tt__boot **b,
+			 struct est *e)
+{
+	size_t n = 0;
+
 	for (size_t i = 0; i < s->n_runs; i++) {
 		const struct tt__run_boot *rb = &s->runs[i];
 		const struct tt_cell_figures *c = find_cell(rb->rep, ph, ctx, conc);
 		double v;
-		const struct tt__boot *b;
 		if (!c)
 			continue;
 		v = tt__diff_figure_of(c, f, rb->tail_q);
 		if (!(v > 0) || !isfinite(v)) {
-			e->missing++;
+			if (e)
+				e->missing++;
 			continue;
 		}
-		b = &rb->boot[c - rb->rep->cells][f];
-		e->samples |= rb->have_samples;
-		if (isfinite(b->se)) {
-			se2 += b->se * b->se;
+		if (e)
+			e->samples |= rb->have_samples;
+		x[n] = log(v);
+		b[n] = &rb->boot[c - rb->rep->cells][f];
+		n++;
+	}
+	return n;
+}
+
+static void pool_between(const struct tt_diff_side *s, const struct tt_diff *d,
+			 struct pooled *p)
+{
+	double x[TT_DIFF_MAX_RUNS];
+	const struct tt__boot *b[TT_DIFF_MAX_RUNS];
+
+	memset(p, 0, TT_DIFF_FIGURE_COUNT_ * sizeof *p);
+	for (size_t i = 0; i < d->n_cells; i++)
+		for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
+			const struct tt_diff_cell *dc = &d->cells[i];
+			size_t n = run_values(s, dc->phase, dc->context, dc->concurrency,
+					      (enum tt_diff_figure)f, x, b, NULL);
+			double mean = 0;
+			if (n < 2)
+				continue;
+			for (size_t k = 0; k < n; k++)
+				mean += x[k] / (double)n;
+			for (size_t k = 0; k < n; k++)
+				p[f].ss += (x[k] - mean) * (x[k] - mean);
+			p[f].df += (double)(n - 1);
+		}
+}
+
+static void side_estimate(const struct tt_diff_side *s, const struct pooled *pool,
+			  enum tt_phase ph, int64_t ctx, int conc, enum tt_diff_figure f,
+			  struct est *e)
+{
+	double x[TT_DIFF_MAX_RUNS], sum = 0, se2 = 0, df_within = 0;
+	const struct tt__boot *b[TT_DIFF_MAX_RUNS];
+	size_t n, n_se = 0;
+
+	memset(e, 0, sizeof *e);
+	n = run_values(s, ph, ctx, conc, f, x, b, e);
+	e->runs = n;
+	e->mu = e->var = e->df = NAN;
+	if (n == 0)
+		return;
+	for (size_t k = 0; k < n; k++) {
+		sum += x[k];
+		if (isfinite(b[k]->se) && b[k]->units > 1) {
+			se2 += b[k]->se * b[k]->se;
+			df_within += (double)(b[k]->units - 1);
 			n_se++;
 		} else {
 			e->no_se++;
 		}
-		if (n < sizeof x / sizeof *x)
-			x[n] = log(v);
-		sum += log(v);
-		n++;
-	}
-	e->runs = n;
-	if (n == 0) {
-		e->mu = e->var = NAN;
-		return;
 	}
 	e->mu = sum / (double)n;
-	if (n == 1) {
-		e->var = n_se ? se2 : NAN;
-		return;
-	}
-	for (size_t i = 0; i < n && i < sizeof x / sizeof *x; i++)
-		sum2 += (x[i] - e->mu) * (x[i] - e->mu);
+	if (n == 1 && s->n_runs == 1)
+		e->only = b[0];
 	{
-		double between = sum2 / (double)(n - 1), within = n_se ? se2 / (double)n_se : NAN;
-		/* The spread between runs holds the spread within each; with few
-		 * runs it can come out small by chance, so the bootstrap's is a
-		 * floor. */
-		e->var = (isnan(within) || between > within ? between : within) / (double)n;
+		/* Per run: the bootstrap's variance (within the run) and, with
+		 * replicates, the pooled spread between runs, which holds the
+		 * within part too; the larger decides. */
+		double within = n_se ? se2 / (double)n_se : NAN;
+		double between = s->n_runs > 1 && pool[f].df > 0 ? pool[f].ss / pool[f].df : NAN;
+		if (!isnan(between) && (isnan(within) || between > within)) {
+			e->var = between / (double)n;
+			e->df = pool[f].df;
+		} else if (!isnan(within)) {
+			e->var = within / (double)n;
+			e->df = df_within;
+		}
 	}
 }
 
-/* Standard normal upper quantile: x with P(Z > x) = q, by bisection. */
-static double z_upper(double q)
-{
-	double lo = 0, hi = 40;
+/* ---- Student's t ------------------------------------------------------------ */
 
+/* Continued fraction of the regularized incomplete beta (Lentz's method). */
+static double betacf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	d = 1 / (fabs(d) < tiny ? tiny : d);
+	h = d;
+	for (int m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m, aa, del;
+		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+		d = 1 + aa * d;
+		c = 1 + aa / c;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		c = fabs(c) < tiny ? tiny : c;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+		d = 1 + aa * d;
+		c = 1 + aa / c;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		c = fabs(c) < tiny ? tiny : c;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-14)
+			break;
+	}
+	return h;
+}
+
+static double ibeta(double a, double b, double x)
+{
+	double bt;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	bt = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log(1 - x));
+	if (x < (a + 1) / (a + b + 2))
+		return bt * betacf(a, b, x) / a;
+	return 1 - bt * betacf(b, a, 1 - x) / b;
+}
+
+/* P(T > t) for Student's t with df degrees of freedom, t >= 0 (the normal
+ * beyond a million). */
+static double t_upper(double t, double df)
+{
+	if (df > 1e6)
+		return 0.5 * erfc(t / sqrt(2.0));
+	return 0.5 * ibeta(df / 2, 0.5, df / (df + t * t));
+}
+
+/* x with P(T > x) = q, by bisection. */
+static double t_quantile_upper(double q, double df)
+{
+	double lo = 0, hi = 1;
+
+	while (t_upper(hi, df) > q && hi < 1e12)
+		hi *= 2;
 	for (int i = 0; i < 200; i++) {
 		double mid = (lo + hi) / 2;
-		if (0.5 * erfc(mid / sqrt(2.0)) > q)
+		if (t_upper(mid, df) > q)
 			lo = mid;
 		else
 			hi = mid;
@@ -240,7 +346,20 @@ static int add_key(struct tt_diff *d, size_t *cap, const struct tt_cell_figures 
 	return 0;
 }
 
-static void judge(struct tt_diff *d, struct tt_diff_cell *dc)
+/* The second test, for percentiles of sides of one run: each side's rank
+ * interval at half the comparison's level must miss the other's, or the
+ * change may be a percentile jumping across a gap in the values. */
+static int rank_overlap(const struct tt__boot *b, const struct tt__boot *c, double level)
+{
+	double k = t_quantile_upper(level / 4, 2e6), blo, bhi, clo, chi;
+
+	if (!tt__boot_rank_interval(b, k, &blo, &bhi) || !tt__boot_rank_interval(c, k, &clo, &chi))
+		return 0;
+	return blo <= chi && clo <= bhi;
+}
+
+static void judge(struct tt_diff *d, struct tt_diff_cell *dc,
+		  const struct tt__boot *const (*only)[2])
 {
 	for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
 		struct tt_diff_value *v = &dc->v[f];
@@ -250,14 +369,22 @@ static void judge(struct tt_diff *d, struct tt_diff_cell *dc)
 		if (!v->applies || v->verdict == TT_VERDICT_UNJUDGED)
 			continue;
 		sd = sqrt(v->se_base * v->se_base + v->se_cand * v->se_cand);
-		v->ci_lo_pct = (exp(log(v->ratio) - d->z_crit * sd) - 1) * 100;
-		v->ci_hi_pct = (exp(log(v->ratio) + d->z_crit * sd) - 1) * 100;
+		v->crit = t_quantile_upper(d->level / 2, v->df);
+		v->ci_lo_pct = (exp(log(v->ratio) - v->crit * sd) - 1) * 100;
+		v->ci_hi_pct = (exp(log(v->ratio) + v->crit * sd) - 1) * 100;
 		better = tt_diff_figure_higher_better((enum tt_diff_figure)f) ? v->ratio > 1 :
 										 v->ratio < 1;
-		if (fabs(v->z) > d->z_crit && fabs(v->change_pct) >= d->opts.min_change)
-			v->verdict = better ? TT_VERDICT_FASTER : TT_VERDICT_SLOWER;
-		else
+		if (fabs(v->z) > v->crit && fabs(v->change_pct) >= d->opts.min_change &&
+		    rank_overlap(only[f][0], only[f][1], d->level)) {
 			v->verdict = TT_VERDICT_SAME;
+			snprintf(v->note, sizeof v->note,
+				 "the percentile sits near a gap in the values: its ranks around "
+				 "it overlap between the runs");
+		} else if (fabs(v->z) > v->crit && fabs(v->change_pct) >= d->opts.min_change) {
+			v->verdict = better ? TT_VERDICT_FASTER : TT_VERDICT_SLOWER;
+		} else {
+			v->verdict = TT_VERDICT_SAME;
+		}
 	}
 }
 
@@ -265,6 +392,8 @@ enum tt_code tt_diff_compare(const struct tt_diff_side *base, const struct tt_di
 			     struct tt_diff **out, struct tt_error *err)
 {
 	struct tt_diff *d;
+	struct pooled pool_b[TT_DIFF_FIGURE_COUNT_], pool_c[TT_DIFF_FIGURE_COUNT_];
+	const struct tt__boot *(*only)[TT_DIFF_FIGURE_COUNT_][2] = NULL;
 	size_t cap = 0;
 
 	if (!base || !cand || !base->n_runs || !cand->n_runs)
@@ -285,6 +414,13 @@ enum tt_code tt_diff_compare(const struct tt_diff_side *base, const struct tt_di
 					return tt_error_set(err, TT_ENOMEM, "out of memory");
 				}
 	}
+	pool_between(base, d, pool_b);
+	pool_between(cand, d, pool_c);
+	only = calloc(d->n_cells ? d->n_cells : 1, sizeof *only);
+	if (!only) {
+		tt_diff_free(d);
+		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	}
 	for (size_t i = 0; i < d->n_cells; i++) {
 		struct tt_diff_cell *dc = &d->cells[i];
 		int hb = side_status(base, dc->phase, dc->context, dc->concurrency, &dc->base_status,
@@ -304,12 +440,13 @@ enum tt_code tt_diff_compare(const struct tt_diff_side *base, const struct tt_di
 			v->applies = figures[f].phase == dc->phase;
 			v->base = v->cand = v->ratio = v->change_pct = NAN;
 			v->ci_lo_pct = v->ci_hi_pct = v->z = v->se_base = v->se_cand = NAN;
+			v->df = v->crit = NAN;
 			v->verdict = TT_VERDICT_UNJUDGED;
 			if (!v->applies)
 				continue;
-			side_estimate(base, dc->phase, dc->context, dc->concurrency,
+			side_estimate(base, pool_b, dc->phase, dc->context, dc->concurrency,
 				      (enum tt_diff_figure)f, &eb);
-			side_estimate(cand, dc->phase, dc->context, dc->concurrency,
+			side_estimate(cand, pool_c, dc->phase, dc->context, dc->concurrency,
 				      (enum tt_diff_figure)f, &ec);
 			if (eb.runs)
 				v->base = exp(eb.mu);
@@ -341,20 +478,29 @@ enum tt_code tt_diff_compare(const struct tt_diff_side *base, const struct tt_di
 			{
 				double sd = sqrt(eb.var + ec.var), dl = ec.mu - eb.mu;
 				v->z = sd > 0 ? dl / sd : dl == 0 ? 0 : dl > 0 ? INFINITY : -INFINITY;
+				/* Welch-Satterthwaite: the degrees of freedom of the sum
+				 * of the two variances. */
+				v->df = (eb.var + ec.var) * (eb.var + ec.var) /
+					(eb.var * eb.var / eb.df + ec.var * ec.var / ec.df);
+				if (!(v->df >= 1))
+					v->df = 1;
 			}
 			if (eb.missing || ec.missing)
 				snprintf(v->note, sizeof v->note,
 					 "figure missing in %zu of the runs; judged on the others",
 					 eb.missing + ec.missing);
+			only[i][f][0] = eb.only;
+			only[i][f][1] = ec.only;
 			v->verdict = TT_VERDICT_SAME; /* judged below */
 			d->n_tests++;
 		}
 	}
 	/* Bonferroni over every comparison judged: the chance that any verdict
-	 * of this diff is a false "faster" or "slower" stays below alpha. */
-	d->z_crit = z_upper(d->opts.alpha / (2.0 * (double)(d->n_tests ? d->n_tests : 1)));
+	 * of this diff is a false "faster" or "slower" stays below alpha.  Each
+	 * comparison is a t test at alpha / n_tests (two-sided). */
+	d->level = d->opts.alpha / (double)(d->n_tests ? d->n_tests : 1);
 	for (size_t i = 0; i < d->n_cells; i++) {
-		judge(d, &d->cells[i]);
+		judge(d, &d->cells[i], (const struct tt__boot *const (*)[2])only[i]);
 		for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
 			const struct tt_diff_value *v = &d->cells[i].v[f];
 			if (!v->applies)
@@ -365,6 +511,7 @@ enum tt_code tt_diff_compare(const struct tt_diff_side *base, const struct tt_di
 			d->n_unjudged += v->verdict == TT_VERDICT_UNJUDGED;
 		}
 	}
+	free(only);
 	if (d->n_cells)
 		qsort(d->cells, d->n_cells, sizeof *d->cells, cell_order);
 	*out = d;

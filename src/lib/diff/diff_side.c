@@ -76,22 +76,29 @@ static void rng_seed(struct rng *r, uint64_t seed, size_t run, const struct tt_c
 
 /* ---- samples of the current cell ---------------------------------------- */
 
-struct dvec {
-	double *v;
+/* A request's value and the time slice it belongs to. */
+struct sample {
+	double v;
+	unsigned slice;
+};
+
+struct svec {
+	struct sample *v;
 	size_t n, cap;
 };
 
-static int dvec_push(struct dvec *d, double x)
+static int svec_push(struct svec *d, double x, unsigned slice)
 {
 	if (d->n == d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 64;
-		double *v = realloc(d->v, cap * sizeof *v);
+		struct sample *v = realloc(d->v, cap * sizeof *v);
 		if (!v)
 			return -1;
 		d->v = v;
 		d->cap = cap;
 	}
-	d->v[d->n++] = x;
+	d->v[d->n].v = x;
+	d->v[d->n++].slice = slice;
 	return 0;
 }
 
@@ -107,7 +114,7 @@ struct collect {
 	struct tt_hist *slice;  /* o->slices histograms of per-token gaps, ns */
 	int *slice_used;
 	double *slice_tokens;
-	struct dvec ttft, rate, prefill;
+	struct svec ttft, rate, prefill;
 	/* scratch of the bootstrap */
 	size_t *mult;
 	size_t mult_cap;
@@ -132,6 +139,17 @@ static void on_begin(void *ctx, size_t cell, int64_t ws, int64_t we)
 	}
 }
 
+/* The slice of the window holding time t; times outside go to the nearest. */
+static unsigned slice_of(const struct collect *c, int64_t t)
+{
+	double x;
+
+	if (c->ws < 0 || t <= c->ws)
+		return 0;
+	x = (double)(t - c->ws) / (double)(c->we - c->ws) * c->o->slices;
+	return x >= c->o->slices ? c->o->slices - 1 : (unsigned)x;
+}
+
 static void on_chunk(void *ctx, size_t cell, int64_t t, uint32_t k, int64_t gap)
 {
 	struct collect *c = ctx;
@@ -139,9 +157,7 @@ static void on_chunk(void *ctx, size_t cell, int64_t t, uint32_t k, int64_t gap)
 
 	if ((long)cell != c->cell || c->ws < 0)
 		return;
-	s = (unsigned)((double)(t - c->ws) / (double)(c->we - c->ws) * c->o->slices);
-	if (s >= c->o->slices)
-		s = c->o->slices - 1;
+	s = slice_of(c, t);
 	c->slice_tokens[s] += k;
 	c->rb->have_samples = 1;
 	if (gap > 0) {
@@ -153,18 +169,16 @@ static void on_chunk(void *ctx, size_t cell, int64_t t, uint32_t k, int64_t gap)
 static void on_ttft(void *ctx, size_t cell, int64_t t, double ms)
 {
 	struct collect *c = ctx;
-	(void)t;
 	c->rb->have_samples = 1;
 	/* The figure drops values <= 0 (analysis: dist_of): so does its bootstrap. */
-	if ((long)cell == c->cell && ms > 0 && dvec_push(&c->ttft, ms))
+	if ((long)cell == c->cell && ms > 0 && svec_push(&c->ttft, ms, slice_of(c, t)))
 		c->oom = 1;
 }
 
 static void on_rate(void *ctx, size_t cell, int64_t t, double tok_s)
 {
 	struct collect *c = ctx;
-	(void)t;
-	if ((long)cell == c->cell && tok_s > 0 && dvec_push(&c->rate, tok_s))
+	if ((long)cell == c->cell && tok_s > 0 && svec_push(&c->rate, tok_s, slice_of(c, t)))
 		c->oom = 1;
 }
 
@@ -172,7 +186,8 @@ static void on_prefill(void *ctx, size_t cell, double tok_s)
 {
 	struct collect *c = ctx;
 	c->rb->have_samples = 1;
-	if ((long)cell == c->cell && tok_s > 0 && dvec_push(&c->prefill, tok_s))
+	/* Scouts are sequential and alone on the server: each is a unit. */
+	if ((long)cell == c->cell && tok_s > 0 && svec_push(&c->prefill, tok_s, (unsigned)c->prefill.n))
 		c->oom = 1;
 }
 
@@ -207,9 +222,9 @@ static double sd_of(const struct sdacc *a)
 	return var > 0 ? sqrt(var) : 0;
 }
 
-static int cmp_double(const void *x, const void *y)
+static int cmp_sample(const void *x, const void *y)
 {
-	double a = *(const double *)x, b = *(const double *)y;
+	double a = ((const struct sample *)x)->v, b = ((const struct sample *)y)->v;
 	return (a > b) - (a < b);
 }
 
@@ -225,61 +240,148 @@ static int ensure_mult(struct collect *c, size_t n)
 	return 0;
 }
 
-/* Value at 0-based rank r of the sorted values v repeated mult[i] times. */
-static double rank_value(const double *v, const size_t *mult, size_t n, size_t r)
+/* Value at 0-based rank r of the sorted samples, sample i repeated
+ * w[slice of i] times. */
+static double rank_value(const struct sample *v, size_t n, const size_t *w, size_t r)
 {
 	size_t seen = 0;
 	for (size_t i = 0; i < n; i++) {
-		seen += mult[i];
+		seen += w[v[i].slice];
 		if (r < seen)
-			return v[i];
+			return v[i].v;
 	}
-	return v[n - 1];
+	return v[n - 1].v;
 }
 
 /* Percentile p of a resample, interpolated as tt_percentile_sorted (M-pct). */
-static double resample_pct(const double *v, const size_t *mult, size_t n, size_t total, double p)
+static double resample_pct(const struct sample *v, size_t n, const size_t *w, size_t total,
+			   double p)
 {
 	double rank = p / 100.0 * (double)(total - 1), frac;
 	size_t lo = (size_t)rank;
 	double a, b;
 
 	frac = rank - (double)lo;
-	a = rank_value(v, mult, n, lo);
+	a = rank_value(v, n, w, lo);
 	if (frac == 0 || lo + 1 >= total)
 		return a;
-	b = rank_value(v, mult, n, lo + 1);
+	b = rank_value(v, n, w, lo + 1);
 	return a + (b - a) * frac;
 }
 
-/* Bootstrap over requests: the percentiles ps of the values v (i.i.d.
- * resamples of the same size).  se[i] gets the spread of log percentile i. */
-static int boot_requests(struct collect *c, struct rng *r, struct dvec *v, const double *ps,
-			 size_t np, struct tt__boot *out[])
+/* The rank interval of a percentile, distribution-free: the values at
+ * p -/+ k binomial standard deviations of its rank, sqrt(p (1 - p) / n).
+ * Where the values have a gap near p (two clusters of token gaps, p at the
+ * edge between them) a percentile jumps between the clusters from run to
+ * run; a bootstrap, whose resamples keep each cluster's share, hardly sees
+ * it, the rank interval does.  The comparison uses it as a second test
+ * (docs/diff.md "Percentiles near a gap"). */
+static void rank_table(double p, double n, double (*value)(const void *, double),
+		       const void *ctx, struct tt__boot *b)
+{
+	double sd = 100 * sqrt(p / 100 * (1 - p / 100) / n);
+
+	b->has_rank = 0;
+	if (n < 2)
+		return;
+	for (int i = 0; i < TT__RANK_STEPS; i++) {
+		double d = 0.5 * (i + 1) * sd;
+		double lo = value(ctx, p - d < 0 ? 0 : p - d), hi = value(ctx, p + d > 100 ? 100 : p + d);
+		if (!(lo > 0) || !(hi > 0))
+			return;
+		b->rank_lo[i] = log(lo);
+		b->rank_hi[i] = log(hi);
+	}
+	b->has_rank = 1;
+}
+
+int tt__boot_rank_interval(const struct tt__boot *b, double k, double *lo, double *hi)
+{
+	double x;
+	int i;
+
+	if (!b || !b->has_rank)
+		return 0;
+	x = k / 0.5 - 1;
+	if (x < 0)
+		x = 0;
+	if (x > TT__RANK_STEPS - 1)
+		x = TT__RANK_STEPS - 1;
+	i = (int)x;
+	if (i >= TT__RANK_STEPS - 1) {
+		*lo = b->rank_lo[TT__RANK_STEPS - 1];
+		*hi = b->rank_hi[TT__RANK_STEPS - 1];
+		return 1;
+	}
+	x -= i;
+	*lo = b->rank_lo[i] + (b->rank_lo[i + 1] - b->rank_lo[i]) * x;
+	*hi = b->rank_hi[i] + (b->rank_hi[i + 1] - b->rank_hi[i]) * x;
+	return 1;
+}
+
+struct req_ctx {
+	const struct sample *v;
+	size_t n;
+	const size_t *w;
+};
+
+static double req_value(const void *ctx, double p)
+{
+	const struct req_ctx *q = ctx;
+	return resample_pct(q->v, q->n, q->w, q->n, p);
+}
+
+/* Bootstrap of the percentiles ps of request values, resampling the units
+ * they belong to (n_units: time slices of the window, or each request for
+ * prefill scouts), so requests sent together (the streams of a closed loop
+ * fall into step) stay together.  out[i]->se: spread of log percentile i. */
+static int boot_requests(struct collect *c, struct rng *r, struct svec *v, size_t n_units,
+			 const double *ps, size_t np, struct tt__boot *out[])
 {
 	struct sdacc acc[2];
-	size_t n = v->n;
+	size_t n = v->n, used = 0, *count;
 
+	if (ensure_mult(c, 2 * n_units + 1))
+		return -1;
+	count = c->mult + n_units;
+	memset(count, 0, n_units * sizeof *count);
+	for (size_t i = 0; i < n; i++)
+		if (count[v->v[i].slice]++ == 0)
+			used++;
 	for (size_t i = 0; i < np; i++) {
-		out[i]->units = n;
-		out[i]->per_slice = 0;
+		out[i]->units = used;
+		out[i]->per_slice = v != &c->prefill;
 		out[i]->se = NAN;
 	}
-	if (n < MIN_REQUESTS)
+	if (n < MIN_REQUESTS || used < MIN_SLICES)
 		return 0;
-	if (ensure_mult(c, n))
-		return -1;
-	qsort(v->v, n, sizeof *v->v, cmp_double);
+	qsort(v->v, n, sizeof *v->v, cmp_sample);
 	memset(acc, 0, sizeof acc);
 	for (unsigned b = 0; b < c->o->replicates; b++) {
-		memset(c->mult, 0, n * sizeof *c->mult);
-		for (size_t i = 0; i < n; i++)
-			c->mult[rng_below(r, n)]++;
+		size_t total = 0;
+		memset(c->mult, 0, n_units * sizeof *c->mult);
+		for (size_t i = 0; i < n_units; i++)
+			c->mult[rng_below(r, n_units)]++;
+		for (size_t k = 0; k < n_units; k++)
+			total += c->mult[k] * count[k];
+		if (total < 2) {
+			for (size_t i = 0; i < np; i++)
+				acc[i].tried++;
+			continue;
+		}
 		for (size_t i = 0; i < np; i++)
-			sd_add(&acc[i], resample_pct(v->v, c->mult, n, n, ps[i]));
+			sd_add(&acc[i], resample_pct(v->v, n, c->mult, total, ps[i]));
 	}
-	for (size_t i = 0; i < np; i++)
-		out[i]->se = sd_of(&acc[i]);
+	{
+		/* every sample once: unit weights */
+		struct req_ctx q = {v->v, n, c->mult};
+		for (size_t k = 0; k < n_units; k++)
+			c->mult[k] = 1;
+		for (size_t i = 0; i < np; i++) {
+			out[i]->se = sd_of(&acc[i]);
+			rank_table(ps[i], (double)n, req_value, &q, out[i]);
+		}
+	}
 	return 0;
 }
 
@@ -331,6 +433,19 @@ static double hist_resample_pct(const struct collect *c, size_t ng, uint64_t tot
 		return a;
 	b = hist_rank_value(c, ng, lo + 1, vmin, vmax);
 	return a + (b - a) * frac;
+}
+
+struct hist_ctx {
+	const struct collect *c;
+	size_t ng;
+	uint64_t n;
+	double vmin, vmax;
+};
+
+static double hist_value(const void *ctx, double p)
+{
+	const struct hist_ctx *h = ctx;
+	return hist_resample_pct(h->c, h->ng, h->n, p, h->vmin, h->vmax);
 }
 
 /* Block bootstrap over the window's time slices: total tok/s from the
@@ -417,8 +532,23 @@ static int boot_slices(struct collect *c, struct rng *r, struct tt__boot *total,
 	}
 	total->se = sd_of(&at);
 	if (ng) {
+		struct hist_ctx h = {c, ng, 0, INFINITY, -INFINITY};
+		for (unsigned k = 0; k < K; k++) { /* every slice once */
+			c->mult[k] = 1;
+			if (!c->slice_used[k])
+				continue;
+			h.n += c->slice[k].n;
+			if ((double)c->slice[k].min < h.vmin)
+				h.vmin = (double)c->slice[k].min;
+			if ((double)c->slice[k].max > h.vmax)
+				h.vmax = (double)c->slice[k].max;
+		}
 		tbt50->se = sd_of(&a50);
 		tbtq->se = sd_of(&aq);
+		if (h.n >= 2) {
+			rank_table(50, (double)h.n, hist_value, &h, tbt50);
+			rank_table(c->o->tail, (double)h.n, hist_value, &h, tbtq);
+		}
 	}
 	return 0;
 }
@@ -438,19 +568,20 @@ static void on_end(void *ctx, size_t cell)
 		row[f].se = NAN;
 		row[f].units = 0;
 		row[f].per_slice = 0;
+		row[f].has_rank = 0;
 	}
 	rng_seed(&r, c->o->seed, c->run, ci);
 	if (ci->phase == TT_PHASE_PREFILL) {
 		const double p50[] = {50};
 		struct tt__boot *o1[] = {&row[TT_DIFF_PREFILL]};
-		if (boot_requests(c, &r, &c->prefill, p50, 1, o1))
+		if (boot_requests(c, &r, &c->prefill, c->prefill.n, p50, 1, o1))
 			c->oom = 1;
 	} else {
 		const double pt[] = {50, c->o->tail};
 		struct tt__boot *ot[] = {&row[TT_DIFF_TTFT_P50], &row[TT_DIFF_TTFT_TAIL]};
 		struct tt__boot *orate[] = {&row[TT_DIFF_PER_REQUEST]};
-		if (boot_requests(c, &r, &c->ttft, pt, 2, ot) ||
-		    boot_requests(c, &r, &c->rate, pt, 1, orate) ||
+		if (boot_requests(c, &r, &c->ttft, c->o->slices, pt, 2, ot) ||
+		    boot_requests(c, &r, &c->rate, c->o->slices, pt, 1, orate) ||
 		    boot_slices(c, &r, &row[TT_DIFF_TOTAL], &row[TT_DIFF_TBT_P50],
 				&row[TT_DIFF_TBT_TAIL]))
 			c->oom = 1;

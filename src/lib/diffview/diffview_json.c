@@ -88,7 +88,7 @@ enum tt_code tt__diff_render_json(const struct tt_diff *d, const struct tt_diff_
 	put(&oom, o, "tail", num(d->opts.tail));
 	put(&oom, o, "min_change_pct", num(d->opts.min_change));
 	put(&oom, o, "comparisons", num((double)d->n_tests));
-	put(&oom, o, "z_crit", num(d->z_crit));
+	put(&oom, o, "level_each", num(d->level));
 
 	o = put(&oom, root, "summary", cJSON_CreateObject());
 	put(&oom, o, "slower", num((double)d->n_slower));
@@ -152,6 +152,8 @@ enum tt_code tt__diff_render_json(const struct tt_diff *d, const struct tt_diff_
 				put(&oom, fo, "ci_pct", cJSON_CreateNull());
 			}
 			put(&oom, fo, "z", num(v->z));
+			put(&oom, fo, "df", num(v->df));
+			put(&oom, fo, "critical", num(v->crit));
 			put(&oom, fo, "se_log_base", num(v->se_base));
 			put(&oom, fo, "se_log_candidate", num(v->se_cand));
 			put(&oom, fo, "verdict", cJSON_CreateString(tt_verdict_key(v->verdict)));

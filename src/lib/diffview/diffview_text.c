@@ -232,11 +232,12 @@ static void method_line(const struct tt_diff *d, struct tt_buf *out)
 
 	tt__snprintf_c(line, sizeof line,
 		       "Method: bootstrap (%u replicates; decode windows in %u time slices), "
-		       "runs per side %zu and %zu; %zu comparisons held together to a %.0f%% "
-		       "false-positive rate (Bonferroni: |z| > %.2f)%s.  docs/diff.md.\n\n",
+		       "runs per side %zu and %zu; %zu comparisons held together to a %g%% "
+		       "false-positive rate (Bonferroni: each a t test at %.2g)%s.  "
+		       "See docs/diff.md.\n\n",
 		       d->opts.replicates, d->opts.slices, tt_diff_side_runs(d->base),
-		       tt_diff_side_runs(d->cand), d->n_tests, d->opts.alpha * 100, d->z_crit,
-		       d->opts.min_change > 0 ? "; changes under the minimum count as none" : "");
+		       tt_diff_side_runs(d->cand), d->n_tests, d->opts.alpha * 100, d->level,
+		       d->opts.min_change > 0 ? "; smaller changes than the minimum count as none" : "");
 	tt_buf_puts(out, line);
 }
 
