@@ -100,6 +100,27 @@ struct tt_cell_figures {
 	int slo_ok;                /* slo_share >= opts.slo.attain */
 };
 
+/* The samples behind the figures, as the analyzer counts them (for
+ * statistics that need more than a summary, such as the confidence
+ * intervals of `tokentrace diff`, docs/diff.md).  Each callback may be NULL;
+ * `cell` is the manifest index.  Values are passed before the summaries drop
+ * non-positive ones (a receiver that mirrors a figure drops them too). */
+struct tt_sample_hook {
+	void *ctx;
+	/* The analyzer of a cell was created: its window (M-window) in ns, or
+	 * -1, -1 when it has none; then finished (its figures are final). */
+	void (*begin)(void *ctx, size_t cell, int64_t ws_ns, int64_t we_ns);
+	void (*end)(void *ctx, size_t cell);
+	/* A token-bearing chunk of k tokens arriving at t_ns in the window
+	 * (M-total); gap_ns > 0 is the per-token gap it adds k times (M-tbt). */
+	void (*chunk)(void *ctx, size_t cell, int64_t t_ns, uint32_t k, int64_t gap_ns);
+	/* One request's TTFT in ms (M-ttft), per request tok/s (M-per-request),
+	 * or a prefill scout's prompt tok/s (M-prefill); t_ns is the first token. */
+	void (*ttft)(void *ctx, size_t cell, int64_t t_ns, double ms);
+	void (*rate)(void *ctx, size_t cell, int64_t t_ns, double tok_s);
+	void (*prefill)(void *ctx, size_t cell, double tok_s);
+};
+
 struct tt_analysis_opts {
 	double skip_first_s;       /* shift the window start later by this much */
 	double window_s;           /* 0: to the recorded window end; else at most this long */
@@ -112,6 +133,7 @@ struct tt_analysis_opts {
 	double stall_ms;           /* M-stall threshold: gaps longer count (0 = default 100) */
 	int show_tails;            /* term/md tables add quantile and stall columns */
 	struct tt_slo slo;         /* goodput objectives (tt_slo_init: none) */
+	const struct tt_sample_hook *hook; /* NULL: none (not owned; outlives the analysis) */
 };
 void tt_analysis_opts_init(struct tt_analysis_opts *o);
 

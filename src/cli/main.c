@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{"synth", cmd_synth, "write a synthetic run that reproduces a profile CSV"},
 	{"chart", cmd_chart, "draw one chart of a run (PNG, SVG or PDF)"},
 	{"dump", cmd_dump, "print a run's raw records as JSON lines"},
+	{"diff", cmd_diff, "compare two runs cell by cell: changes, intervals, verdicts"},
 };
 
 static void usage(FILE *f)

@@ -31,6 +31,8 @@ PUBLIC = {
     "render": "text",
     "chart": "chart",
     "report": "report",
+    "diff": "diff",
+    "diffview": "diffview",
 }
 PROGRAMS = ("cli", "capture", "sim")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -114,6 +114,7 @@ static int dvec_push(struct dvec *d, double x)
 
 struct tt_cell_analyzer {
 	const struct tt_cell_info *cell;
+	size_t index;            /* the cell's manifest index, for the hook */
 	struct tt_analysis_opts opts;
 	double duration_s;
 	int64_t ws, we;          /* window, ns; ws < 0: no window */
@@ -162,6 +163,7 @@ enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
 	}
 	tt__hist_reset(a->tbt);
 	a->cell = c;
+	a->index = cell;
 	if (opts)
 		a->opts = *opts;
 	else
@@ -197,6 +199,8 @@ enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
 		if (a->ws >= a->we)
 			a->ws = a->we = -1;
 	}
+	if (a->opts.hook && a->opts.hook->begin)
+		a->opts.hook->begin(a->opts.hook->ctx, cell, a->ws, a->we);
 	*out = a;
 	return TT_OK;
 }
@@ -221,6 +225,8 @@ static void scout_request(struct tt_cell_analyzer *a, const struct tt_request *r
 		    dvec_push(&a->scout_rate, (double)prompt / ttft_s) ||
 		    dvec_push(&a->scout_prompt, (double)prompt))
 			a->oom = 1;
+		if (a->opts.hook && a->opts.hook->prefill)
+			a->opts.hook->prefill(a->opts.hook->ctx, a->index, (double)prompt / ttft_s);
 		return;
 	}
 }
@@ -270,6 +276,9 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 			/* M-stall: the whole wait between two chunks of one request. */
 			if (prev >= 0 && t - prev > a->longest_gap)
 				a->longest_gap = t - prev;
+			if (a->opts.hook && a->opts.hook->chunk)
+				a->opts.hook->chunk(a->opts.hook->ctx, a->index, t, k,
+						    prev >= 0 ? (t - prev) / (int64_t)k : 0);
 		}
 		if (first < 0) {
 			first = t;
@@ -289,15 +298,22 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 	/* M-ttft: send to first token, for requests whose first token came before
 	 * the window ended (the ramp's requests included: with long requests they
 	 * are the only ones). */
-	if (first >= 0 && first < we && first > r->t_send_ns)
+	if (first >= 0 && first < we && first > r->t_send_ns) {
 		if (dvec_push(&a->ttft, (double)(first - r->t_send_ns) / 1e6))
 			a->oom = 1;
+		if (a->opts.hook && a->opts.hook->ttft)
+			a->opts.hook->ttft(a->opts.hook->ctx, a->index, first,
+					   (double)(first - r->t_send_ns) / 1e6);
+	}
 	/* M-per-request: (tokens after the first chunk) / (last - first chunk). */
 	if (first >= 0 && last > first && first < we && last >= ws &&
-	    total_tokens - first_tokens > 0)
-		if (dvec_push(&a->rate, (double)(total_tokens - first_tokens) /
-						((double)(last - first) / 1e9)))
+	    total_tokens - first_tokens > 0) {
+		double tok_s = (double)(total_tokens - first_tokens) / ((double)(last - first) / 1e9);
+		if (dvec_push(&a->rate, tok_s))
 			a->oom = 1;
+		if (a->opts.hook && a->opts.hook->rate)
+			a->opts.hook->rate(a->opts.hook->ctx, a->index, first, tok_s);
+	}
 	if ((r->finish == TT_FINISH_STOP || r->finish == TT_FINISH_LENGTH) && r->t_end_ns >= ws &&
 	    r->t_end_ns < we)
 		a->completed++; /* M-completed */
@@ -629,6 +645,8 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 	if (a->oom)
 		snprintf(f->damage, sizeof f->damage, "out of memory while analysing");
 	f->errors = a->errors;
+	if (a->opts.hook && a->opts.hook->end)
+		a->opts.hook->end(a->opts.hook->ctx, a->index);
 	if (c->phase == TT_PHASE_PREFILL) {
 		dist_of(&a->scout_ttft, &a->opts, &f->ttft_ms);
 		if (a->scout_rate.n) {

@@ -1,0 +1,330 @@
+/* tokentrace diff BASE CANDIDATE [options]
+ * tokentrace diff --base R1 R2.. --candidate S1 S2.. [options]
+ *
+ * Compares two engine versions cell by cell (docs/diff.md); exits 1 when
+ * the release gate (--fail-if-slower) fails, 2 on any error. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tokentrace/analysis.h"
+#include "tokentrace/diff.h"
+#include "tokentrace/diffview.h"
+#include "tokentrace/run.h"
+#include "tokentrace/units.h"
+
+#include "commands.h"
+
+static const char usage_text[] =
+	"usage: tokentrace diff BASE CANDIDATE [options]\n"
+	"       tokentrace diff --base RUN... --candidate RUN... [options]\n"
+	"\n"
+	"Compare two runs (engine versions, settings) cell by cell: each figure's\n"
+	"change, a confidence interval from the raw traces, and a verdict (faster,\n"
+	"slower, no significant change).  Method and assumptions: docs/diff.md.\n"
+	"\n"
+	"  --base RUN...          several runs of the base setup (replicates)\n"
+	"  --candidate RUN...     several runs of the candidate setup\n"
+	"  -f, --format F         term (default on a terminal), md (default otherwise),\n"
+	"                         csv, json\n"
+	"  -o, --output FILE      write to FILE instead of standard output\n"
+	"  --fail-if-slower PCT   exit 1 when a cell is significantly slower by more\n"
+	"                         than PCT (e.g. 5%) in the gate's figure\n"
+	"  --figure NAME          the gate's figure: total (default), per-request,\n"
+	"                         ttft, ttft-tail, tbt, tbt-tail, prefill\n"
+	"  --tail P               tail percentile of TTFT and TBT (default 90)\n"
+	"  --alpha A              false-positive rate of the whole diff (default 0.05)\n"
+	"  --min-change PCT       report significant changes under PCT as none (default 1%)\n"
+	"  --replicates N         bootstrap replicates per run and cell (default 400)\n"
+	"  --seed N               bootstrap seed (default 1)\n"
+	"  --skip-first D         start each decode window D later (e.g. 5s)\n"
+	"  --window D             measure at most D of each window (e.g. 10s)\n"
+	"  --no-color             no colour in term output (NO_COLOR is respected too)\n"
+	"  -q, --quiet            no summary line on standard error\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"Exit status: 0 no gate or the gate passed; 1 the gate failed; 2 error\n"
+	"(usage, a run that cannot be read).  Damaged cells are warned about and\n"
+	"compared on their intact part.\n";
+
+/* "5%", "5", "2.5 %" -> 5, 2.5; -1 when not a percentage >= 0. */
+static double parse_pct(const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || !(v >= 0) || !isfinite(v))
+		return -1;
+	while (*end == ' ')
+		end++;
+	if (*end == '%')
+		end++;
+	return *end ? -1 : v;
+}
+
+static int parse_num(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	return end == s || *end || errno || !isfinite(*out) ? -1 : 0;
+}
+
+static int write_out(const char *path, const char *data, size_t len)
+{
+	FILE *f = path ? fopen(path, "wb") : stdout;
+
+	if (!f) {
+		cli_error("cannot create '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (fwrite(data, 1, len, f) != len || (path ? fclose(f) : fflush(f)) != 0) {
+		cli_error("cannot write '%s'", path ? path : "standard output");
+		return -1;
+	}
+	return 0;
+}
+
+/* Open and analyse every run of a side. */
+static int load_side(const char *name, const char *const *paths, size_t n,
+		     const struct tt_analysis_opts *ao, struct tt_diff_side *side)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct tt_run *run = NULL;
+		struct tt_error err;
+		enum tt_code rc;
+
+		tt_error_clear(&err);
+		rc = cli_open_run(paths[i], &run, &err);
+		if (rc) {
+			cli_error("diff: %s run '%s': %s", name, paths[i], err.msg);
+			return -1;
+		}
+		rc = tt_diff_side_add(side, run, ao, &err);
+		tt_run_free(run);
+		if (rc > TT_WARN) {
+			cli_error("diff: %s run '%s': %s", name, paths[i], err.msg);
+			return -1;
+		}
+		if (rc == TT_WARN)
+			fprintf(stderr, "tokentrace: warning: %s run '%s': %s\n", name, paths[i],
+				err.msg);
+	}
+	return 0;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	const char **base = NULL, **cand = NULL, *out = NULL, *fmt = NULL, *figure = NULL;
+	size_t n_base = 0, n_cand = 0;
+	struct tt_analysis_opts ao;
+	struct tt_diff_opts dopts;
+	struct tt_diff_gate_opts gate;
+	struct tt_render_opts ro;
+	struct tt_diff_side *sb = NULL, *sc = NULL;
+	struct tt_diff *d = NULL;
+	struct tt_error err;
+	struct tt_buf buf;
+	int f, status = 2, no_color = 0, quiet = 0, list = 0; /* 1 base, 2 candidate */
+	int positional = 0, listed = 0;
+
+	tt_analysis_opts_init(&ao);
+	tt_diff_opts_init(&dopts);
+	memset(&gate, 0, sizeof gate);
+	gate.figure = TT_DIFF_TOTAL;
+	tt_buf_init(&buf, 0);
+	base = calloc((size_t)argc, sizeof *base);
+	cand = calloc((size_t)argc, sizeof *cand);
+	if (!base || !cand) {
+		cli_error("out of memory");
+		goto cleanup;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		double x;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage_text, stdout);
+			status = 0;
+			goto cleanup;
+		}
+		if (!strcmp(a, "--base") || !strcmp(a, "--candidate")) {
+			list = a[2] == 'b' ? 1 : 2;
+			listed = 1;
+			continue;
+		}
+		if (!strcmp(a, "--no-color")) {
+			no_color = 1;
+			continue;
+		}
+		if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			quiet = 1;
+			continue;
+		}
+		if (a[0] == '-' && a[1]) {
+			static const char *const with_value[] = {
+				"-f", "--format", "-o", "--output", "--fail-if-slower", "--figure",
+				"--tail", "--alpha", "--min-change", "--replicates", "--seed",
+				"--skip-first", "--window"};
+			int known = 0;
+			list = 0;
+			for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
+				known |= !strcmp(a, with_value[k]);
+			if (!known) {
+				cli_error("diff: unknown option '%s' (see 'tokentrace diff --help')", a);
+				goto cleanup;
+			}
+			if (!v) {
+				cli_error("option '%s' needs a value", a);
+				goto cleanup;
+			}
+			i++;
+			if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
+				fmt = v;
+			} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+				out = v;
+			} else if (!strcmp(a, "--fail-if-slower")) {
+				if ((gate.threshold_pct = parse_pct(v)) < 0) {
+					cli_error("--fail-if-slower: '%s' is not a percentage (e.g. 5%%)", v);
+					goto cleanup;
+				}
+				gate.on = 1;
+			} else if (!strcmp(a, "--figure")) {
+				figure = v;
+			} else if (!strcmp(a, "--tail")) {
+				if (parse_num(v, &x) || !(x > 50 && x < 100)) {
+					cli_error("--tail: '%s' is not a percentile in (50, 100), e.g. 90", v);
+					goto cleanup;
+				}
+				dopts.tail = x;
+			} else if (!strcmp(a, "--alpha")) {
+				if (parse_num(v, &x) || !(x > 0 && x < 0.5)) {
+					cli_error("--alpha: '%s' is not a rate in (0, 0.5), e.g. 0.05", v);
+					goto cleanup;
+				}
+				dopts.alpha = x;
+			} else if (!strcmp(a, "--min-change")) {
+				if ((dopts.min_change = parse_pct(v)) < 0) {
+					cli_error("--min-change: '%s' is not a percentage (e.g. 2%%)", v);
+					goto cleanup;
+				}
+			} else if (!strcmp(a, "--replicates")) {
+				if (parse_num(v, &x) || x < 50 || x > 100000 || x != floor(x)) {
+					cli_error("--replicates: '%s' is not a whole number in 50..100000", v);
+					goto cleanup;
+				}
+				dopts.replicates = (unsigned)x;
+			} else if (!strcmp(a, "--seed")) {
+				char *end;
+				errno = 0;
+				dopts.seed = strtoull(v, &end, 10);
+				if (end == v || *end || errno || v[0] == '-') {
+					cli_error("--seed: '%s' is not a whole number", v);
+					goto cleanup;
+				}
+			} else if (!strcmp(a, "--skip-first")) {
+				if ((ao.skip_first_s = tt_parse_duration(v)) < 0) {
+					cli_error("--skip-first: '%s' is not a duration (e.g. 5s)", v);
+					goto cleanup;
+				}
+			} else if (!strcmp(a, "--window")) {
+				if ((ao.window_s = tt_parse_duration(v)) <= 0) {
+					cli_error("--window: '%s' is not a positive duration (e.g. 10s)", v);
+					goto cleanup;
+				}
+			}
+			continue;
+		}
+		if (list == 1) {
+			base[n_base++] = a;
+		} else if (list == 2) {
+			cand[n_cand++] = a;
+		} else if (listed) {
+			cli_error("diff: '%s': runs go after --base or --candidate, not on their own", a);
+			goto cleanup;
+		} else if (positional == 0) {
+			base[n_base++] = a;
+			positional++;
+		} else if (positional == 1) {
+			cand[n_cand++] = a;
+			positional++;
+		} else {
+			cli_error("diff takes two runs (BASE CANDIDATE), got a third: '%s'; several runs "
+				  "of a side go after --base or --candidate", a);
+			goto cleanup;
+		}
+	}
+	if (listed && positional) {
+		cli_error("diff: give the runs either as BASE CANDIDATE or with --base and --candidate");
+		goto cleanup;
+	}
+	if (!n_base || !n_cand) {
+		cli_error("diff needs a base and a candidate run (see 'tokentrace diff --help')");
+		goto cleanup;
+	}
+	if (n_base > TT_DIFF_MAX_RUNS || n_cand > TT_DIFF_MAX_RUNS) {
+		cli_error("diff: at most %d runs on a side", TT_DIFF_MAX_RUNS);
+		goto cleanup;
+	}
+	if (figure) {
+		int g = tt_diff_figure_parse(figure);
+		if (g < 0) {
+			cli_error("--figure: unknown figure '%s' (total, per-request, ttft, ttft-tail, "
+				  "tbt, tbt-tail, prefill)", figure);
+			goto cleanup;
+		}
+		if (!gate.on) {
+			cli_error("--figure chooses the gate's figure: it needs --fail-if-slower");
+			goto cleanup;
+		}
+		gate.figure = (enum tt_diff_figure)g;
+	}
+	if (!fmt)
+		fmt = !out && isatty(STDOUT_FILENO) ? "term" : "md";
+	f = tt_format_parse(fmt);
+	if (f < 0 || f == TT_FORMAT_HTML || f == TT_FORMAT_PDF) {
+		cli_error("unknown format '%s' for diff (term, md, csv, json)", fmt);
+		goto cleanup;
+	}
+
+	tt_error_clear(&err);
+	if (tt_diff_side_create(&dopts, &sb, &err) || tt_diff_side_create(&dopts, &sc, &err)) {
+		cli_error("%s", err.msg);
+		goto cleanup;
+	}
+	if (load_side("base", base, n_base, &ao, sb) || load_side("candidate", cand, n_cand, &ao, sc))
+		goto cleanup;
+	if (tt_diff_compare(sb, sc, &d, &err)) {
+		cli_error("%s", err.msg);
+		goto cleanup;
+	}
+	memset(&ro, 0, sizeof ro);
+	ro.color = f == TT_FORMAT_TERM && !out && !no_color && isatty(STDOUT_FILENO) &&
+		   !getenv("NO_COLOR");
+	if (tt_diff_render(d, (enum tt_format)f, &ro, &gate, &buf, &err)) {
+		cli_error("%s", err.msg);
+		goto cleanup;
+	}
+	if (write_out(out, buf.data ? buf.data : "", buf.len))
+		goto cleanup;
+	if (!quiet) {
+		char line[600];
+		tt_diff_summary(d, &gate, line, sizeof line);
+		fprintf(stderr, "%s\n", line);
+	}
+	status = gate.on && tt_diff_gate(d, gate.figure, gate.threshold_pct) ? 1 : 0;
+cleanup:
+	tt_buf_release(&buf);
+	tt_diff_free(d);
+	tt_diff_side_free(sb);
+	tt_diff_side_free(sc);
+	free(base);
+	free(cand);
+	return status;
+}

@@ -1,0 +1,542 @@
+/* The comparison of two sides: cells matched by phase, context and
+ * concurrency; per figure the change, its simultaneous interval and a
+ * verdict (docs/diff.md "Method", "Verdicts"). */
+#include "diff/diff_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+	const char *key, *name, *alias;
+	int higher_better;
+	enum tt_phase phase;
+} figures[TT_DIFF_FIGURE_COUNT_] = {
+	{"total_tok_s", "Total tok/s", "total", 1, TT_PHASE_DECODE},
+	{"per_request_tok_s", "Per request tok/s", "per-request", 1, TT_PHASE_DECODE},
+	{"ttft_p50_ms", "TTFT p50", "ttft", 0, TT_PHASE_DECODE},
+	{"ttft_tail_ms", "TTFT tail", "ttft-tail", 0, TT_PHASE_DECODE},
+	{"tbt_p50_ms", "TBT p50", "tbt", 0, TT_PHASE_DECODE},
+	{"tbt_tail_ms", "TBT tail", "tbt-tail", 0, TT_PHASE_DECODE},
+	{"prefill_tok_s", "Prompt tok/s", "prefill", 1, TT_PHASE_PREFILL},
+};
+
+const char *tt_diff_figure_key(enum tt_diff_figure f)
+{
+	return (unsigned)f < TT_DIFF_FIGURE_COUNT_ ? figures[f].key : "unknown";
+}
+
+const char *tt_diff_figure_name(enum tt_diff_figure f)
+{
+	return (unsigned)f < TT_DIFF_FIGURE_COUNT_ ? figures[f].name : "Unknown";
+}
+
+int tt_diff_figure_parse(const char *name)
+{
+	for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++)
+		if (!strcmp(name, figures[f].key) || !strcmp(name, figures[f].alias))
+			return f;
+	return -1;
+}
+
+int tt_diff_figure_higher_better(enum tt_diff_figure f)
+{
+	return (unsigned)f < TT_DIFF_FIGURE_COUNT_ ? figures[f].higher_better : 1;
+}
+
+static const char *const verdict_names[] = {"no significant change", "faster", "slower",
+					    "not judged"};
+static const char *const verdict_keys[] = {"same", "faster", "slower", "unjudged"};
+
+const char *tt_verdict_name(enum tt_verdict v)
+{
+	return (unsigned)v <= TT_VERDICT_UNJUDGED ? verdict_names[v] : "unknown";
+}
+
+const char *tt_verdict_key(enum tt_verdict v)
+{
+	return (unsigned)v <= TT_VERDICT_UNJUDGED ? verdict_keys[v] : "unknown";
+}
+
+double tt__diff_figure_of(const struct tt_cell_figures *c, enum tt_diff_figure f, size_t tail_q)
+{
+	if (c->phase != figures[f].phase)
+		return NAN;
+	switch (f) {
+	case TT_DIFF_TOTAL:
+		return c->total_tok_s;                 /* M-total */
+	case TT_DIFF_PER_REQUEST:
+		return c->per_request_tok_s.p50;       /* M-per-request */
+	case TT_DIFF_TTFT_P50:
+		return c->ttft_ms.p50;                 /* M-ttft */
+	case TT_DIFF_TTFT_TAIL:
+		return tail_q < TT_MAX_QUANTILES ? c->ttft_ms.q[tail_q] : NAN;
+	case TT_DIFF_TBT_P50:
+		return c->tbt_ms.p50;                  /* M-tbt */
+	case TT_DIFF_TBT_TAIL:
+		return tail_q < TT_MAX_QUANTILES ? c->tbt_ms.q[tail_q] : NAN;
+	case TT_DIFF_PREFILL:
+		return c->total_tok_s;                 /* M-prefill: the prompt tok/s */
+	default:
+		return NAN;
+	}
+}
+
+/* ---- cells ------------------------------------------------------------- */
+
+static const struct tt_cell_figures *find_cell(const struct tt_report *r, enum tt_phase ph,
+					       int64_t ctx, int conc)
+{
+	for (size_t i = 0; i < r->n_cells; i++)
+		if (r->cells[i].phase == ph && r->cells[i].context == ctx &&
+		    (ph == TT_PHASE_PREFILL || r->cells[i].concurrency == conc))
+			return &r->cells[i];
+	return NULL;
+}
+
+/* A side's status for a cell: the first run's that has it; mixed when the
+ * replicates disagree.  Returns 0 when no run has the cell. */
+static int side_status(const struct tt_diff_side *s, enum tt_phase ph, int64_t ctx, int conc,
+		       enum tt_status *st, int *mixed)
+{
+	int found = 0;
+
+	*mixed = 0;
+	for (size_t i = 0; i < s->n_runs; i++) {
+		const struct tt_cell_figures *c = find_cell(s->runs[i].rep, ph, ctx, conc);
+		if (!c)
+			continue;
+		if (!found)
+			*st = c->status;
+		else if (*st != c->status)
+			*mixed = 1;
+		found = 1;
+	}
+	return found;
+}
+
+/* One side's estimate of a figure: mean of the runs' log figures and the
+ * variance of that mean, with its degrees of freedom (docs/diff.md
+ * "Replicates"). */
+struct est {
+	double mu, var, df;
+	size_t runs, missing, no_se;
+	int samples; /* some run had raw samples */
+	const struct tt__boot *only; /* the bootstrap of a side of one run */
+};
+
+/* The spread between a side's runs of one figure, pooled over its cells:
+ * with two or three runs a cell alone cannot tell it, and the engine's
+ * run-to-run noise is taken to be alike in every cell (relative). */
+struct pooled {
+	double ss, df;
+};
+
+/* The log figures of the runs of a side that have the cell; n returned. */
+static size_t run_values(const struct tt_diff_side *s, enum tt_phase ph, int64_t ctx, int conc,
+			 enum tt_diff_figure f, double *x, const struct tt__boot **b,
+			 struct est *e)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n_runs; i++) {
+		const struct tt__run_boot *rb = &s->runs[i];
+		const struct tt_cell_figures *c = find_cell(rb->rep, ph, ctx, conc);
+		double v;
+		if (!c)
+			continue;
+		v = tt__diff_figure_of(c, f, rb->tail_q);
+		if (!(v > 0) || !isfinite(v)) {
+			if (e)
+				e->missing++;
+			continue;
+		}
+		if (e)
+			e->samples |= rb->have_samples;
+		x[n] = log(v);
+		b[n] = &rb->boot[c - rb->rep->cells][f];
+		n++;
+	}
+	return n;
+}
+
+static void pool_between(const struct tt_diff_side *s, const struct tt_diff *d,
+			 struct pooled *p)
+{
+	double x[TT_DIFF_MAX_RUNS];
+	const struct tt__boot *b[TT_DIFF_MAX_RUNS];
+
+	memset(p, 0, TT_DIFF_FIGURE_COUNT_ * sizeof *p);
+	for (size_t i = 0; i < d->n_cells; i++)
+		for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
+			const struct tt_diff_cell *dc = &d->cells[i];
+			size_t n = run_values(s, dc->phase, dc->context, dc->concurrency,
+					      (enum tt_diff_figure)f, x, b, NULL);
+			double mean = 0;
+			if (n < 2)
+				continue;
+			for (size_t k = 0; k < n; k++)
+				mean += x[k] / (double)n;
+			for (size_t k = 0; k < n; k++)
+				p[f].ss += (x[k] - mean) * (x[k] - mean);
+			p[f].df += (double)(n - 1);
+		}
+}
+
+static void side_estimate(const struct tt_diff_side *s, const struct pooled *pool,
+			  enum tt_phase ph, int64_t ctx, int conc, enum tt_diff_figure f,
+			  struct est *e)
+{
+	double x[TT_DIFF_MAX_RUNS], sum = 0, se2 = 0, df_within = 0;
+	const struct tt__boot *b[TT_DIFF_MAX_RUNS];
+	size_t n, n_se = 0;
+
+	memset(e, 0, sizeof *e);
+	n = run_values(s, ph, ctx, conc, f, x, b, e);
+	e->runs = n;
+	e->mu = e->var = e->df = NAN;
+	if (n == 0)
+		return;
+	for (size_t k = 0; k < n; k++) {
+		sum += x[k];
+		if (isfinite(b[k]->se) && b[k]->units > 1) {
+			se2 += b[k]->se * b[k]->se;
+			df_within += (double)(b[k]->units - 1);
+			n_se++;
+		} else {
+			e->no_se++;
+		}
+	}
+	e->mu = sum / (double)n;
+	if (n == 1 && s->n_runs == 1)
+		e->only = b[0];
+	{
+		/* Per run: the bootstrap's variance (within the run) and, with
+		 * replicates, the pooled spread between runs, which holds the
+		 * within part too; the larger decides. */
+		double within = n_se ? se2 / (double)n_se : NAN;
+		double between = s->n_runs > 1 && pool[f].df > 0 ? pool[f].ss / pool[f].df : NAN;
+		if (!isnan(between) && (isnan(within) || between > within)) {
+			e->var = between / (double)n;
+			e->df = pool[f].df;
+		} else if (!isnan(within)) {
+			e->var = within / (double)n;
+			e->df = df_within;
+		}
+	}
+}
+
+/* ---- Student's t ------------------------------------------------------------ */
+
+/* Continued fraction of the regularized incomplete beta (Lentz's method). */
+static double betacf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	d = 1 / (fabs(d) < tiny ? tiny : d);
+	h = d;
+	for (int m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m, aa, del;
+		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+		d = 1 + aa * d;
+		c = 1 + aa / c;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		c = fabs(c) < tiny ? tiny : c;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+		d = 1 + aa * d;
+		c = 1 + aa / c;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		c = fabs(c) < tiny ? tiny : c;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-14)
+			break;
+	}
+	return h;
+}
+
+static double ibeta(double a, double b, double x)
+{
+	double bt;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	bt = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log(1 - x));
+	if (x < (a + 1) / (a + b + 2))
+		return bt * betacf(a, b, x) / a;
+	return 1 - bt * betacf(b, a, 1 - x) / b;
+}
+
+/* P(T > t) for Student's t with df degrees of freedom, t >= 0 (the normal
+ * beyond a million). */
+static double t_upper(double t, double df)
+{
+	if (df > 1e6)
+		return 0.5 * erfc(t / sqrt(2.0));
+	return 0.5 * ibeta(df / 2, 0.5, df / (df + t * t));
+}
+
+/* x with P(T > x) = q, by bisection. */
+static double t_quantile_upper(double q, double df)
+{
+	double lo = 0, hi = 1;
+
+	while (t_upper(hi, df) > q && hi < 1e12)
+		hi *= 2;
+	for (int i = 0; i < 200; i++) {
+		double mid = (lo + hi) / 2;
+		if (t_upper(mid, df) > q)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+static void note_side(char *buf, size_t len, const char *side, const struct est *e,
+		      enum tt_status st)
+{
+	if (e->runs == 0)
+		snprintf(buf, len, "no %s figure (%s)", side, tt_status_name(st));
+	else if (!e->samples)
+		snprintf(buf, len, "%s has figures but no raw samples: no confidence interval", side);
+	else
+		snprintf(buf, len, "%s: too few samples for a confidence interval with one run", side);
+}
+
+static int cell_order(const void *x, const void *y)
+{
+	const struct tt_diff_cell *a = x, *b = y;
+	int ga = a->presence == TT_DIFF_BOTH ? !a->status_changed : 1 + (int)a->presence;
+	int gb = b->presence == TT_DIFF_BOTH ? !b->status_changed : 1 + (int)b->presence;
+
+	if (ga != gb)
+		return ga - gb;
+	if (a->phase != b->phase)
+		return (int)a->phase - (int)b->phase;
+	if (a->context != b->context)
+		return a->context < b->context ? -1 : 1;
+	return a->concurrency - b->concurrency;
+}
+
+static int add_key(struct tt_diff *d, size_t *cap, const struct tt_cell_figures *c)
+{
+	for (size_t i = 0; i < d->n_cells; i++)
+		if (d->cells[i].phase == c->phase && d->cells[i].context == c->context &&
+		    (c->phase == TT_PHASE_PREFILL || d->cells[i].concurrency == c->concurrency))
+			return 0;
+	if (d->n_cells == *cap) {
+		size_t n = *cap ? *cap * 2 : 32;
+		struct tt_diff_cell *g = realloc(d->cells, n * sizeof *g);
+		if (!g)
+			return -1;
+		d->cells = g;
+		*cap = n;
+	}
+	memset(&d->cells[d->n_cells], 0, sizeof *d->cells);
+	d->cells[d->n_cells].phase = c->phase;
+	d->cells[d->n_cells].context = c->context;
+	d->cells[d->n_cells].concurrency = c->phase == TT_PHASE_PREFILL ? 1 : c->concurrency;
+	d->n_cells++;
+	return 0;
+}
+
+/* The second test, for percentiles of sides of one run: each side's rank
+ * interval at half the comparison's level must miss the other's, or the
+ * change may be a percentile jumping across a gap in the values. */
+static int rank_overlap(const struct tt__boot *b, const struct tt__boot *c, double level)
+{
+	double k = t_quantile_upper(level / 4, 2e6), blo, bhi, clo, chi;
+
+	if (!tt__boot_rank_interval(b, k, &blo, &bhi) || !tt__boot_rank_interval(c, k, &clo, &chi))
+		return 0;
+	return blo <= chi && clo <= bhi;
+}
+
+static void judge(struct tt_diff *d, struct tt_diff_cell *dc,
+		  const struct tt__boot *const (*only)[2])
+{
+	for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
+		struct tt_diff_value *v = &dc->v[f];
+		double sd;
+		int better;
+
+		if (!v->applies || v->verdict == TT_VERDICT_UNJUDGED)
+			continue;
+		sd = sqrt(v->se_base * v->se_base + v->se_cand * v->se_cand);
+		v->crit = t_quantile_upper(d->level / 2, v->df);
+		v->ci_lo_pct = (exp(log(v->ratio) - v->crit * sd) - 1) * 100;
+		v->ci_hi_pct = (exp(log(v->ratio) + v->crit * sd) - 1) * 100;
+		better = tt_diff_figure_higher_better((enum tt_diff_figure)f) ? v->ratio > 1 :
+										 v->ratio < 1;
+		if (fabs(v->z) > v->crit && fabs(v->change_pct) >= d->opts.min_change &&
+		    rank_overlap(only[f][0], only[f][1], d->level)) {
+			v->verdict = TT_VERDICT_SAME;
+			snprintf(v->note, sizeof v->note,
+				 "the percentile sits near a gap in the values: its ranks around "
+				 "it overlap between the runs");
+		} else if (fabs(v->z) > v->crit && fabs(v->change_pct) >= d->opts.min_change) {
+			v->verdict = better ? TT_VERDICT_FASTER : TT_VERDICT_SLOWER;
+		} else {
+			v->verdict = TT_VERDICT_SAME;
+		}
+	}
+}
+
+enum tt_code tt_diff_compare(const struct tt_diff_side *base, const struct tt_diff_side *cand,
+			     struct tt_diff **out, struct tt_error *err)
+{
+	struct tt_diff *d;
+	struct pooled pool_b[TT_DIFF_FIGURE_COUNT_], pool_c[TT_DIFF_FIGURE_COUNT_];
+	const struct tt__boot *(*only)[TT_DIFF_FIGURE_COUNT_][2] = NULL;
+	size_t cap = 0;
+
+	if (!base || !cand || !base->n_runs || !cand->n_runs)
+		return tt_error_set(err, TT_EARG, "a diff needs at least one run on each side");
+	d = calloc(1, sizeof *d);
+	if (!d)
+		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	d->opts = base->o;
+	d->base = base;
+	d->cand = cand;
+	/* Every cell of either side, once. */
+	for (int side = 0; side < 2; side++) {
+		const struct tt_diff_side *s = side ? cand : base;
+		for (size_t i = 0; i < s->n_runs; i++)
+			for (size_t k = 0; k < s->runs[i].rep->n_cells; k++)
+				if (add_key(d, &cap, &s->runs[i].rep->cells[k])) {
+					tt_diff_free(d);
+					return tt_error_set(err, TT_ENOMEM, "out of memory");
+				}
+	}
+	pool_between(base, d, pool_b);
+	pool_between(cand, d, pool_c);
+	only = calloc(d->n_cells ? d->n_cells : 1, sizeof *only);
+	if (!only) {
+		tt_diff_free(d);
+		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < d->n_cells; i++) {
+		struct tt_diff_cell *dc = &d->cells[i];
+		int hb = side_status(base, dc->phase, dc->context, dc->concurrency, &dc->base_status,
+				     &dc->base_mixed);
+		int hc = side_status(cand, dc->phase, dc->context, dc->concurrency, &dc->cand_status,
+				     &dc->cand_mixed);
+
+		dc->presence = hb && hc ? TT_DIFF_BOTH : hb ? TT_DIFF_BASE_ONLY : TT_DIFF_CAND_ONLY;
+		dc->status_changed = hb && hc && dc->base_status != dc->cand_status;
+		d->n_status_changed += (size_t)dc->status_changed;
+		d->n_base_only += dc->presence == TT_DIFF_BASE_ONLY;
+		d->n_cand_only += dc->presence == TT_DIFF_CAND_ONLY;
+		for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
+			struct tt_diff_value *v = &dc->v[f];
+			struct est eb, ec;
+
+			v->applies = figures[f].phase == dc->phase;
+			v->base = v->cand = v->ratio = v->change_pct = NAN;
+			v->ci_lo_pct = v->ci_hi_pct = v->z = v->se_base = v->se_cand = NAN;
+			v->df = v->crit = NAN;
+			v->verdict = TT_VERDICT_UNJUDGED;
+			if (!v->applies)
+				continue;
+			side_estimate(base, pool_b, dc->phase, dc->context, dc->concurrency,
+				      (enum tt_diff_figure)f, &eb);
+			side_estimate(cand, pool_c, dc->phase, dc->context, dc->concurrency,
+				      (enum tt_diff_figure)f, &ec);
+			if (eb.runs)
+				v->base = exp(eb.mu);
+			if (ec.runs)
+				v->cand = exp(ec.mu);
+			if (dc->presence != TT_DIFF_BOTH) {
+				snprintf(v->note, sizeof v->note, "cell only in the %s",
+					 hb ? "base" : "candidate");
+				continue;
+			}
+			if (!eb.runs || !ec.runs) {
+				note_side(v->note, sizeof v->note, eb.runs ? "candidate" : "base",
+					  eb.runs ? &ec : &eb,
+					  eb.runs ? dc->cand_status : dc->base_status);
+				continue;
+			}
+			v->ratio = v->cand / v->base;
+			v->change_pct = (v->ratio - 1) * 100;
+			v->worse = tt_diff_figure_higher_better((enum tt_diff_figure)f) ? v->ratio < 1 :
+											 v->ratio > 1;
+			if (isnan(eb.var) || isnan(ec.var)) {
+				note_side(v->note, sizeof v->note, isnan(eb.var) ? "base" : "candidate",
+					  isnan(eb.var) ? &eb : &ec,
+					  isnan(eb.var) ? dc->base_status : dc->cand_status);
+				continue;
+			}
+			v->se_base = sqrt(eb.var);
+			v->se_cand = sqrt(ec.var);
+			{
+				double sd = sqrt(eb.var + ec.var), dl = ec.mu - eb.mu;
+				v->z = sd > 0 ? dl / sd : dl == 0 ? 0 : dl > 0 ? INFINITY : -INFINITY;
+				/* Welch-Satterthwaite: the degrees of freedom of the sum
+				 * of the two variances. */
+				v->df = (eb.var + ec.var) * (eb.var + ec.var) /
+					(eb.var * eb.var / eb.df + ec.var * ec.var / ec.df);
+				if (!(v->df >= 1))
+					v->df = 1;
+			}
+			if (eb.missing || ec.missing)
+				snprintf(v->note, sizeof v->note,
+					 "figure missing in %zu of the runs; judged on the others",
+					 eb.missing + ec.missing);
+			only[i][f][0] = eb.only;
+			only[i][f][1] = ec.only;
+			v->verdict = TT_VERDICT_SAME; /* judged below */
+			d->n_tests++;
+		}
+	}
+	/* Bonferroni over every comparison judged: the chance that any verdict
+	 * of this diff is a false "faster" or "slower" stays below alpha.  Each
+	 * comparison is a t test at alpha / n_tests (two-sided). */
+	d->level = d->opts.alpha / (double)(d->n_tests ? d->n_tests : 1);
+	for (size_t i = 0; i < d->n_cells; i++) {
+		judge(d, &d->cells[i], (const struct tt__boot *const (*)[2])only[i]);
+		for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
+			const struct tt_diff_value *v = &d->cells[i].v[f];
+			if (!v->applies)
+				continue;
+			d->n_faster += v->verdict == TT_VERDICT_FASTER;
+			d->n_slower += v->verdict == TT_VERDICT_SLOWER;
+			d->n_same += v->verdict == TT_VERDICT_SAME;
+			d->n_unjudged += v->verdict == TT_VERDICT_UNJUDGED;
+		}
+	}
+	free(only);
+	if (d->n_cells)
+		qsort(d->cells, d->n_cells, sizeof *d->cells, cell_order);
+	*out = d;
+	return TT_OK;
+}
+
+void tt_diff_free(struct tt_diff *d)
+{
+	if (!d)
+		return;
+	free(d->cells);
+	free(d);
+}
+
+size_t tt_diff_gate(const struct tt_diff *d, enum tt_diff_figure f, double threshold_pct)
+{
+	size_t n = 0;
+
+	if ((unsigned)f >= TT_DIFF_FIGURE_COUNT_)
+		return 0;
+	for (size_t i = 0; i < d->n_cells; i++) {
+		const struct tt_diff_value *v = &d->cells[i].v[f];
+		if (d->cells[i].presence == TT_DIFF_BOTH && v->verdict == TT_VERDICT_SLOWER &&
+		    fabs(v->change_pct) > threshold_pct)
+			n++;
+	}
+	return n;
+}

@@ -1,0 +1,729 @@
+/* One side of a diff: its runs, each analysed once with the report's figures
+ * (analysis.h) while a sample hook collects what the bootstrap needs, cell
+ * by cell, so memory stays flat however long the traces (docs/diff.md
+ * "Method"). */
+#include "diff/diff_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/hist.h"
+
+#define MIN_REQUESTS 10 /* fewer requests: no bootstrap of a request figure */
+#define MIN_SLICES 4    /* fewer slices with tokens: none of a token figure */
+
+void tt_diff_opts_init(struct tt_diff_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->alpha = 0.05;
+	o->replicates = 400;
+	o->slices = 20;
+	o->seed = 1;
+	o->tail = 90;
+	o->min_change = 1;
+}
+
+static void fix_opts(struct tt_diff_opts *o)
+{
+	struct tt_diff_opts d;
+
+	tt_diff_opts_init(&d);
+	if (!(o->alpha > 0 && o->alpha < 1))
+		o->alpha = d.alpha;
+	if (o->replicates < 50)
+		o->replicates = o->replicates ? 50 : d.replicates;
+	if (o->slices < MIN_SLICES)
+		o->slices = o->slices ? MIN_SLICES : d.slices;
+	if (o->slices > 200)
+		o->slices = 200;
+	if (!(o->tail > 50 && o->tail < 100))
+		o->tail = d.tail;
+	if (!(o->min_change >= 0))
+		o->min_change = 1;
+}
+
+/* ---- random numbers: splitmix64, seeded per run and cell --------------- */
+
+struct rng {
+	uint64_t s;
+};
+
+static uint64_t rng_next(struct rng *r)
+{
+	uint64_t z = (r->s += 0x9E3779B97F4A7C15ULL);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n). */
+static size_t rng_below(struct rng *r, size_t n)
+{
+	return (size_t)(((rng_next(r) >> 32) * (uint64_t)n) >> 32);
+}
+
+/* The cell's own stream: its bootstrap does not depend on which cells came
+ * before it, so a cell gives the same interval in any matrix. */
+static void rng_seed(struct rng *r, uint64_t seed, size_t run, const struct tt_cell_info *c)
+{
+	r->s = seed;
+	r->s ^= rng_next(r) + (uint64_t)run * 0x100000001B3ULL;
+	r->s ^= rng_next(r) + (uint64_t)c->phase;
+	r->s ^= rng_next(r) + (uint64_t)c->context;
+	r->s ^= rng_next(r) + (uint64_t)c->concurrency;
+}
+
+/* ---- samples of the current cell ---------------------------------------- */
+
+/* A request's value and the time slice it belongs to. */
+struct sample {
+	double v;
+	unsigned slice;
+};
+
+struct svec {
+	struct sample *v;
+	size_t n, cap;
+};
+
+static int svec_push(struct svec *d, double x, unsigned slice)
+{
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 64;
+		struct sample *v = realloc(d->v, cap * sizeof *v);
+		if (!v)
+			return -1;
+		d->v = v;
+		d->cap = cap;
+	}
+	d->v[d->n].v = x;
+	d->v[d->n++].slice = slice;
+	return 0;
+}
+
+struct collect {
+	const struct tt_diff_opts *o;
+	const struct tt_manifest *m;
+	struct tt__run_boot *rb;
+	size_t run;
+	int oom;
+	/* the cell being read */
+	long cell;              /* -1: none */
+	int64_t ws, we;
+	struct tt_hist *slice;  /* o->slices histograms of per-token gaps, ns */
+	int *slice_used;
+	double *slice_tokens;
+	struct svec ttft, rate, prefill;
+	/* scratch of the bootstrap */
+	size_t *mult;
+	size_t mult_cap;
+	int *g_index;           /* union of the slices' non-empty buckets */
+	uint64_t *cum;          /* slices x buckets: cumulative counts */
+	size_t g_cap;
+};
+
+static void on_begin(void *ctx, size_t cell, int64_t ws, int64_t we)
+{
+	struct collect *c = ctx;
+
+	c->cell = (long)cell;
+	c->ws = ws;
+	c->we = we;
+	c->ttft.n = c->rate.n = c->prefill.n = 0;
+	for (unsigned k = 0; k < c->o->slices; k++) {
+		if (c->slice_used[k])
+			tt__hist_reset(&c->slice[k]);
+		c->slice_used[k] = 0;
+		c->slice_tokens[k] = 0;
+	}
+}
+
+/* The slice of the window holding time t; times outside go to the nearest. */
+static unsigned slice_of(const struct collect *c, int64_t t)
+{
+	double x;
+
+	if (c->ws < 0 || t <= c->ws)
+		return 0;
+	x = (double)(t - c->ws) / (double)(c->we - c->ws) * c->o->slices;
+	return x >= c->o->slices ? c->o->slices - 1 : (unsigned)x;
+}
+
+static void on_chunk(void *ctx, size_t cell, int64_t t, uint32_t k, int64_t gap)
+{
+	struct collect *c = ctx;
+	unsigned s;
+
+	if ((long)cell != c->cell || c->ws < 0)
+		return;
+	s = slice_of(c, t);
+	c->slice_tokens[s] += k;
+	c->rb->have_samples = 1;
+	if (gap > 0) {
+		tt_hist_add(&c->slice[s], gap, k);
+		c->slice_used[s] = 1;
+	}
+}
+
+static void on_ttft(void *ctx, size_t cell, int64_t t, double ms)
+{
+	struct collect *c = ctx;
+	c->rb->have_samples = 1;
+	/* The figure drops values <= 0 (analysis: dist_of): so does its bootstrap. */
+	if ((long)cell == c->cell && ms > 0 && svec_push(&c->ttft, ms, slice_of(c, t)))
+		c->oom = 1;
+}
+
+static void on_rate(void *ctx, size_t cell, int64_t t, double tok_s)
+{
+	struct collect *c = ctx;
+	if ((long)cell == c->cell && tok_s > 0 && svec_push(&c->rate, tok_s, slice_of(c, t)))
+		c->oom = 1;
+}
+
+static void on_prefill(void *ctx, size_t cell, double tok_s)
+{
+	struct collect *c = ctx;
+	c->rb->have_samples = 1;
+	/* Scouts are sequential and alone on the server: each is a unit. */
+	if ((long)cell == c->cell && tok_s > 0 && svec_push(&c->prefill, tok_s, (unsigned)c->prefill.n))
+		c->oom = 1;
+}
+
+/* ---- the bootstrap -------------------------------------------------------- */
+
+/* Standard deviation of log(x) over the replicates that gave a value; NaN
+ * when fewer than half did. */
+struct sdacc {
+	double sum, sum2;
+	size_t n, tried;
+};
+
+static void sd_add(struct sdacc *a, double x)
+{
+	a->tried++;
+	if (!(x > 0) || !isfinite(x))
+		return;
+	x = log(x);
+	a->sum += x;
+	a->sum2 += x * x;
+	a->n++;
+}
+
+static double sd_of(const struct sdacc *a)
+{
+	double mean, var;
+
+	if (a->n < 2 || a->n * 2 < a->tried)
+		return NAN;
+	mean = a->sum / (double)a->n;
+	var = (a->sum2 - (double)a->n * mean * mean) / (double)(a->n - 1);
+	return var > 0 ? sqrt(var) : 0;
+}
+
+static int cmp_sample(const void *x, const void *y)
+{
+	double a = ((const struct sample *)x)->v, b = ((const struct sample *)y)->v;
+	return (a > b) - (a < b);
+}
+
+static int ensure_mult(struct collect *c, size_t n)
+{
+	if (n <= c->mult_cap)
+		return 0;
+	size_t *m = realloc(c->mult, n * sizeof *m);
+	if (!m)
+		return -1;
+	c->mult = m;
+	c->mult_cap = n;
+	return 0;
+}
+
+/* Value at 0-based rank r of the sorted samples, sample i repeated
+ * w[slice of i] times. */
+static double rank_value(const struct sample *v, size_t n, const size_t *w, size_t r)
+{
+	size_t seen = 0;
+	for (size_t i = 0; i < n; i++) {
+		seen += w[v[i].slice];
+		if (r < seen)
+			return v[i].v;
+	}
+	return v[n - 1].v;
+}
+
+/* Percentile p of a resample, interpolated as tt_percentile_sorted (M-pct). */
+static double resample_pct(const struct sample *v, size_t n, const size_t *w, size_t total,
+			   double p)
+{
+	double rank = p / 100.0 * (double)(total - 1), frac;
+	size_t lo = (size_t)rank;
+	double a, b;
+
+	frac = rank - (double)lo;
+	a = rank_value(v, n, w, lo);
+	if (frac == 0 || lo + 1 >= total)
+		return a;
+	b = rank_value(v, n, w, lo + 1);
+	return a + (b - a) * frac;
+}
+
+/* The rank interval of a percentile, distribution-free: the values at
+ * p -/+ k binomial standard deviations of its rank, sqrt(p (1 - p) / n).
+ * Where the values have a gap near p (two clusters of token gaps, p at the
+ * edge between them) a percentile jumps between the clusters from run to
+ * run; a bootstrap, whose resamples keep each cluster's share, hardly sees
+ * it, the rank interval does.  The comparison uses it as a second test
+ * (docs/diff.md "Percentiles near a gap"). */
+static void rank_table(double p, double n, double (*value)(const void *, double),
+		       const void *ctx, struct tt__boot *b)
+{
+	double sd = 100 * sqrt(p / 100 * (1 - p / 100) / n);
+
+	b->has_rank = 0;
+	if (n < 2)
+		return;
+	for (int i = 0; i < TT__RANK_STEPS; i++) {
+		double d = 0.5 * (i + 1) * sd;
+		double lo = value(ctx, p - d < 0 ? 0 : p - d), hi = value(ctx, p + d > 100 ? 100 : p + d);
+		if (!(lo > 0) || !(hi > 0))
+			return;
+		b->rank_lo[i] = log(lo);
+		b->rank_hi[i] = log(hi);
+	}
+	b->has_rank = 1;
+}
+
+int tt__boot_rank_interval(const struct tt__boot *b, double k, double *lo, double *hi)
+{
+	double x;
+	int i;
+
+	if (!b || !b->has_rank)
+		return 0;
+	x = k / 0.5 - 1;
+	if (x < 0)
+		x = 0;
+	if (x > TT__RANK_STEPS - 1)
+		x = TT__RANK_STEPS - 1;
+	i = (int)x;
+	if (i >= TT__RANK_STEPS - 1) {
+		*lo = b->rank_lo[TT__RANK_STEPS - 1];
+		*hi = b->rank_hi[TT__RANK_STEPS - 1];
+		return 1;
+	}
+	x -= i;
+	*lo = b->rank_lo[i] + (b->rank_lo[i + 1] - b->rank_lo[i]) * x;
+	*hi = b->rank_hi[i] + (b->rank_hi[i + 1] - b->rank_hi[i]) * x;
+	return 1;
+}
+
+struct req_ctx {
+	const struct sample *v;
+	size_t n;
+	const size_t *w;
+};
+
+static double req_value(const void *ctx, double p)
+{
+	const struct req_ctx *q = ctx;
+	return resample_pct(q->v, q->n, q->w, q->n, p);
+}
+
+/* Bootstrap of the percentiles ps of request values, resampling the units
+ * they belong to (n_units: time slices of the window, or each request for
+ * prefill scouts), so requests sent together (the streams of a closed loop
+ * fall into step) stay together.  out[i]->se: spread of log percentile i. */
+static int boot_requests(struct collect *c, struct rng *r, struct svec *v, size_t n_units,
+			 const double *ps, size_t np, struct tt__boot *out[])
+{
+	struct sdacc acc[2];
+	size_t n = v->n, used = 0, *count;
+
+	if (ensure_mult(c, 2 * n_units + 1))
+		return -1;
+	count = c->mult + n_units;
+	memset(count, 0, n_units * sizeof *count);
+	for (size_t i = 0; i < n; i++)
+		if (count[v->v[i].slice]++ == 0)
+			used++;
+	for (size_t i = 0; i < np; i++) {
+		out[i]->units = used;
+		out[i]->per_slice = v != &c->prefill;
+		out[i]->se = NAN;
+	}
+	if (n < MIN_REQUESTS || used < MIN_SLICES)
+		return 0;
+	qsort(v->v, n, sizeof *v->v, cmp_sample);
+	memset(acc, 0, sizeof acc);
+	for (unsigned b = 0; b < c->o->replicates; b++) {
+		size_t total = 0;
+		memset(c->mult, 0, n_units * sizeof *c->mult);
+		for (size_t i = 0; i < n_units; i++)
+			c->mult[rng_below(r, n_units)]++;
+		for (size_t k = 0; k < n_units; k++)
+			total += c->mult[k] * count[k];
+		if (total < 2) {
+			for (size_t i = 0; i < np; i++)
+				acc[i].tried++;
+			continue;
+		}
+		for (size_t i = 0; i < np; i++)
+			sd_add(&acc[i], resample_pct(v->v, n, c->mult, total, ps[i]));
+	}
+	{
+		/* every sample once: unit weights */
+		struct req_ctx q = {v->v, n, c->mult};
+		for (size_t k = 0; k < n_units; k++)
+			c->mult[k] = 1;
+		for (size_t i = 0; i < np; i++) {
+			out[i]->se = sd_of(&acc[i]);
+			rank_table(ps[i], (double)n, req_value, &q, out[i]);
+		}
+	}
+	return 0;
+}
+
+/* Weighted cumulative count up to union bucket g. */
+static uint64_t wcum(const struct collect *c, size_t ng, size_t g)
+{
+	uint64_t s = 0;
+	for (unsigned k = 0; k < c->o->slices; k++)
+		if (c->mult[k])
+			s += c->mult[k] * c->cum[(size_t)k * ng + g];
+	return s;
+}
+
+/* Value of rank r in the weighted sum of the slice histograms, as
+ * tt__hist_percentile reads one histogram. */
+static double hist_rank_value(const struct collect *c, size_t ng, uint64_t r, double vmin,
+			      double vmax)
+{
+	size_t lo = 0, hi = ng - 1;
+	uint64_t before, here;
+	double blo, bhi, v;
+
+	while (lo < hi) { /* first g with wcum(g) > r */
+		size_t mid = lo + (hi - lo) / 2;
+		if (wcum(c, ng, mid) > r)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	before = lo ? wcum(c, ng, lo - 1) : 0;
+	here = wcum(c, ng, lo) - before;
+	tt__hist_bucket_range(c->g_index[lo], &blo, &bhi);
+	if (c->g_index[lo] < 2 * TT_HIST_SUB)
+		return blo;
+	v = blo + ((double)(r - before) + 0.5) * (bhi - blo) / (double)here;
+	return v < vmin ? vmin : v > vmax ? vmax : v;
+}
+
+static double hist_resample_pct(const struct collect *c, size_t ng, uint64_t total, double p,
+				double vmin, double vmax)
+{
+	double rank = p / 100.0 * (double)(total - 1), frac;
+	uint64_t lo = (uint64_t)rank;
+	double a, b;
+
+	frac = rank - (double)lo;
+	a = hist_rank_value(c, ng, lo, vmin, vmax);
+	if (frac == 0 || lo + 1 >= total)
+		return a;
+	b = hist_rank_value(c, ng, lo + 1, vmin, vmax);
+	return a + (b - a) * frac;
+}
+
+struct hist_ctx {
+	const struct collect *c;
+	size_t ng;
+	uint64_t n;
+	double vmin, vmax;
+};
+
+static double hist_value(const void *ctx, double p)
+{
+	const struct hist_ctx *h = ctx;
+	return hist_resample_pct(h->c, h->ng, h->n, p, h->vmin, h->vmax);
+}
+
+/* Block bootstrap over the window's time slices: total tok/s from the
+ * tokens of each slice, time between tokens from each slice's gaps.  Tokens
+ * of concurrent streams share batch steps; a slice keeps them together. */
+static int boot_slices(struct collect *c, struct rng *r, struct tt__boot *total,
+		       struct tt__boot *tbt50, struct tt__boot *tbtq)
+{
+	unsigned K = c->o->slices, with_tokens = 0, with_gaps = 0;
+	size_t ng = 0;
+	struct sdacc at, a50, aq;
+
+	for (unsigned k = 0; k < K; k++) {
+		with_tokens += c->slice_tokens[k] > 0;
+		with_gaps += c->slice_used[k];
+	}
+	total->units = tbt50->units = tbtq->units = K;
+	total->per_slice = tbt50->per_slice = tbtq->per_slice = 1;
+	total->se = tbt50->se = tbtq->se = NAN;
+	if (c->ws < 0 || with_tokens < MIN_SLICES)
+		return 0;
+	if (ensure_mult(c, K))
+		return -1;
+	/* The union of non-empty buckets, with each slice's cumulative counts. */
+	if (with_gaps >= MIN_SLICES) {
+		for (int i = 0; i < TT_HIST_BUCKETS; i++) {
+			int any = 0;
+			for (unsigned k = 0; k < K && !any; k++)
+				any = c->slice_used[k] && c->slice[k].count[i];
+			if (!any)
+				continue;
+			if (ng == c->g_cap) {
+				size_t cap = c->g_cap ? c->g_cap * 2 : 1024;
+				int *gi = realloc(c->g_index, cap * sizeof *gi);
+				if (!gi)
+					return -1;
+				c->g_index = gi;
+				c->g_cap = cap;
+			}
+			c->g_index[ng++] = i;
+		}
+		free(c->cum);
+		c->cum = malloc((size_t)K * (ng ? ng : 1) * sizeof *c->cum);
+		if (!c->cum)
+			return -1;
+		for (unsigned k = 0; k < K; k++) {
+			uint64_t s = 0;
+			for (size_t g = 0; g < ng; g++) {
+				if (c->slice_used[k])
+					s += c->slice[k].count[c->g_index[g]];
+				c->cum[(size_t)k * ng + g] = s;
+			}
+		}
+	}
+	memset(&at, 0, sizeof at);
+	memset(&a50, 0, sizeof a50);
+	memset(&aq, 0, sizeof aq);
+	for (unsigned b = 0; b < c->o->replicates; b++) {
+		double tokens = 0, vmin = INFINITY, vmax = -INFINITY;
+		uint64_t n = 0;
+		memset(c->mult, 0, K * sizeof *c->mult);
+		for (unsigned k = 0; k < K; k++)
+			c->mult[rng_below(r, K)]++;
+		for (unsigned k = 0; k < K; k++) {
+			if (!c->mult[k])
+				continue;
+			tokens += (double)c->mult[k] * c->slice_tokens[k];
+			if (c->slice_used[k]) {
+				n += c->mult[k] * c->slice[k].n;
+				if ((double)c->slice[k].min < vmin)
+					vmin = (double)c->slice[k].min;
+				if ((double)c->slice[k].max > vmax)
+					vmax = (double)c->slice[k].max;
+			}
+		}
+		sd_add(&at, tokens); /* the window's length cancels in log */
+		if (ng && n >= 2) {
+			sd_add(&a50, hist_resample_pct(c, ng, n, 50, vmin, vmax));
+			sd_add(&aq, hist_resample_pct(c, ng, n, c->o->tail, vmin, vmax));
+		} else if (ng) {
+			a50.tried++;
+			aq.tried++;
+		}
+	}
+	total->se = sd_of(&at);
+	if (ng) {
+		struct hist_ctx h = {c, ng, 0, INFINITY, -INFINITY};
+		for (unsigned k = 0; k < K; k++) { /* every slice once */
+			c->mult[k] = 1;
+			if (!c->slice_used[k])
+				continue;
+			h.n += c->slice[k].n;
+			if ((double)c->slice[k].min < h.vmin)
+				h.vmin = (double)c->slice[k].min;
+			if ((double)c->slice[k].max > h.vmax)
+				h.vmax = (double)c->slice[k].max;
+		}
+		tbt50->se = sd_of(&a50);
+		tbtq->se = sd_of(&aq);
+		if (h.n >= 2) {
+			rank_table(50, (double)h.n, hist_value, &h, tbt50);
+			rank_table(c->o->tail, (double)h.n, hist_value, &h, tbtq);
+		}
+	}
+	return 0;
+}
+
+static void on_end(void *ctx, size_t cell)
+{
+	struct collect *c = ctx;
+	struct tt__boot *row;
+	const struct tt_cell_info *ci;
+	struct rng r;
+
+	if ((long)cell != c->cell || cell >= c->m->n_cells)
+		return;
+	ci = &c->m->cells[cell];
+	row = c->rb->boot[cell];
+	for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
+		row[f].se = NAN;
+		row[f].units = 0;
+		row[f].per_slice = 0;
+		row[f].has_rank = 0;
+	}
+	rng_seed(&r, c->o->seed, c->run, ci);
+	if (ci->phase == TT_PHASE_PREFILL) {
+		const double p50[] = {50};
+		struct tt__boot *o1[] = {&row[TT_DIFF_PREFILL]};
+		if (boot_requests(c, &r, &c->prefill, c->prefill.n, p50, 1, o1))
+			c->oom = 1;
+	} else {
+		const double pt[] = {50, c->o->tail};
+		struct tt__boot *ot[] = {&row[TT_DIFF_TTFT_P50], &row[TT_DIFF_TTFT_TAIL]};
+		struct tt__boot *orate[] = {&row[TT_DIFF_PER_REQUEST]};
+		if (boot_requests(c, &r, &c->ttft, c->o->slices, pt, 2, ot) ||
+		    boot_requests(c, &r, &c->rate, c->o->slices, pt, 1, orate) ||
+		    boot_slices(c, &r, &row[TT_DIFF_TOTAL], &row[TT_DIFF_TBT_P50],
+				&row[TT_DIFF_TBT_TAIL]))
+			c->oom = 1;
+	}
+	c->cell = -1;
+}
+
+/* ---- the side ------------------------------------------------------------ */
+
+enum tt_code tt_diff_side_create(const struct tt_diff_opts *opts, struct tt_diff_side **out,
+				 struct tt_error *err)
+{
+	struct tt_diff_side *s = calloc(1, sizeof *s);
+
+	if (!s)
+		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	if (opts)
+		s->o = *opts;
+	else
+		tt_diff_opts_init(&s->o);
+	fix_opts(&s->o);
+	*out = s;
+	return TT_OK;
+}
+
+size_t tt_diff_side_runs(const struct tt_diff_side *s)
+{
+	return s ? s->n_runs : 0;
+}
+
+const struct tt_report *tt_diff_side_report(const struct tt_diff_side *s, size_t i)
+{
+	return s && i < s->n_runs ? s->runs[i].rep : NULL;
+}
+
+/* The analysis options with the tail among the quantiles; its index. */
+static size_t with_tail(struct tt_analysis_opts *ao, double tail)
+{
+	if (ao->n_quantiles == 0) {
+		ao->n_quantiles = 2;
+		ao->quantiles[0] = 90;
+		ao->quantiles[1] = 99;
+	}
+	if (ao->n_quantiles > TT_MAX_QUANTILES)
+		ao->n_quantiles = TT_MAX_QUANTILES;
+	for (size_t i = 0; i < ao->n_quantiles; i++)
+		if (ao->quantiles[i] == tail)
+			return i;
+	if (ao->n_quantiles == TT_MAX_QUANTILES)
+		ao->n_quantiles--;
+	ao->quantiles[ao->n_quantiles] = tail;
+	return ao->n_quantiles++;
+}
+
+static void collect_release(struct collect *c)
+{
+	free(c->slice);
+	free(c->slice_used);
+	free(c->slice_tokens);
+	free(c->ttft.v);
+	free(c->rate.v);
+	free(c->prefill.v);
+	free(c->mult);
+	free(c->g_index);
+	free(c->cum);
+}
+
+enum tt_code tt_diff_side_add(struct tt_diff_side *s, struct tt_run *run,
+			      const struct tt_analysis_opts *ao, struct tt_error *err)
+{
+	struct tt_analysis_opts opts;
+	struct tt_sample_hook hook;
+	struct collect c;
+	struct tt__run_boot rb, *grown;
+	const struct tt_manifest *m = tt_run_manifest(run);
+	enum tt_code rc;
+
+	memset(&rb, 0, sizeof rb);
+	memset(&c, 0, sizeof c);
+	if (s->n_runs >= TT_DIFF_MAX_RUNS)
+		return tt_error_set(err, TT_EARG, "at most %d runs on a side", TT_DIFF_MAX_RUNS);
+	if (ao)
+		opts = *ao;
+	else
+		tt_analysis_opts_init(&opts);
+	rb.tail_q = with_tail(&opts, s->o.tail);
+	rb.boot = calloc(m->n_cells ? m->n_cells : 1, sizeof *rb.boot);
+	c.slice = malloc(s->o.slices * sizeof *c.slice);
+	c.slice_used = calloc(s->o.slices, sizeof *c.slice_used);
+	c.slice_tokens = calloc(s->o.slices, sizeof *c.slice_tokens);
+	grown = realloc(s->runs, (s->n_runs + 1) * sizeof *s->runs);
+	if (grown)
+		s->runs = grown;
+	if (!rb.boot || !c.slice || !c.slice_used || !c.slice_tokens || !grown) {
+		free(rb.boot);
+		collect_release(&c);
+		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < m->n_cells; i++)
+		for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++)
+			rb.boot[i][f].se = NAN;
+	for (unsigned k = 0; k < s->o.slices; k++)
+		tt__hist_reset(&c.slice[k]);
+	c.o = &s->o;
+	c.m = m;
+	c.rb = &rb;
+	c.run = s->n_runs;
+	c.cell = -1;
+	memset(&hook, 0, sizeof hook);
+	hook.ctx = &c;
+	hook.begin = on_begin;
+	hook.end = on_end;
+	hook.chunk = on_chunk;
+	hook.ttft = on_ttft;
+	hook.rate = on_rate;
+	hook.prefill = on_prefill;
+	opts.hook = &hook;
+	rc = tt_analyze(run, &opts, &rb.rep, err);
+	collect_release(&c);
+	if (rc > TT_WARN) {
+		free(rb.boot);
+		return rc;
+	}
+	rb.rep->opts.hook = NULL; /* it pointed into this frame */
+	if (c.oom) {
+		tt_report_free(rb.rep);
+		free(rb.boot);
+		return tt_error_set(err, TT_ENOMEM, "out of memory while resampling '%s'",
+				    tt_run_path(run));
+	}
+	s->runs[s->n_runs++] = rb;
+	return rc;
+}
+
+void tt_diff_side_free(struct tt_diff_side *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_runs; i++) {
+		tt_report_free(s->runs[i].rep);
+		free(s->runs[i].boot);
+	}
+	free(s->runs);
+	free(s);
+}

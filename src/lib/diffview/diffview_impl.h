@@ -1,0 +1,11 @@
+/* Internal to lib/diffview: one entry per format. */
+#ifndef TT_DIFFVIEW_IMPL_H
+#define TT_DIFFVIEW_IMPL_H
+
+#include "tokentrace/diffview.h"
+
+/* JSON, schema "tokentrace-diff" (formats/diff-json.md). */
+enum tt_code tt__diff_render_json(const struct tt_diff *d, const struct tt_diff_gate_opts *gate,
+				 struct tt_buf *out, struct tt_error *err);
+
+#endif

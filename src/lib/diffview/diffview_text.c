@@ -1,0 +1,563 @@
+/* A diff as term, md and csv tables (diffview.h).  One layout for term and
+ * md (status changes first, because they matter most; cells of one side;
+ * prefill; the decode matrix of changes; the significant changes; why some
+ * figures were not judged), drawn as aligned columns or markdown pipes. */
+#include "diffview/diffview_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/c_locale.h"
+#include "text/render_impl.h"
+#include "tokentrace/units.h"
+
+#define MAXCOL 12
+
+void tt_diff_cell_id(const struct tt_diff_cell *c, char *buf, size_t len)
+{
+	if (c->phase == TT_PHASE_PREFILL)
+		snprintf(buf, len, "prefill-%lld", (long long)c->context);
+	else
+		snprintf(buf, len, "decode-%lldx%d", (long long)c->context, c->concurrency);
+}
+
+/* "8K x 16", "8K" for prefill: the cell as the tables show it. */
+static void cell_label(const struct tt_diff_cell *c, char *buf, size_t len)
+{
+	char ctx[32];
+
+	tt_format_tokens(c->context, ctx, sizeof ctx);
+	if (c->phase == TT_PHASE_PREFILL)
+		snprintf(buf, len, "prefill %s", ctx);
+	else
+		snprintf(buf, len, "%s x %d", ctx, c->concurrency);
+}
+
+static void fmt_value(enum tt_diff_figure f, double v, char *buf, size_t len)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "%s", TT_DASH);
+	else if (tt_diff_figure_higher_better(f))
+		tt_fmt_rate(v, buf, len);
+	else if (v < 10)
+		tt__snprintf_c(buf, len, "%.2f ms", v);
+	else
+		tt_fmt_ms(v, buf, len);
+}
+
+static void fmt_pct(double v, char *buf, size_t len)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "%s", TT_DASH);
+	else
+		tt__snprintf_c(buf, len, "%+.1f%%", v);
+}
+
+static void fmt_ci(const struct tt_diff_value *v, char *buf, size_t len)
+{
+	if (!isfinite(v->ci_lo_pct) || !isfinite(v->ci_hi_pct))
+		snprintf(buf, len, "%s", TT_DASH);
+	else
+		tt__snprintf_c(buf, len, "%+.1f%% .. %+.1f%%", v->ci_lo_pct, v->ci_hi_pct);
+}
+
+/* A matrix entry: the change and, when judged other than "same", the verdict. */
+static void fmt_entry(const struct tt_diff_value *v, char *buf, size_t len)
+{
+	char pct[32];
+
+	fmt_pct(v->change_pct, pct, sizeof pct);
+	if (!isfinite(v->change_pct))
+		snprintf(buf, len, "%s", TT_DASH);
+	else if (v->verdict == TT_VERDICT_FASTER || v->verdict == TT_VERDICT_SLOWER)
+		snprintf(buf, len, "%s %s", pct, tt_verdict_name(v->verdict));
+	else if (v->verdict == TT_VERDICT_UNJUDGED)
+		snprintf(buf, len, "%s (not judged)", pct);
+	else
+		snprintf(buf, len, "%s", pct);
+}
+
+static const char *verdict_color(enum tt_verdict v)
+{
+	return v == TT_VERDICT_SLOWER ? "31" : v == TT_VERDICT_FASTER ? "32" : NULL;
+}
+
+static void tail_name(const struct tt_diff *d, enum tt_diff_figure f, char *buf, size_t len)
+{
+	char q[16];
+
+	if (f != TT_DIFF_TTFT_TAIL && f != TT_DIFF_TBT_TAIL) {
+		snprintf(buf, len, "%s", tt_diff_figure_name(f));
+		return;
+	}
+	tt__render_qkey(d->opts.tail, q, sizeof q);
+	snprintf(buf, len, "%s %s", f == TT_DIFF_TTFT_TAIL ? "TTFT" : "TBT", q);
+}
+
+/* ---- a table drawn as md pipes or aligned term columns ------------------- */
+
+struct cellt {
+	char s[96];
+	const char *color;
+};
+
+struct table {
+	size_t ncols, nrows, cap;
+	struct cellt *c;
+	int right[MAXCOL];
+};
+
+static int t_row(struct table *t)
+{
+	if (t->nrows == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct cellt *c = realloc(t->c, cap * t->ncols * sizeof *c);
+		if (!c)
+			return -1;
+		t->c = c;
+		t->cap = cap;
+	}
+	memset(&t->c[t->nrows * t->ncols], 0, t->ncols * sizeof *t->c);
+	t->nrows++;
+	return 0;
+}
+
+static void t_set(struct table *t, size_t col, const char *s, const char *color)
+{
+	struct cellt *c = &t->c[(t->nrows - 1) * t->ncols + col];
+	snprintf(c->s, sizeof c->s, "%s", s);
+	c->color = color;
+}
+
+static size_t width_of(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+static void t_draw(const struct table *t, int md, int color, struct tt_buf *out)
+{
+	size_t w[MAXCOL] = {0};
+
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t k = 0; k < t->ncols; k++) {
+			size_t n = width_of(t->c[r * t->ncols + k].s);
+			if (n > w[k])
+				w[k] = n;
+		}
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (size_t k = 0; k < t->ncols; k++) {
+			const struct cellt *c = &t->c[r * t->ncols + k];
+			if (md) {
+				tt_buf_printf(out, "| %s ", c->s);
+				continue;
+			}
+			size_t padn = w[k] - width_of(c->s);
+			if (k)
+				tt_buf_puts(out, "  ");
+			if (t->right[k])
+				for (size_t i = 0; i < padn; i++)
+					tt_buf_puts(out, " ");
+			if (color && c->color)
+				tt_buf_printf(out, "\x1b[%sm%s\x1b[0m", c->color, c->s);
+			else
+				tt_buf_puts(out, c->s);
+			if (!t->right[k] && k + 1 < t->ncols)
+				for (size_t i = 0; i < padn; i++)
+					tt_buf_puts(out, " ");
+		}
+		tt_buf_puts(out, md ? "|\n" : "\n");
+		if (r == 0) {
+			for (size_t k = 0; k < t->ncols; k++) {
+				if (md) {
+					tt_buf_puts(out, t->right[k] ? "|---:" : "|---");
+					continue;
+				}
+				if (k)
+					tt_buf_puts(out, "  ");
+				for (size_t i = 0; i < w[k]; i++)
+					tt_buf_puts(out, "-");
+			}
+			tt_buf_puts(out, md ? "|\n" : "\n");
+		}
+	}
+	tt_buf_puts(out, "\n");
+}
+
+static int t_begin(struct table *t, size_t ncols, const char *const *head, const int *right)
+{
+	memset(t, 0, sizeof *t);
+	t->ncols = ncols;
+	if (t_row(t))
+		return -1;
+	for (size_t k = 0; k < ncols; k++) {
+		t_set(t, k, head[k], NULL);
+		t->right[k] = right ? right[k] : 0;
+	}
+	return 0;
+}
+
+static void heading(struct tt_buf *out, int md, const char *text)
+{
+	if (md)
+		tt_buf_printf(out, "## %s\n\n", text);
+	else
+		tt_buf_printf(out, "%s\n\n", text);
+}
+
+/* ---- the facts of the runs -------------------------------------------- */
+
+static void side_facts(struct tt_buf *out, int md, const char *name, const struct tt_diff_side *s)
+{
+	size_t n = tt_diff_side_runs(s);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct tt_report *r = tt_diff_side_report(s, i);
+		const struct tt_manifest *m = &r->manifest;
+		tt_buf_printf(out, "%s%s%s: %s (%s %s, %s)\n", md ? "- **" : "",
+			      i ? "" : name, md ? (i ? "** " : "**") : "", r->source,
+			      m->engine ? m->engine : "unknown engine",
+			      m->engine_version ? m->engine_version : "",
+			      m->model ? m->model : "unknown model");
+	}
+}
+
+static void method_line(const struct tt_diff *d, struct tt_buf *out)
+{
+	char line[400];
+
+	tt__snprintf_c(line, sizeof line,
+		       "Method: bootstrap (%u replicates; decode windows in %u time slices), "
+		       "runs per side %zu and %zu; %zu comparisons held together to a %g%% "
+		       "false-positive rate (Bonferroni: each a t test at %.2g)%s.  "
+		       "See docs/diff.md.\n\n",
+		       d->opts.replicates, d->opts.slices, tt_diff_side_runs(d->base),
+		       tt_diff_side_runs(d->cand), d->n_tests, d->opts.alpha * 100, d->level,
+		       d->opts.min_change > 0 ? "; smaller changes than the minimum count as none" : "");
+	tt_buf_puts(out, line);
+}
+
+void tt_diff_summary(const struct tt_diff *d, const struct tt_diff_gate_opts *gate, char *buf,
+		     size_t len)
+{
+	char g[200] = "";
+
+	if (gate && gate->on) {
+		size_t n = tt_diff_gate(d, gate->figure, gate->threshold_pct);
+		tt__snprintf_c(g, sizeof g, "; gate %s slower by > %g%%: %s (%zu cell%s)",
+			       tt_diff_figure_key(gate->figure), gate->threshold_pct,
+			       n ? "FAIL" : "pass", n, n == 1 ? "" : "s");
+	}
+	snprintf(buf, len,
+		 "tokentrace diff: %zu slower, %zu faster, %zu no significant change, %zu not judged; "
+		 "%zu status change%s; %zu cell%s only in base, %zu only in candidate%s",
+		 d->n_slower, d->n_faster, d->n_same, d->n_unjudged, d->n_status_changed,
+		 d->n_status_changed == 1 ? "" : "s", d->n_base_only, d->n_base_only == 1 ? "" : "s",
+		 d->n_cand_only, g);
+}
+
+/* ---- term and md ---------------------------------------------------------- */
+
+static const enum tt_diff_figure decode_figs[] = {TT_DIFF_TOTAL, TT_DIFF_PER_REQUEST,
+						  TT_DIFF_TTFT_P50, TT_DIFF_TTFT_TAIL,
+						  TT_DIFF_TBT_P50, TT_DIFF_TBT_TAIL};
+#define N_DECODE (sizeof decode_figs / sizeof *decode_figs)
+
+static const char *status_text(enum tt_status st, int mixed, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", tt_status_name(st), mixed ? " (replicates differ)" : "");
+	return buf;
+}
+
+static int render_tables(const struct tt_diff *d, int md, int color,
+			 const struct tt_diff_gate_opts *gate, struct tt_buf *out)
+{
+	struct table t;
+	char a[96], b[96], c[96], line[600];
+	int any;
+
+	tt_buf_puts(out, md ? "# tokentrace diff\n\n" : "tokentrace diff\n\n");
+	side_facts(out, md, "Base", d->base);
+	side_facts(out, md, "Candidate", d->cand);
+	tt_buf_puts(out, "\n");
+	method_line(d, out);
+	tt_diff_summary(d, gate, line, sizeof line);
+	tt_buf_printf(out, "%s\n\n", line);
+
+	if (d->n_status_changed) {
+		static const char *const h[] = {"Cell", "Base status", "Candidate status"};
+		heading(out, md, "Status changes");
+		if (t_begin(&t, 3, h, NULL))
+			return -1;
+		for (size_t i = 0; i < d->n_cells; i++) {
+			const struct tt_diff_cell *dc = &d->cells[i];
+			if (!dc->status_changed)
+				continue;
+			if (t_row(&t))
+				goto oom;
+			cell_label(dc, a, sizeof a);
+			t_set(&t, 0, a, NULL);
+			t_set(&t, 1, status_text(dc->base_status, dc->base_mixed, b, sizeof b), NULL);
+			t_set(&t, 2, status_text(dc->cand_status, dc->cand_mixed, c, sizeof c), "33");
+		}
+		t_draw(&t, md, color, out);
+		free(t.c);
+	}
+	if (d->n_base_only || d->n_cand_only) {
+		static const char *const h[] = {"Cell", "Only in", "Status"};
+		heading(out, md, "Cells in one side only");
+		if (t_begin(&t, 3, h, NULL))
+			return -1;
+		for (size_t i = 0; i < d->n_cells; i++) {
+			const struct tt_diff_cell *dc = &d->cells[i];
+			int base = dc->presence == TT_DIFF_BASE_ONLY;
+			if (dc->presence == TT_DIFF_BOTH)
+				continue;
+			if (t_row(&t))
+				goto oom;
+			cell_label(dc, a, sizeof a);
+			t_set(&t, 0, a, NULL);
+			t_set(&t, 1, base ? "base" : "candidate", NULL);
+			t_set(&t, 2,
+			      status_text(base ? dc->base_status : dc->cand_status,
+					  base ? dc->base_mixed : dc->cand_mixed, b, sizeof b),
+			      NULL);
+		}
+		t_draw(&t, md, color, out);
+		free(t.c);
+	}
+	/* Prefill rows: one figure each. */
+	any = 0;
+	for (size_t i = 0; i < d->n_cells; i++)
+		any |= d->cells[i].phase == TT_PHASE_PREFILL && d->cells[i].presence == TT_DIFF_BOTH;
+	if (any) {
+		static const char *const h[] = {"Context", "Base prompt tok/s", "Candidate",
+						"Change", "Interval", "Verdict"};
+		static const int right[] = {0, 1, 1, 1, 1, 0};
+		heading(out, md, "Prefill");
+		if (t_begin(&t, 6, h, right))
+			return -1;
+		for (size_t i = 0; i < d->n_cells; i++) {
+			const struct tt_diff_cell *dc = &d->cells[i];
+			const struct tt_diff_value *v = &dc->v[TT_DIFF_PREFILL];
+			if (dc->phase != TT_PHASE_PREFILL || dc->presence != TT_DIFF_BOTH)
+				continue;
+			if (t_row(&t))
+				goto oom;
+			tt_format_tokens(dc->context, a, sizeof a);
+			t_set(&t, 0, a, NULL);
+			fmt_value(TT_DIFF_PREFILL, v->base, b, sizeof b);
+			t_set(&t, 1, b, NULL);
+			fmt_value(TT_DIFF_PREFILL, v->cand, b, sizeof b);
+			t_set(&t, 2, b, NULL);
+			fmt_pct(v->change_pct, b, sizeof b);
+			t_set(&t, 3, b, NULL);
+			fmt_ci(v, b, sizeof b);
+			t_set(&t, 4, b, NULL);
+			t_set(&t, 5, tt_verdict_name(v->verdict), verdict_color(v->verdict));
+		}
+		t_draw(&t, md, color, out);
+		free(t.c);
+	}
+	/* Decode: the matrix of changes. */
+	any = 0;
+	for (size_t i = 0; i < d->n_cells; i++)
+		any |= d->cells[i].phase == TT_PHASE_DECODE && d->cells[i].presence == TT_DIFF_BOTH;
+	if (any) {
+		const char *h[2 + N_DECODE];
+		char names[N_DECODE][32];
+		int right[2 + N_DECODE] = {0};
+		h[0] = "Cell";
+		h[1] = "Status";
+		for (size_t k = 0; k < N_DECODE; k++) {
+			tail_name(d, decode_figs[k], names[k], sizeof names[k]);
+			h[2 + k] = names[k];
+			right[2 + k] = 1;
+		}
+		heading(out, md, "Decode: change of each figure (candidate vs base)");
+		if (t_begin(&t, 2 + N_DECODE, h, right))
+			return -1;
+		for (size_t i = 0; i < d->n_cells; i++) {
+			const struct tt_diff_cell *dc = &d->cells[i];
+			if (dc->phase != TT_PHASE_DECODE || dc->presence != TT_DIFF_BOTH)
+				continue;
+			if (t_row(&t))
+				goto oom;
+			cell_label(dc, a, sizeof a);
+			t_set(&t, 0, a, NULL);
+			if (dc->status_changed)
+				snprintf(b, sizeof b, "%s -> %s", tt_status_name(dc->base_status),
+					 tt_status_name(dc->cand_status));
+			else
+				snprintf(b, sizeof b, "%s", tt_status_name(dc->base_status));
+			t_set(&t, 1, b, dc->status_changed ? "33" : NULL);
+			for (size_t k = 0; k < N_DECODE; k++) {
+				const struct tt_diff_value *v = &dc->v[decode_figs[k]];
+				fmt_entry(v, b, sizeof b);
+				t_set(&t, 2 + k, b, verdict_color(v->verdict));
+			}
+		}
+		t_draw(&t, md, color, out);
+		free(t.c);
+	}
+	/* Every figure judged faster or slower (md: every figure), with values. */
+	{
+		static const char *const h[] = {"Cell", "Figure", "Base", "Candidate", "Change",
+						"Interval", "Verdict"};
+		static const int right[] = {0, 0, 1, 1, 1, 1, 0};
+		size_t rows = 0;
+		heading(out, md, md ? "Every figure" : "Changes found");
+		if (t_begin(&t, 7, h, right))
+			return -1;
+		for (size_t i = 0; i < d->n_cells; i++) {
+			const struct tt_diff_cell *dc = &d->cells[i];
+			for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
+				const struct tt_diff_value *v = &dc->v[f];
+				if (!v->applies || dc->presence != TT_DIFF_BOTH)
+					continue;
+				if (!md && v->verdict != TT_VERDICT_FASTER &&
+				    v->verdict != TT_VERDICT_SLOWER)
+					continue;
+				if (t_row(&t))
+					goto oom;
+				rows++;
+				cell_label(dc, a, sizeof a);
+				t_set(&t, 0, a, NULL);
+				tail_name(d, (enum tt_diff_figure)f, b, sizeof b);
+				t_set(&t, 1, b, NULL);
+				fmt_value((enum tt_diff_figure)f, v->base, b, sizeof b);
+				t_set(&t, 2, b, NULL);
+				fmt_value((enum tt_diff_figure)f, v->cand, b, sizeof b);
+				t_set(&t, 3, b, NULL);
+				fmt_pct(v->change_pct, b, sizeof b);
+				t_set(&t, 4, b, NULL);
+				fmt_ci(v, b, sizeof b);
+				t_set(&t, 5, b, NULL);
+				t_set(&t, 6, tt_verdict_name(v->verdict), verdict_color(v->verdict));
+			}
+		}
+		if (rows)
+			t_draw(&t, md, color, out);
+		else
+			tt_buf_puts(out, "No significant change.\n\n");
+		free(t.c);
+	}
+	/* Why figures were not judged: each reason once, with a count. */
+	{
+		const char *seen[64];
+		size_t count[64], n = 0;
+		for (size_t i = 0; i < d->n_cells; i++)
+			for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
+				const struct tt_diff_value *v = &d->cells[i].v[f];
+				size_t k;
+				if (!v->applies || !v->note[0] || d->cells[i].presence != TT_DIFF_BOTH)
+					continue;
+				for (k = 0; k < n && strcmp(seen[k], v->note); k++)
+					;
+				if (k == n && n < 64) {
+					seen[n] = v->note;
+					count[n++] = 0;
+				}
+				if (k < 64)
+					count[k]++;
+			}
+		if (n) {
+			heading(out, md, "Notes");
+			for (size_t k = 0; k < n; k++)
+				tt_buf_printf(out, "- %s (%zu figure%s)\n", seen[k], count[k],
+					      count[k] == 1 ? "" : "s");
+			tt_buf_puts(out, "\n");
+		}
+	}
+	return 0;
+oom:
+	free(t.c);
+	return -1;
+}
+
+/* ---- csv ------------------------------------------------------------------ */
+
+static void csv_text(struct tt_buf *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		tt_buf_puts(out, s);
+		return;
+	}
+	tt_buf_puts(out, "\"");
+	for (; *s; s++)
+		tt_buf_printf(out, *s == '"' ? "\"\"" : "%c", *s);
+	tt_buf_puts(out, "\"");
+}
+
+static void csv_num(struct tt_buf *out, double v)
+{
+	char n[40];
+	tt__fmt_exact(v, n, sizeof n);
+	tt_buf_printf(out, ",%s", n);
+}
+
+static const char *const presence_keys[] = {"both", "base", "candidate"};
+
+static void render_csv(const struct tt_diff *d, struct tt_buf *out)
+{
+	tt_buf_puts(out, "cell,phase,context,concurrency,presence,base_status,candidate_status,"
+			 "status_changed,figure,base,candidate,ratio,change_pct,ci_lo_pct,ci_hi_pct,"
+			 "z,verdict,note\n");
+	for (size_t i = 0; i < d->n_cells; i++) {
+		const struct tt_diff_cell *dc = &d->cells[i];
+		char id[64];
+		tt_diff_cell_id(dc, id, sizeof id);
+		for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
+			const struct tt_diff_value *v = &dc->v[f];
+			if (!v->applies)
+				continue;
+			tt_buf_printf(out, "%s,%s,%lld,%d,%s,%s,%s,%d,%s", id,
+				      dc->phase == TT_PHASE_PREFILL ? "prefill" : "decode",
+				      (long long)dc->context, dc->concurrency,
+				      presence_keys[dc->presence],
+				      dc->presence != TT_DIFF_CAND_ONLY ? tt_status_key(dc->base_status) : "",
+				      dc->presence != TT_DIFF_BASE_ONLY ? tt_status_key(dc->cand_status) : "",
+				      dc->status_changed, tt_diff_figure_key((enum tt_diff_figure)f));
+			csv_num(out, v->base);
+			csv_num(out, v->cand);
+			csv_num(out, v->ratio);
+			csv_num(out, v->change_pct);
+			csv_num(out, v->ci_lo_pct);
+			csv_num(out, v->ci_hi_pct);
+			csv_num(out, v->z);
+			tt_buf_printf(out, ",%s,", tt_verdict_key(v->verdict));
+			csv_text(out, v->note);
+			tt_buf_puts(out, "\n");
+		}
+	}
+}
+
+enum tt_code tt_diff_render(const struct tt_diff *d, enum tt_format f,
+			    const struct tt_render_opts *opts, const struct tt_diff_gate_opts *gate,
+			    struct tt_buf *out, struct tt_error *err)
+{
+	int bad = 0;
+
+	switch (f) {
+	case TT_FORMAT_TERM:
+	case TT_FORMAT_MD:
+		bad = render_tables(d, f == TT_FORMAT_MD, f == TT_FORMAT_TERM && opts && opts->color,
+				    gate, out);
+		break;
+	case TT_FORMAT_CSV:
+		render_csv(d, out);
+		break;
+	case TT_FORMAT_JSON:
+		return tt__diff_render_json(d, gate, out, err);
+	default:
+		return tt_error_set(err, TT_EARG, "a diff renders as term, md, csv or json here; "
+						  "html and pdf are written by tt_diff_write");
+	}
+	if (bad || out->failed)
+		return tt_error_set(err, TT_ENOMEM, "out of memory while rendering the diff");
+	return TT_OK;
+}

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# tokentrace diff as a user runs it: the gate's exit codes both ways, every
+# format, replicates, matrices that differ, and clear errors (exit 2) for
+# every malformed input.  The runs are synthetic: profile-slow.csv has 10 %
+# fewer tok/s than profile-base.csv at 8K x 4 and 32K x 1, queues at 32K x 4,
+# lacks 64K x 4 and adds 64K x 8.
+#
+# usage: test_cli_diff.sh TOKENTRACE DIR_OF_THIS_SCRIPT
+set -u
+tt=$1 here=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0 n=0
+
+ok() { n=$((n + 1)); echo "ok $1"; }
+bad() { n=$((n + 1)); fail=$((fail + 1)); echo "FAIL $1"; }
+
+# expect NAME STATUS TEXT -- COMMAND...: exit status and a text on stderr
+expect() {
+	local name=$1 want=$2 text=$3 got
+	shift 4
+	"$@" > "$tmp/out" 2> "$tmp/err"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		bad "$name: exit $got, want $want: $(head -c 400 "$tmp/err")"
+	elif [ -n "$text" ] && ! grep -qF -- "$text" "$tmp/err"; then
+		bad "$name: stderr lacks '$text': $(head -c 400 "$tmp/err")"
+	else
+		ok "$name"
+	fi
+}
+
+synth() { "$tt" synth --profile "$here/$1" -o "$tmp/$2" --seed "$3" -q || exit 1; }
+synth profile-base.csv base 1
+synth profile-base.csv base2 2
+synth profile-base.csv base3 3
+synth profile-slow.csv slow 4
+synth profile-slow.csv slow2 5
+
+# --- the gate, both ways ---------------------------------------------------
+expect "gate fails on a 10% slowdown" 1 "gate total_tok_s slower by > 5%: FAIL (2 cells)" -- \
+	"$tt" diff "$tmp/base" "$tmp/slow" --fail-if-slower 5% --format md
+expect "gate passes above the slowdown" 0 "pass (0 cells)" -- \
+	"$tt" diff "$tmp/base" "$tmp/slow" --fail-if-slower 15%
+expect "gate passes on noise only" 0 "gate total_tok_s slower by > 5%: pass" -- \
+	"$tt" diff "$tmp/base" "$tmp/base2" --fail-if-slower 5
+expect "gate on another figure" 0 "gate ttft_p50_ms" -- \
+	"$tt" diff "$tmp/base" "$tmp/slow" --fail-if-slower 5% --figure ttft
+expect "gate on time between tokens" 1 "gate tbt_p50_ms slower by > 5%: FAIL" -- \
+	"$tt" diff "$tmp/base" "$tmp/slow" --fail-if-slower 5% --figure tbt_p50_ms
+expect "no gate: exit 0 even when slower" 0 "6 slower" -- \
+	"$tt" diff "$tmp/base" "$tmp/slow"
+expect "quiet: no summary" 0 "" -- "$tt" diff "$tmp/base" "$tmp/slow" -q
+if [ -s "$tmp/err" ]; then bad "quiet printed: $(cat "$tmp/err")"; else ok "quiet is quiet"; fi
+
+# --- formats ----------------------------------------------------------------
+"$tt" diff "$tmp/base" "$tmp/slow" --format md -q > "$tmp/d.md"
+s=$(grep -n '^## Status changes' "$tmp/d.md" | cut -d: -f1)
+d=$(grep -n '^## Decode' "$tmp/d.md" | cut -d: -f1)
+if [ -n "$s" ] && [ -n "$d" ] && [ "$s" -lt "$d" ]; then ok "md: status changes first"; else bad "md: status changes not first"; fi
+if grep -q '| 8K x 4 | Valid | -10.[0-9]% slower' "$tmp/d.md"; then ok "md: slowed cell marked"; else bad "md: 8K x 4 not marked slower: $(grep '8K x 4' "$tmp/d.md" | head -2)"; fi
+if grep -q '^## Cells in one side only' "$tmp/d.md" && grep -q '| 64K x 8 | candidate |' "$tmp/d.md"; then ok "md: one-side cells listed"; else bad "md: one-side cells missing"; fi
+
+"$tt" diff "$tmp/base" "$tmp/slow" --format csv -o "$tmp/d.csv" -q
+if head -1 "$tmp/d.csv" | grep -q '^cell,phase,context,concurrency,presence,base_status,candidate_status,status_changed,figure,base,candidate,ratio,change_pct,ci_lo_pct,ci_hi_pct,z,verdict,note$'; then ok "csv: header"; else bad "csv: header $(head -1 "$tmp/d.csv")"; fi
+# 1 prefill cell x 1 figure + 6 decode cells x 6 figures, plus the header
+rows=$(wc -l < "$tmp/d.csv")
+if [ "$rows" = 38 ]; then ok "csv: one row per figure"; else bad "csv: $rows lines, want 38"; fi
+if grep -q '^decode-8192x4,decode,8192,4,both,valid,valid,0,total_tok_s,.*,slower,' "$tmp/d.csv"; then ok "csv: verdict"; else bad "csv: no slower total at 8K x 4"; fi
+
+"$tt" diff "$tmp/base" "$tmp/slow" --format json --fail-if-slower 5% -o "$tmp/d.json" -q
+if python3 - "$tmp/d.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "tokentrace-diff" and d["version"] == "1.0"
+for k in ("base", "candidate", "method", "summary", "gate", "cells"):
+    assert k in d, k
+for k in ("alpha", "replicates", "slices", "seed", "tail", "min_change_pct", "comparisons", "level_each"):
+    assert k in d["method"], k
+for k in ("slower", "faster", "same", "unjudged", "status_changes", "base_only", "candidate_only"):
+    assert isinstance(d["summary"][k], int), k
+g = d["gate"]
+assert g == {"figure": "total_tok_s", "threshold_pct": 5, "failing_cells": 2, "failed": True}, g
+run = d["base"]["runs"][0]
+for k in ("source", "engine", "engine_version", "model", "created", "tool", "tool_version", "notes"):
+    assert k in run, k
+cells = d["cells"]
+assert cells[0]["status_changed"] and cells[0]["candidate_status"] == "requests_queued", cells[0]["id"]
+assert cells[-1]["presence"] == "candidate" and cells[-1]["id"] == "decode-65536x8"
+assert cells[-1]["base_status"] is None
+keys = {"base", "candidate", "ratio", "change_pct", "ci_pct", "z", "df", "critical",
+        "se_log_base", "se_log_candidate", "verdict", "worse", "note"}
+slow = 0
+for c in cells:
+    for k in ("id", "phase", "context", "concurrency", "presence", "base_status",
+              "candidate_status", "base_status_mixed", "candidate_status_mixed",
+              "status_changed", "figures"):
+        assert k in c, (c["id"], k)
+    want = {"prefill_tok_s"} if c["phase"] == "prefill" else {
+        "total_tok_s", "per_request_tok_s", "ttft_p50_ms", "ttft_tail_ms", "tbt_p50_ms", "tbt_tail_ms"}
+    assert set(c["figures"]) == want, c["id"]
+    for f, v in c["figures"].items():
+        assert set(v) == keys, (c["id"], f, set(v) ^ keys)
+        assert v["verdict"] in ("faster", "slower", "same", "unjudged")
+        if v["verdict"] in ("faster", "slower", "same"):
+            lo, hi = v["ci_pct"]
+            assert lo <= v["change_pct"] <= hi, (c["id"], f)
+        if f == "total_tok_s" and v["verdict"] == "slower":
+            slow += 1
+            assert -11 < v["change_pct"] < -9 and v["worse"], (c["id"], v["change_pct"])
+assert slow == 2, slow
+EOF
+then ok "json: schema of formats/diff-json.md"; else bad "json: schema"; fi
+"$tt" diff "$tmp/base" "$tmp/slow" --format json --fail-if-slower 5% -q > "$tmp/d2.json"
+if cmp -s "$tmp/d.json" "$tmp/d2.json"; then ok "json: same inputs, same output"; else bad "json: not deterministic"; fi
+expect "term" 0 "" -- "$tt" diff "$tmp/base" "$tmp/slow" --format term --no-color
+if grep -q 'Changes found' "$tmp/out" && ! grep -q $'\x1b\[' "$tmp/out"; then ok "term: changes, no colour"; else bad "term output"; fi
+
+# --- replicates --------------------------------------------------------------
+expect "replicates" 1 "FAIL (2 cells)" -- "$tt" diff --base "$tmp/base" "$tmp/base2" "$tmp/base3" \
+	--candidate "$tmp/slow" "$tmp/slow2" --fail-if-slower 5% --format md
+if grep -q 'runs per side 3 and 2' "$tmp/out"; then ok "replicates: counted"; else bad "replicates: not counted"; fi
+
+# --- malformed inputs: a clear message, exit 2 --------------------------------
+mkdir -p "$tmp/broken"
+printf '{"format_major": 1, "cells": [' > "$tmp/broken/manifest.json"
+printf 'not an archive' > "$tmp/garbage.tar.zst"
+expect "missing run" 2 "base run '$tmp/nope'" -- "$tt" diff "$tmp/nope" "$tmp/slow"
+expect "malformed manifest" 2 "candidate run '$tmp/broken'" -- "$tt" diff "$tmp/base" "$tmp/broken"
+expect "garbage archive" 2 "garbage.tar.zst" -- "$tt" diff "$tmp/garbage.tar.zst" "$tmp/slow"
+expect "one run" 2 "needs a base and a candidate" -- "$tt" diff "$tmp/base"
+expect "three runs" 2 "got a third" -- "$tt" diff "$tmp/base" "$tmp/slow" "$tmp/base2"
+expect "mixed forms" 2 "either as BASE CANDIDATE or with --base" -- \
+	"$tt" diff "$tmp/base" --candidate "$tmp/slow"
+expect "base list only" 2 "needs a base and a candidate" -- "$tt" diff --base "$tmp/base" "$tmp/base2"
+expect "bad threshold" 2 "--fail-if-slower: 'five' is not a percentage" -- \
+	"$tt" diff "$tmp/base" "$tmp/slow" --fail-if-slower five
+expect "negative threshold" 2 "is not a percentage" -- \
+	"$tt" diff "$tmp/base" "$tmp/slow" --fail-if-slower -5%
+expect "unknown figure" 2 "--figure: unknown figure 'speed'" -- \
+	"$tt" diff "$tmp/base" "$tmp/slow" --fail-if-slower 5% --figure speed
+expect "figure without gate" 2 "it needs --fail-if-slower" -- \
+	"$tt" diff "$tmp/base" "$tmp/slow" --figure ttft
+expect "bad format" 2 "unknown format 'pdf' for diff" -- \
+	"$tt" diff "$tmp/base" "$tmp/slow" --format pdf
+expect "bad tail" 2 "--tail: '30' is not a percentile in (50, 100)" -- \
+	"$tt" diff "$tmp/base" "$tmp/slow" --tail 30
+expect "bad alpha" 2 "--alpha" -- "$tt" diff "$tmp/base" "$tmp/slow" --alpha 2
+expect "bad replicates" 2 "--replicates" -- "$tt" diff "$tmp/base" "$tmp/slow" --replicates 10
+expect "bad seed" 2 "--seed: 'x' is not a whole number" -- "$tt" diff "$tmp/base" "$tmp/slow" --seed x
+expect "unknown option" 2 "unknown option '--nope'" -- "$tt" diff "$tmp/base" "$tmp/slow" --nope
+expect "missing value" 2 "option '--tail' needs a value" -- "$tt" diff "$tmp/base" "$tmp/slow" --tail
+expect "unwritable output" 2 "cannot create '$tmp/no/such/dir/d.md'" -- \
+	"$tt" diff "$tmp/base" "$tmp/slow" -o "$tmp/no/such/dir/d.md"
+
+echo "$((n - fail)) passed, $fail failed"
+[ "$fail" = 0 ]
