@@ -30,6 +30,7 @@ PUBLIC = {
     "render": "text",
     "chart": "chart",
     "report": "report",
+    "import": "import",
 }
 PROGRAMS = ("cli", "capture", "sim")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

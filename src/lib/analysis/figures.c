@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/hist.h"
+#include "analysis/reported.h"
 #include "core/c_locale.h"
 
 /* ---- statuses (docs/metrics.md "Cell status") ------------------------- */
@@ -532,6 +533,10 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 	if (a->oom)
 		snprintf(f->damage, sizeof f->damage, "out of memory while analysing");
 	f->errors = a->errors;
+	if (tt__cell_is_reported(c)) {
+		tt__figures_reported(c, &a->opts, f); /* M-reported */
+		return;
+	}
 	if (c->phase == TT_PHASE_PREFILL) {
 		dist_of(&a->scout_ttft, &a->opts, &f->ttft_ms);
 		if (a->scout_rate.n) {

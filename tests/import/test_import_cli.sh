@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Every foreign fixture imports, reports and charts, read as an imported run
+# and directly; provenance and unavailable figures are recorded; a failed
+# import leaves nothing behind.
+# usage: test_import_cli.sh TOKENTRACE FIXTURES
+set -u
+tt=$1; fx=$2/foreign; fail=0; n=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+check() { n=$((n + 1)); if "$@"; then :; else echo "FAIL: $*"; fail=$((fail + 1)); fi; }
+export TMPDIR=$tmp/t; mkdir -p "$TMPDIR"
+
+# name|file|a row the markdown report must hold
+cases=(
+  'lib-early|llm-inference-bench/rtx6kpro-vllm_awq_mtp.json|| Sustained decode | 128K | 128 | Requests queued | 645.8 |'
+  'lib-0417|llm-inference-bench/glm51-dcp1-mtp0-decode-matrix.json|| Sustained decode | 0 | 32 | Valid | 318.1 | 10.8 | 19,799 ms | 92.9 ms | 32.0 | 0 | 9,536 | 30.0 s |'
+)
+for c in "${cases[@]}"; do
+  IFS='|' read -r name file row <<< "$c"
+  row="|${c#*||}"
+  f=$fx/$file
+  check "$tt" import "$f" -o "$tmp/$name" -q
+  [ -f "$tmp/$name/manifest.json" ] || { echo "FAIL: $name: no run"; fail=$((fail + 1)); continue; }
+  "$tt" report "$tmp/$name" --format md > "$tmp/$name.md"
+  check grep -qF -- "$row" "$tmp/$name.md"
+  # The same file read directly gives the same report, bar the source line.
+  "$tt" report "$f" --format csv > "$tmp/$name.direct.csv"
+  "$tt" report "$tmp/$name" --format csv > "$tmp/$name.csv"
+  check cmp -s "$tmp/$name.csv" "$tmp/$name.direct.csv"
+  # Provenance: the file's name and its SHA-256.
+  sum=$(sha256sum "$f" | cut -d' ' -f1)
+  check grep -q "\"sha256\":[[:space:]]*\"$sum\"" "$tmp/$name/manifest.json"
+  check grep -q '"format_version":[[:space:]]*"1.1"' "$tmp/$name/manifest.json"
+  check "$tt" chart "$f" heatmap -o "$tmp/$name.svg"
+  check test -s "$tmp/$name.svg"
+  check "$tt" chart "$tmp/$name" throughput -o "$tmp/$name.png"
+done
+# The early schema has no time between tokens: unavailable, shown as a dash.
+check grep -q '"tbt_ms_p50"' "$tmp/lib-early/manifest.json"
+check grep -qF '| Sustained decode | 0 | 1 | Valid | 147.2 | — | 50 ms | — |' "$tmp/lib-early.md"
+# Over-capacity cells left out of the JSON are rebuilt from its metadata.
+check grep -qF '| Sustained decode | 128K | 1 | Over capacity | — |' "$tmp/lib-0417.md"
+check grep -qF '1 x (131072 + 2048) = 133120 > 85376 KV tokens' "$tmp/lib-0417.md"
+
+# Errors: nothing is written, the message names the file.
+check test -z "$(ls "$TMPDIR")"
+printf '{"metadata": {"concurrency_levels": [1], "context_lengths": [0]}, "results": [{"concurrency": 1, "context_tokens": "x", "aggregate_tps": 1}]}' > "$tmp/bad.json"
+"$tt" import "$tmp/bad.json" -o "$tmp/bad" 2> "$tmp/bad.err"; rc=$?
+check test "$rc" = 1
+check test ! -e "$tmp/bad"
+check grep -qF "bad.json': results[0].context_tokens: a finite number expected, found a string" "$tmp/bad.err"
+check test -z "$(ls "$tmp" | grep importing)"
+head -c 500 "$fx/llm-inference-bench/rtx6kpro-vllm_awq_mtp.json" > "$tmp/cut.json"
+"$tt" report "$tmp/cut.json" > /dev/null 2> "$tmp/cut.err"; rc=$?
+check test "$rc" != 0
+check grep -q "cut.json': JSON ends early: truncated at line" "$tmp/cut.err"
+check test -z "$(ls "$TMPDIR")"
+# A run already there is never overwritten.
+"$tt" import "$fx/llm-inference-bench/rtx6kpro-vllm_awq_mtp.json" -o "$tmp/lib-early" 2> "$tmp/exists.err"
+check test $? = 1
+check grep -q "exists and is not an empty directory" "$tmp/exists.err"
+# Two files with the same cells cannot make one run.
+"$tt" import "$fx/llm-inference-bench/rtx6kpro-vllm_awq_mtp.json" "$fx/llm-inference-bench/rtx6kpro-vllm_awq_mtp.json" -o "$tmp/twice" 2> "$tmp/twice.err"
+check test $? = 1
+check grep -q "appears twice (an earlier file of this import has it too)" "$tmp/twice.err"
+# --from names a format; an unknown one is a usage error.
+"$tt" import --from nosuch "$tmp/bad.json" -o "$tmp/x" 2> /dev/null
+check test $? = 2
+echo "$((n - fail)) passed, $fail failed"
+[ "$fail" = 0 ]
