@@ -41,6 +41,24 @@ check grep -qF '| Sustained decode | 0 | 1 | Valid | 147.2 | — | 50 ms | — |
 check grep -qF '| Sustained decode | 128K | 1 | Over capacity | — |' "$tmp/lib-0417.md"
 check grep -qF '1 x (131072 + 2048) = 133120 > 85376 KV tokens' "$tmp/lib-0417.md"
 
+# The seed report: every row of its All measurements table comes back as printed.
+seed=$fx/llm-inference-bench-report/speed-test-matrix-lfm2.5-350m-h200.txt
+check "$tt" import "$seed" -o "$tmp/seed" -q
+"$tt" report "$tmp/seed" --format md > "$tmp/seed.md"
+rows=0
+while IFS= read -r r; do
+  rows=$((rows + 1))
+  check grep -qF -- "$r" "$tmp/seed.md"
+done < <(grep -E '^\| (Prefill|Sustained decode) \|' "$seed")
+check test "$rows" = 46
+check grep -qF -- '- **Benchmark tool:** llm-inference-bench v0.4.29' "$tmp/seed.md"
+check grep -qF -- '--api-key <redacted>' "$tmp/seed.md"
+check "$tt" chart "$seed" heatmap -o "$tmp/seed.svg"
+# Markdown as our own renderer writes it imports to the same rows.
+check "$tt" import "$tmp/seed.md" -o "$tmp/seed2" -q
+"$tt" report "$tmp/seed2" --format md > "$tmp/seed2.md"
+check test "$(grep -E '^\| (Prefill|Sustained)' "$tmp/seed2.md")" = "$(grep -E '^\| (Prefill|Sustained)' "$tmp/seed.md")"
+
 # Errors: nothing is written, the message names the file.
 check test -z "$(ls "$TMPDIR")"
 printf '{"metadata": {"concurrency_levels": [1], "context_lengths": [0]}, "results": [{"concurrency": 1, "context_tokens": "x", "aggregate_tps": 1}]}' > "$tmp/bad.json"

@@ -24,7 +24,7 @@ static const struct {
 } formats[TT_IMPORT_FORMAT_COUNT_] = {
 	{"auto", NULL},
 	{"llm-inference-bench", tt__import_lib_json},
-	{"llm-inference-bench-report", NULL},
+	{"llm-inference-bench-report", tt__import_lib_report},
 	{"vllm-bench", NULL},
 	{"genai-perf", NULL},
 	{"aiperf", NULL},
