@@ -13,6 +13,9 @@ export TMPDIR=$tmp/t; mkdir -p "$TMPDIR"
 cases=(
   'lib-early|llm-inference-bench/rtx6kpro-vllm_awq_mtp.json|| Sustained decode | 128K | 128 | Requests queued | 645.8 |'
   'lib-0417|llm-inference-bench/glm51-dcp1-mtp0-decode-matrix.json|| Sustained decode | 0 | 32 | Valid | 318.1 | 10.8 | 19,799 ms | 92.9 ms | 32.0 | 0 | 9,536 | 30.0 s |'
+  'vllm-agg|vllm-bench/bench_serve_v0.25.1.json|| Sustained decode | 32 | 2 | Valid | 82.9 | — | 56 ms | 11.2 ms | — | 8 | 128 | 1.5 s |'
+  'vllm-spec|vllm-bench/bench_serve_speculative_v0.25.1.json|| Sustained decode | 313 | 2 | Valid | 122.3 | — | 425 ms | 14.4 ms | — | 8 | 3,983 | 32.6 s |'
+  'vllm-detail|vllm-bench/detailed-c4.json|| Sustained decode | 512 | 4 | Errors | 327.4 | 83.9 | 47 ms | 11.8 ms | 3.7 | 12 | 768 | 2.3 s |'
 )
 for c in "${cases[@]}"; do
   IFS='|' read -r name file row <<< "$c"
@@ -37,6 +40,19 @@ done
 # The early schema has no time between tokens: unavailable, shown as a dash.
 check grep -q '"tbt_ms_p50"' "$tmp/lib-early/manifest.json"
 check grep -qF '| Sustained decode | 0 | 1 | Valid | 147.2 | — | 50 ms | — |' "$tmp/lib-early.md"
+# vLLM with detail: traces, so the timeline and TBT distribution draw; the
+# chunks of 1-3 tokens are counted as multi-token chunks and said so.
+check "$tt" chart "$fx/vllm-bench/detailed-c4.json" timeline -o "$tmp/vllm-tl.png"
+check "$tt" chart "$fx/vllm-bench/detailed-c4.json" tbt-cdf -o "$tmp/vllm-cdf.png"
+"$tt" report "$tmp/vllm-detail" --format json > "$tmp/vllm-detail.json"
+check python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['cells'][0]; assert c['multi_token_chunks'] > 0 and c['output_tokens'] == 768, c" "$tmp/vllm-detail.json"
+check grep -q '"key":[[:space:]]*"tokens_per_chunk"' "$tmp/vllm-detail/manifest.json"
+"$tt" dump "$tmp/vllm-detail" | grep -c '"type":"request"' > "$tmp/nreq"
+check test "$(cat "$tmp/nreq")" = 13
+# Several files of a sweep make one run.
+check "$tt" import "$fx"/vllm-bench/*.json -o "$tmp/vllm-all" -q
+check test "$(grep -c '"phase":' "$tmp/vllm-all/manifest.json")" = 3
+
 # Over-capacity cells left out of the JSON are rebuilt from its metadata.
 check grep -qF '| Sustained decode | 128K | 1 | Over capacity | — |' "$tmp/lib-0417.md"
 check grep -qF '1 x (131072 + 2048) = 133120 > 85376 KV tokens' "$tmp/lib-0417.md"

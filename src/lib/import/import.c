@@ -25,7 +25,7 @@ static const struct {
 	{"auto", NULL},
 	{"llm-inference-bench", tt__import_lib_json},
 	{"llm-inference-bench-report", tt__import_lib_report},
-	{"vllm-bench", NULL},
+	{"vllm-bench", tt__import_vllm},
 	{"genai-perf", NULL},
 	{"aiperf", NULL},
 	{"guidellm", NULL},
@@ -306,17 +306,22 @@ static const char *const shown[] = {"total_tok_s", "per_request_tok_s_p50", "ttf
 
 static enum tt_code mark_unavailable(struct tt__imp *im, struct tt_error *err)
 {
-	int seen[sizeof shown / sizeof *shown] = {0}, any = 0;
+	int seen[sizeof shown / sizeof *shown] = {0}, any = 0, traced = 0;
 	enum tt_code rc;
 
 	for (size_t i = im->first_cell; i < im->m->n_cells; i++) {
 		const struct tt_cell_info *c = &im->m->cells[i];
+		traced |= c->trace != NULL;
 		if (c->trace || !c->n_reported || c->phase != TT_PHASE_DECODE)
 			continue;
 		any = 1;
 		for (size_t k = 0; k < sizeof shown / sizeof *shown; k++)
 			seen[k] |= tt_cell_reported(c, shown[k], NULL);
 	}
+	/* No foreign tool here keeps /metrics scrapes in its per-request file:
+	 * active requests are the client's count, queueing is not evidenced. */
+	if (traced && (rc = tt__imp_unavailable(im, "server_metrics", err)))
+		return rc;
 	if (!any)
 		return TT_OK;
 	if ((rc = tt__imp_unavailable(im, "trace", err)))
