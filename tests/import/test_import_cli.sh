@@ -4,7 +4,7 @@
 # import leaves nothing behind.
 # usage: test_import_cli.sh TOKENTRACE FIXTURES
 set -u
-tt=$1; fx=$2/foreign; fail=0; n=0
+tt=$1; fx=$2/foreign; fail=0; n=0; here=$(dirname "$0")
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 check() { n=$((n + 1)); if "$@"; then :; else echo "FAIL: $*"; fail=$((fail + 1)); fi; }
 export TMPDIR=$tmp/t; mkdir -p "$TMPDIR"
@@ -16,6 +16,9 @@ cases=(
   'vllm-agg|vllm-bench/bench_serve_v0.25.1.json|| Sustained decode | 32 | 2 | Valid | 82.9 | — | 56 ms | 11.2 ms | — | 8 | 128 | 1.5 s |'
   'vllm-spec|vllm-bench/bench_serve_speculative_v0.25.1.json|| Sustained decode | 313 | 2 | Valid | 122.3 | — | 425 ms | 14.4 ms | — | 8 | 3,983 | 32.6 s |'
   'vllm-detail|vllm-bench/detailed-c4.json|| Sustained decode | 512 | 4 | Errors | 327.4 | 83.9 | 47 ms | 11.8 ms | 3.7 | 12 | 768 | 2.3 s |'
+  'genai|genai-perf/llama3-8b-concurrency1-profile_export.json|| Sustained decode | 189 | 1 | Valid | 73.6 | 76.1 | 25 ms | 13.2 ms | 0.9 | 53 | 2,650 | 36.0 s |'
+  'aiperf|aiperf/run1-profile_export.jsonl|| Sustained decode | 550 | 100 | Valid | 2,320.7 | 36.2 | 2,369 ms | 22.7 ms |'
+  'guidellm|guidellm/qwen3-4b-sanity-benchmarks.json|| Sustained decode | 99 | 4 | Valid | 164.4 | 41.4 | 172 ms | 24.2 ms | 4.0 | 4 | 4,096 | 24.9 s |'
 )
 for c in "${cases[@]}"; do
   IFS='|' read -r name file row <<< "$c"
@@ -49,6 +52,14 @@ check python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['cells'][0]; a
 check grep -q '"key":[[:space:]]*"tokens_per_chunk"' "$tmp/vllm-detail/manifest.json"
 "$tt" dump "$tmp/vllm-detail" | grep -c '"type":"request"' > "$tmp/nreq"
 check test "$(cat "$tmp/nreq")" = 13
+# The tools' own summaries of the same runs agree, or differ as explained.
+"$tt" report "$tmp/genai" --format json > "$tmp/genai.json"
+check python3 "$here/check_summary.py" genai-perf "$tmp/genai.json" "$fx/genai-perf/llama3-8b-concurrency1-profile_export_genai_perf.json"
+"$tt" report "$tmp/aiperf" --format json > "$tmp/aiperf.json"
+check python3 "$here/check_summary.py" aiperf "$tmp/aiperf.json" "$fx/aiperf/run1-profile_export_aiperf.json"
+# AIPerf's cancelled requests are aborted on purpose, not errors.
+check python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['cells'][0]; assert c['errors'] == 0 and c['requests'] == 100, c" "$tmp/aiperf.json"
+check grep -q '"key":[[:space:]]*"aiperf_summary"' "$tmp/aiperf/manifest.json"
 # Several files of a sweep make one run.
 check "$tt" import "$fx"/vllm-bench/*.json -o "$tmp/vllm-all" -q
 check test "$(grep -c '"phase":' "$tmp/vllm-all/manifest.json")" = 3

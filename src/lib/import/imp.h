@@ -95,6 +95,13 @@ enum tt_code tt__imp_add_i64(struct tt__imp *im, int64_t **v, size_t *n, int64_t
 			     struct tt_error *err);
 enum tt_code tt__imp_add_int(struct tt__imp *im, int **v, size_t *n, int x, struct tt_error *err);
 
+/* Output tokens of chunk j of n when a request's n chunks carried `tokens`
+ * in all and the source does not say which chunk carried how many: the
+ * first chunk one (servers stream the first token alone), the others spread
+ * evenly, earlier chunks taking the remainder; with more chunks than
+ * tokens, the last chunks carry 0. */
+uint32_t tt__imp_chunk_tokens(size_t j, size_t n, long tokens);
+
 /* ---- checksum (sha256.c) --------------------------------------------- */
 void tt__sha256_hex(const void *data, size_t len, char hex[65]);
 

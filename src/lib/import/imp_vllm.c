@@ -33,25 +33,6 @@ static enum tt_code elem_num(struct tt__imp *im, const cJSON *e, const char *key
 	return TT_OK;
 }
 
-/* Tokens of chunk j of n carrying `tokens` in all: the first chunk one token
- * (vLLM streams the first token alone), the rest spread evenly, earlier
- * chunks taking the remainder; more chunks than tokens: the last carry 0. */
-static uint32_t chunk_tokens(size_t j, size_t n, long tokens)
-{
-	long rest, per, extra;
-
-	if (tokens <= 0)
-		return 0;
-	if ((long)n >= tokens)
-		return j < (size_t)tokens ? 1 : 0;
-	if (j == 0)
-		return 1;
-	rest = tokens - 1;
-	per = rest / (long)(n - 1);
-	extra = rest % (long)(n - 1);
-	return (uint32_t)(per + ((long)(j - 1) < extra ? 1 : 0));
-}
-
 static enum tt_code detailed(struct tt__imp *im, const cJSON *root, size_t cell,
 			     const cJSON *ttfts, struct tt_error *err)
 {
@@ -139,7 +120,7 @@ static enum tt_code detailed(struct tt__imp *im, const cJSON *root, size_t cell,
 		t = r.t_send_ns + (int64_t)llround(ttft * 1e9);
 		if (nc) {
 			chunks[0].t_ns = t;
-			chunks[0].tokens = chunk_tokens(0, nc, (long)out);
+			chunks[0].tokens = tt__imp_chunk_tokens(0, nc, (long)out);
 			j = 1;
 			cJSON_ArrayForEach(g, gaps)
 			{
@@ -148,7 +129,7 @@ static enum tt_code detailed(struct tt__imp *im, const cJSON *root, size_t cell,
 					goto cleanup;
 				t += (int64_t)llround(gap * 1e9);
 				chunks[j].t_ns = t;
-				chunks[j].tokens = chunk_tokens(j, nc, (long)out);
+				chunks[j].tokens = tt__imp_chunk_tokens(j, nc, (long)out);
 				multi += chunks[j].tokens > 1;
 				j++;
 			}
@@ -174,9 +155,10 @@ static enum tt_code detailed(struct tt__imp *im, const cJSON *root, size_t cell,
 	{
 		struct tt_cell_info *c = &im->m->cells[cell];
 		/* The window is the whole benchmark: first send to last end
-		 * (vLLM's duration), widened by 1 ns so the last chunk is in it. */
+		 * (vLLM's duration), one trace time unit wider: stored times
+		 * round up to it, and the last chunk must stay inside. */
 		c->start_ns = c->window_start_ns = ws;
-		c->window_end_ns = c->end_ns = we + 1;
+		c->window_end_ns = c->end_ns = we + 1000;
 		if (multi)
 			rc = tt__imp_note(im, "tokens_per_chunk",
 					  "spread evenly: the file has token counts per request only "

@@ -26,9 +26,9 @@ static const struct {
 	{"llm-inference-bench", tt__import_lib_json},
 	{"llm-inference-bench-report", tt__import_lib_report},
 	{"vllm-bench", tt__import_vllm},
-	{"genai-perf", NULL},
-	{"aiperf", NULL},
-	{"guidellm", NULL},
+	{"genai-perf", tt__import_genai_perf},
+	{"aiperf", tt__import_aiperf},
+	{"guidellm", tt__import_guidellm},
 };
 
 const char *tt_import_format_name(enum tt_import_format f)
@@ -283,6 +283,25 @@ enum tt_code tt__imp_add_int(struct tt__imp *im, int **v, size_t *n, int x, stru
 	nv[(*n)++] = x;
 	*v = nv;
 	return TT_OK;
+}
+
+/* Tokens of chunk j of n carrying `tokens` in all: the first chunk one token
+ * (vLLM streams the first token alone), the rest spread evenly, earlier
+ * chunks taking the remainder; more chunks than tokens: the last carry 0. */
+uint32_t tt__imp_chunk_tokens(size_t j, size_t n, long tokens)
+{
+	long rest, per, extra;
+
+	if (tokens <= 0)
+		return 0;
+	if ((long)n >= tokens)
+		return j < (size_t)tokens ? 1 : 0;
+	if (j == 0)
+		return 1;
+	rest = tokens - 1;
+	per = rest / (long)(n - 1);
+	extra = rest % (long)(n - 1);
+	return (uint32_t)(per + ((long)(j - 1) < extra ? 1 : 0));
 }
 
 static int cmp_i64(const void *a, const void *b)
