@@ -67,7 +67,7 @@ struct tt_cell_figures {
 	struct tt_dist ttft_ms;
 	struct tt_dist tbt_ms;     /* per token: a k-token chunk spreads its gap over k */
 	double avg_active;         /* mean running requests (server gauge, else client) */
-	const char *avg_active_source; /* "server" or "client" (static string) */
+	const char *avg_active_source; /* "server", "client" or "reported" (static string) */
 	double avg_in_flight;      /* client: time-average of requests sent and not ended */
 	long completed;            /* measured requests that finished in the window */
 	long output_tokens;        /* tokens arriving in the window */

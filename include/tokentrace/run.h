@@ -22,6 +22,10 @@ enum tt_phase { TT_PHASE_PREFILL = 0, TT_PHASE_DECODE = 1 };
 
 #define TT_RUN_FORMAT_MAJOR 1
 #define TT_RUN_FORMAT_MINOR 0
+/* Minor version a writer puts in a manifest that uses the import members
+ * (imported_from, unavailable, a cell's reported figures: formats/run-v1.md
+ * 2.3); readers of this version understand it. */
+#define TT_RUN_FORMAT_MINOR_IMPORT 1
 
 /* What happened to a cell during capture. */
 enum tt_cell_state {
@@ -50,6 +54,28 @@ struct tt_cell_info {
 	int64_t window_end_ns;
 	int64_t end_ns;          /* last request ended or was cut */
 	int ready_timed_out;     /* readiness check gave up; the window ran anyway */
+	/* Figures a foreign tool reported for this cell (imported runs whose
+	 * source kept no per-request times; formats/run-v1.md 2.3): analysis
+	 * uses them when the cell has no trace.  Keys as in 2.3. */
+	struct tt_reported *reported;
+	size_t n_reported;
+	char *reported_status;   /* tt_status_key() of the status the source gave; NULL: none */
+};
+
+/* One figure reported by the tool a run was imported from. */
+struct tt_reported {
+	char *key;               /* e.g. "total_tok_s", "ttft_ms_p50" */
+	double value;
+};
+
+/* Where an imported run came from (formats/run-v1.md 2.3). */
+struct tt_import_source {
+	char *format;            /* importer: "llm-inference-bench", "vllm-bench", ... */
+	char *tool;              /* the tool that wrote the file */
+	char *tool_version;      /* as the file says; NULL unknown */
+	char *file;              /* file name as given to the importer */
+	char *sha256;            /* 64 lowercase hex digits of the file's bytes */
+	int64_t bytes;           /* file size */
 };
 
 struct tt_note {
@@ -88,6 +114,11 @@ struct tt_manifest {
 	char *kv_capacity_source;   /* "vllm:cache_config_info", "server-log", "user", ... */
 	struct tt_cell_info *cells;
 	size_t n_cells;
+	/* Imported runs only (format 1.1; empty for captured runs). */
+	struct tt_import_source *sources; /* the files, in import order */
+	size_t n_sources;
+	char **unavailable;       /* figure keys (2.3) the sources did not have */
+	size_t n_unavailable;
 };
 
 void tt_manifest_init(struct tt_manifest *m);
@@ -105,6 +136,17 @@ enum tt_code tt_manifest_add_cell(struct tt_manifest *m, enum tt_phase phase, in
 				  int concurrency, size_t *index);
 /* Index of the cell with this id, or -1. */
 long tt_manifest_find_cell(const struct tt_manifest *m, const char *id);
+
+/* Record a figure the source reported for cell c (replaces a previous value). */
+enum tt_code tt_cell_set_reported(struct tt_cell_info *c, const char *key, double value);
+/* 1 and *value set when c has a reported figure named key, else 0. */
+int tt_cell_reported(const struct tt_cell_info *c, const char *key, double *value);
+/* Append a copy of src (its strings are copied) to m->sources. */
+enum tt_code tt_manifest_add_source(struct tt_manifest *m, const struct tt_import_source *src);
+/* Add a figure key to m->unavailable (once). */
+enum tt_code tt_manifest_add_unavailable(struct tt_manifest *m, const char *figure);
+/* 1 when m lists figure as unavailable. */
+int tt_manifest_unavailable(const struct tt_manifest *m, const char *figure);
 
 /* Deep copy of src into dst (dst is initialised first; release it later). */
 enum tt_code tt_manifest_copy(struct tt_manifest *dst, const struct tt_manifest *src,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tokentrace/error.h"
+#include "tokentrace/import.h"
 #include "tokentrace/run.h"
 
 #include "commands.h"
@@ -22,5 +23,5 @@ void cli_error(const char *fmt, ...)
 
 enum tt_code cli_open_run(const char *path, struct tt_run **out, struct tt_error *err)
 {
-	return tt_run_open(path, out, err);
+	return tt_import_open(path, NULL, out, err);
 }

@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{"chart", cmd_chart, "draw one chart of a run (PNG, SVG or PDF)"},
 	{"dump", cmd_dump, "print a run's raw records as JSON lines"},
 	{"diff", cmd_diff, "compare two runs cell by cell: changes, intervals, verdicts"},
+	{"import", cmd_import, "import other tools' result files as a run"},
 };
 
 static void usage(FILE *f)

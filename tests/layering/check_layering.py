@@ -33,6 +33,7 @@ PUBLIC = {
     "report": "report",
     "diff": "diff",
     "diffview": "diffview",
+    "import": "import",
 }
 PROGRAMS = ("cli", "capture", "sim")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

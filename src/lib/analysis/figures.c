@@ -9,6 +9,7 @@
 
 #include "analysis/hist.h"
 #include "tokentrace/gauges.h"
+#include "analysis/reported.h"
 #include "core/c_locale.h"
 
 /* ---- statuses (docs/metrics.md "Cell status") ------------------------- */
@@ -647,6 +648,10 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 	f->errors = a->errors;
 	if (a->opts.hook && a->opts.hook->end)
 		a->opts.hook->end(a->opts.hook->ctx, a->index);
+	if (tt__cell_is_reported(c)) {
+		tt__figures_reported(c, &a->opts, f); /* M-reported */
+		return;
+	}
 	if (c->phase == TT_PHASE_PREFILL) {
 		dist_of(&a->scout_ttft, &a->opts, &f->ttft_ms);
 		if (a->scout_rate.n) {

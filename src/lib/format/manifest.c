@@ -9,6 +9,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "format/manifest_ext.h"
+
 void tt_manifest_init(struct tt_manifest *m)
 {
 	memset(m, 0, sizeof *m);
@@ -28,6 +30,7 @@ static void cell_release(struct tt_cell_info *c)
 	free(c->id);
 	free(c->reason);
 	free(c->trace);
+	tt__cell_ext_release(c);
 }
 
 void tt_manifest_release(struct tt_manifest *m)
@@ -56,6 +59,7 @@ void tt_manifest_release(struct tt_manifest *m)
 	for (size_t i = 0; i < m->n_cells; i++)
 		cell_release(&m->cells[i]);
 	free(m->cells);
+	tt__manifest_ext_release(m);
 	tt_manifest_init(m);
 }
 
@@ -195,7 +199,9 @@ enum tt_code tt_manifest_to_json(const struct tt_manifest *m, char **out, struct
 	if (!root)
 		goto nomem;
 	cJSON_AddStringToObject(root, "format", "tokentrace-run");
-	snprintf(ver, sizeof ver, "%d.%d", m->format_major, m->format_minor);
+	snprintf(ver, sizeof ver, "%d.%d", m->format_major,
+		 tt__manifest_ext_used(m) && m->format_minor < TT_RUN_FORMAT_MINOR_IMPORT ?
+			 TT_RUN_FORMAT_MINOR_IMPORT : m->format_minor);
 	cJSON_AddStringToObject(root, "format_version", ver);
 	o = cJSON_AddObjectToObject(root, "tool");
 	add_str(o, "name", m->tool_name);
@@ -262,7 +268,11 @@ enum tt_code tt_manifest_to_json(const struct tt_manifest *m, char **out, struct
 		if (c->ready_timed_out)
 			cJSON_AddBoolToObject(e, "ready_timed_out", 1);
 		cJSON_AddItemToArray(a, e);
+		if (tt__cell_ext_to_json(c, e))
+			goto nomem;
 	}
+	if (tt__manifest_ext_to_json(m, root))
+		goto nomem;
 	*out = cJSON_Print(root);
 	cJSON_Delete(root);
 	if (!*out)
@@ -394,6 +404,11 @@ static enum tt_code parse_cells(const cJSON *a, const char *name, struct tt_mani
 		c->window_end_ns = get_i64(e, "window_end_ns", -1);
 		c->end_ns = get_i64(e, "end_ns", -1);
 		c->ready_timed_out = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "ready_timed_out"));
+		{
+			enum tt_code rc = tt__cell_ext_from_json(e, name, c, err);
+			if (rc)
+				return rc;
+		}
 		i++;
 	}
 	return TT_OK;
@@ -529,6 +544,7 @@ enum tt_code tt_manifest_from_json(const char *text, size_t len, const char *nam
 		if (rc)
 			goto cleanup;
 	}
+	rc = tt__manifest_ext_from_json(root, name, m, err);
 	goto cleanup;
 nomem:
 	rc = tt_error_set(err, TT_ENOMEM, "out of memory reading %s", name);

@@ -14,6 +14,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "format/run_adopt.h"
 #include "format/trace_stream.h"
 
 #define MAX_MANIFEST ((size_t)64 << 20)
@@ -23,6 +24,9 @@ struct tt_run {
 	int is_archive;
 	char *prefix;           /* archive: directory holding manifest.json, "" or "RUN/" */
 	struct tt_manifest m;
+	char *display;          /* tt_run_path, when not path (run_adopt.h) */
+	void (*on_free)(void *);
+	void *on_free_ctx;
 };
 
 static enum tt_code read_whole_file(const char *path, size_t max, char **data, size_t *len,
@@ -247,7 +251,20 @@ const struct tt_manifest *tt_run_manifest(const struct tt_run *run)
 
 const char *tt_run_path(const struct tt_run *run)
 {
-	return run->path;
+	return run->display ? run->display : run->path;
+}
+
+int tt__run_adopt(struct tt_run *run, const char *display, void (*fn)(void *), void *ctx)
+{
+	char *d = display ? strdup(display) : NULL;
+
+	if (display && !d)
+		return -1;
+	free(run->display);
+	run->display = d;
+	run->on_free = fn;
+	run->on_free_ctx = ctx;
+	return 0;
 }
 
 void tt_run_free(struct tt_run *run)
@@ -257,6 +274,9 @@ void tt_run_free(struct tt_run *run)
 	tt_manifest_release(&run->m);
 	free(run->path);
 	free(run->prefix);
+	free(run->display);
+	if (run->on_free)
+		run->on_free(run->on_free_ctx);
 	free(run);
 }
 

@@ -1,0 +1,321 @@
+/* AIPerf profile_export.jsonl (per-request records), older schema
+ * (metadata.timestamp_ns) and newer (metadata.request_start_ns,
+ * request_end_ns, was_cancelled): formats/import-aiperf.md.  Each record
+ * becomes a trace record: first chunk at start + ttft, then one chunk per
+ * inter_chunk_latency gap. */
+#include "import/imp.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rec {
+	struct tt_request r;
+	struct tt_chunk *chunks;
+	char error[256];
+};
+
+static void recs_free(struct rec *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i].chunks);
+	free(v);
+}
+
+/* metrics.NAME.value as a number; absent: *found 0. */
+static enum tt_code metric(struct tt__imp *im, const cJSON *metrics, const char *where,
+			   const char *name, double *out, int *found, struct tt_error *err)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(metrics, name);
+	char w[128];
+
+	*found = 0;
+	if (!m || cJSON_IsNull(m))
+		return TT_OK;
+	snprintf(w, sizeof w, "%s.metrics.%s", where, name);
+	if (!cJSON_IsObject(m))
+		return tt__imp_fail_err(im, err, w, "an object {value, unit} expected");
+	return tt__imp_num(im, m, w, "value", 1, out, found, err);
+}
+
+static enum tt_code record(struct tt__imp *im, const cJSON *o, const char *where, struct rec *out,
+			   struct tt_error *err)
+{
+	const cJSON *md, *metrics, *e, *icl = NULL, *errobj;
+	double start, end = NAN, ttft = NAN, lat = NAN, osl = NAN, isl = NAN, v;
+	int found, f_start;
+	size_t n = 0, j;
+	enum tt_code rc;
+	char w[128];
+
+	if (!cJSON_IsObject(o))
+		return tt__imp_fail_err(im, err, where, "an object expected");
+	if ((rc = tt__imp_member(im, o, where, "metadata", cJSON_Object, 1, &md, err)) ||
+	    (rc = tt__imp_member(im, o, where, "metrics", cJSON_Object, 0, &metrics, err)))
+		return rc;
+	snprintf(w, sizeof w, "%s.metadata", where);
+	/* Newer: request_start_ns / request_end_ns; older: timestamp_ns. */
+	if ((rc = tt__imp_num(im, md, w, "request_start_ns", 0, &start, &f_start, err)))
+		return rc;
+	if (!f_start && (rc = tt__imp_num(im, md, w, "timestamp_ns", 1, &start, NULL, err)))
+		return rc;
+	if ((rc = tt__imp_num(im, md, w, "request_end_ns", 0, &v, &found, err)))
+		return rc;
+	if (found)
+		end = v;
+	if ((rc = metric(im, metrics, where, "ttft", &v, &found, err)))
+		return rc;
+	if (found)
+		ttft = v;
+	if ((rc = metric(im, metrics, where, "request_latency", &v, &found, err)))
+		return rc;
+	if (found)
+		lat = v;
+	if ((rc = metric(im, metrics, where, "output_sequence_length", &v, &found, err)))
+		return rc;
+	if (found)
+		osl = v;
+	if (!found) {
+		double a = 0, b = 0;
+		int fa, fb;
+		if ((rc = metric(im, metrics, where, "output_token_count", &a, &fa, err)) ||
+		    (rc = metric(im, metrics, where, "reasoning_token_count", &b, &fb, err)))
+			return rc;
+		if (fa || fb)
+			osl = a + b;
+	}
+	if ((rc = metric(im, metrics, where, "input_sequence_length", &v, &found, err)))
+		return rc;
+	if (found)
+		isl = v;
+	e = metrics ? cJSON_GetObjectItemCaseSensitive(metrics, "inter_chunk_latency") : NULL;
+	if (e && !cJSON_IsNull(e)) {
+		snprintf(w, sizeof w, "%s.metrics.inter_chunk_latency", where);
+		icl = cJSON_GetObjectItemCaseSensitive(e, "value");
+		if (!cJSON_IsArray(icl))
+			return tt__imp_fail_err(im, err, w, "{\"value\": [ms, ...]} expected");
+	}
+	memset(out, 0, sizeof *out);
+	out->r.role = TT_ROLE_MEASURED;
+	out->r.t_sched_ns = out->r.t_send_ns = (int64_t)start;
+	out->r.prompt_tokens = isfinite(isl) ? (int64_t)isl : -1;
+	out->r.cached_tokens = -1;
+	out->r.http_status = 200;
+	if (isfinite(ttft)) {
+		n = 1 + (icl ? (size_t)cJSON_GetArraySize(icl) : 0);
+		if (n > TT_IMPORT_MAX_CHUNKS || (isfinite(osl) && (osl < 0 || osl > 1e9)))
+			return tt__imp_fail_err(im, err, where, "%zu chunks or %g tokens: implausibly "
+						"many", n, osl);
+		if (!(out->chunks = calloc(n, sizeof *out->chunks)))
+			return tt__imp_nomem(im, err);
+		out->chunks[0].t_ns = out->r.t_send_ns + (int64_t)llround(ttft * 1e6);
+		j = 1;
+		cJSON_ArrayForEach(e, icl)
+		{
+			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0) {
+				snprintf(w, sizeof w, "%s.metrics.inter_chunk_latency.value[%zu]", where,
+					 j - 1);
+				return tt__imp_fail_err(im, err, w, "a number of ms >= 0 expected");
+			}
+			out->chunks[j].t_ns = out->chunks[j - 1].t_ns + (int64_t)llround(e->valuedouble * 1e6);
+			j++;
+		}
+		for (j = 0; j < n; j++)
+			out->chunks[j].tokens = tt__imp_chunk_tokens(j, n, isfinite(osl) ? (long)osl : (long)n);
+	}
+	out->r.n_chunks = n;
+	out->r.chunks = out->chunks;
+	out->r.t_end_ns = isfinite(end) ? (int64_t)end :
+			  isfinite(lat) ? out->r.t_send_ns + (int64_t)llround(lat * 1e6) :
+			  n ? out->chunks[n - 1].t_ns : out->r.t_send_ns;
+	/* The end is never before the last chunk (rounding of the gaps). */
+	if (n && out->r.t_end_ns < out->chunks[n - 1].t_ns)
+		out->r.t_end_ns = out->chunks[n - 1].t_ns;
+	out->r.finish = TT_FINISH_STOP;
+	errobj = cJSON_GetObjectItemCaseSensitive(o, "error");
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(md, "was_cancelled")) ||
+	    (cJSON_IsObject(errobj) &&
+	     cJSON_IsString(cJSON_GetObjectItemCaseSensitive(errobj, "type")) &&
+	     strstr(cJSON_GetObjectItemCaseSensitive(errobj, "type")->valuestring, "Cancel"))) {
+		/* Cancelled on purpose (--request-cancellation-rate): not a failure. */
+		out->r.finish = TT_FINISH_ABORTED;
+		snprintf(out->error, sizeof out->error, "cancelled by AIPerf");
+		out->r.error = out->error;
+	} else if (cJSON_IsObject(errobj)) {
+		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(errobj, "message"),
+			    *code = cJSON_GetObjectItemCaseSensitive(errobj, "code");
+		out->r.finish = TT_FINISH_ERROR;
+		out->r.fail = cJSON_IsNumber(code) && code->valuedouble >= 400 ? TT_FAIL_HTTP :
+										TT_FAIL_OTHER;
+		out->r.http_status = cJSON_IsNumber(code) ? (int)code->valuedouble : 0;
+		snprintf(out->error, sizeof out->error, "%s",
+			 cJSON_IsString(msg) ? msg->valuestring : "error");
+		out->r.error = out->error;
+	}
+	return TT_OK;
+}
+
+/* Facts from AIPerf's own summary beside the records (FILE.jsonl ->
+ * FILE_aiperf.json), when it is there: the concurrency asked for and the
+ * model.  Nothing else is taken from it. */
+static int summary_concurrency(struct tt__imp *im, struct tt_error *err)
+{
+	char path[4096];
+	size_t n = strlen(im->file);
+	FILE *f;
+	char *text = NULL;
+	long len;
+	cJSON *root;
+	const cJSON *c;
+	int conc = 0;
+
+	if (n < 6 || strcmp(im->file + n - 6, ".jsonl") != 0 || n + 16 > sizeof path)
+		return 0;
+	snprintf(path, sizeof path, "%.*s_aiperf.json", (int)(n - 6), im->file);
+	if (!(f = fopen(path, "rb")))
+		return 0;
+	if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && len < (64 << 20) &&
+	    fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)len + 1)) &&
+	    fread(text, 1, (size_t)len, f) == (size_t)len) {
+		if ((root = cJSON_ParseWithLength(text, (size_t)len))) {
+			const cJSON *ic = cJSON_GetObjectItemCaseSensitive(root, "input_config");
+			const cJSON *lg = cJSON_GetObjectItemCaseSensitive(ic, "loadgen");
+			const cJSON *ep = cJSON_GetObjectItemCaseSensitive(ic, "endpoint");
+			const cJSON *models = cJSON_GetObjectItemCaseSensitive(ep, "model_names");
+			c = cJSON_GetObjectItemCaseSensitive(lg, "concurrency");
+			if (cJSON_IsNumber(c) && c->valuedouble >= 1 && c->valuedouble <= 1e6)
+				conc = (int)c->valuedouble;
+			if (cJSON_IsString(cJSON_GetArrayItem(models, 0)))
+				tt__imp_set(im, &im->m->model, cJSON_GetArrayItem(models, 0)->valuestring,
+					    err);
+			{
+				const char *base = strrchr(path, '/');
+				tt__imp_note(im, "aiperf_summary", base ? base + 1 : path, err);
+			}
+			cJSON_Delete(root);
+		}
+	}
+	free(text);
+	fclose(f);
+	return conc;
+}
+
+enum tt_code tt__import_aiperf(struct tt__imp *im, const cJSON *root, struct tt_error *err)
+{
+	const char *p = im->data, *end = im->data + im->len;
+	struct rec *v = NULL;
+	size_t n = 0, cap = 0, line = 0, cell;
+	int64_t origin = INT64_MAX, ws = INT64_MAX, we = INT64_MIN;
+	long psum = 0, pn = 0;
+	int conc;
+	struct tt_trace_writer *tw = NULL;
+	enum tt_code rc = TT_OK;
+
+	(void)root;
+	im->src.tool = "AIPerf";
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end;
+		char where[32];
+		cJSON *o;
+
+		line++;
+		snprintf(where, sizeof where, "line %zu", line);
+		while (p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
+			p++;
+		if (p == e) {
+			p = nl ? nl + 1 : end;
+			continue;
+		}
+		if ((rc = tt__imp_parse(im, p, (size_t)(e - p), where, &o, err)))
+			goto cleanup;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			struct rec *nv = realloc(v, nc * sizeof *nv);
+			if (!nv) {
+				cJSON_Delete(o);
+				rc = tt__imp_nomem(im, err);
+				goto cleanup;
+			}
+			v = nv;
+			cap = nc;
+		}
+		rc = record(im, o, where, &v[n], err);
+		cJSON_Delete(o);
+		if (rc)
+			goto cleanup;
+		if (v[n].r.t_send_ns < origin)
+			origin = v[n].r.t_send_ns;
+		n++;
+		p = nl ? nl + 1 : end;
+	}
+	if (n == 0) {
+		rc = tt__imp_fail_err(im, err, "", "no record");
+		goto cleanup;
+	}
+	/* Trace times from the earliest request (Unix ns, the run's origin). */
+	if (im->m->origin_unix_ns == 0)
+		im->m->origin_unix_ns = origin;
+	origin = im->m->origin_unix_ns;
+	for (size_t i = 0; i < n; i++) {
+		struct tt_request *r = &v[i].r;
+		r->t_sched_ns -= origin;
+		r->t_send_ns -= origin;
+		r->t_end_ns -= origin;
+		for (size_t j = 0; j < r->n_chunks; j++)
+			v[i].chunks[j].t_ns -= origin;
+		if (r->prompt_tokens >= 0)
+			psum += r->prompt_tokens, pn++;
+		if (r->t_send_ns < ws)
+			ws = r->t_send_ns;
+		if (r->t_end_ns > we)
+			we = r->t_end_ns;
+	}
+	conc = summary_concurrency(im, err);
+	if (conc < 1) {
+		/* The records do not say: the most requests in flight at once. */
+		conc = 1;
+		for (size_t i = 0; i < n; i++) {
+			int k = 0;
+			for (size_t j = 0; j < n; j++)
+				k += v[j].r.t_send_ns <= v[i].r.t_send_ns && v[j].r.t_end_ns > v[i].r.t_send_ns;
+			if (k > conc)
+				conc = k;
+		}
+		if ((rc = tt__imp_note(im, "load", "concurrency not recorded: the most requests in "
+				       "flight at once", err)))
+			goto cleanup;
+	}
+	{
+		int64_t ctx = pn ? (psum + pn / 2) / pn : 0;
+		if ((rc = tt__imp_cell(im, TT_PHASE_DECODE, ctx, conc, &cell, err)) ||
+		    (rc = tt__imp_add_i64(im, &im->m->contexts, &im->m->n_contexts, ctx, err)) ||
+		    (rc = tt__imp_add_int(im, &im->m->concurrency, &im->m->n_concurrency, conc, err)))
+			goto cleanup;
+	}
+	if ((rc = tt__imp_trace(im, cell, &tw, err)))
+		goto cleanup;
+	for (size_t i = 0; i < n; i++) {
+		v[i].r.slot = (uint32_t)(i % (size_t)conc);
+		v[i].r.seq = (uint32_t)(i / (size_t)conc);
+		if ((rc = tt_trace_write_request(tw, &v[i].r, err)))
+			goto cleanup;
+	}
+	rc = tt_trace_writer_close(tw, err);
+	tw = NULL;
+	if (rc)
+		goto cleanup;
+	/* The window: AIPerf's benchmark duration, first request to last end
+	 * (one trace time unit wider: stored times round up to it, and the
+	 * last chunk must stay inside). */
+	im->m->cells[cell].state = TT_CELL_DONE;
+	im->m->cells[cell].start_ns = im->m->cells[cell].window_start_ns = ws;
+	im->m->cells[cell].window_end_ns = im->m->cells[cell].end_ns = we + 1000;
+	if (im->m->n_cells == im->first_cell + 1)
+		im->m->duration_s = (double)(we + 1000 - ws) / 1e9;
+cleanup:
+	if (tw)
+		tt_trace_writer_close(tw, NULL);
+	recs_free(v, n);
+	return rc;
+}

@@ -1,0 +1,279 @@
+/* GenAI-Perf profile_export.json: formats/import-genai-perf.md.  Every
+ * request becomes a trace record: its send time, and each response's
+ * arrival with the output tokens its raw SSE text carried, counted as our
+ * capture counts them. */
+#include "import/imp.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "import/imp_sse.h"
+
+struct req {
+	struct tt_request r;
+	struct tt_chunk *chunks;
+	char error[256];
+};
+
+static void reqs_free(struct req *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i].chunks);
+	free(v);
+}
+
+static enum tt_code read_request(struct tt__imp *im, const cJSON *q, const char *where,
+				 int64_t origin, struct req *out, struct tt_error *err)
+{
+	const cJSON *ts, *outs, *e;
+	double t;
+	size_t n, j = 0;
+	struct tt__imp_stream st;
+	enum tt_code rc;
+	char w[192];
+
+	if (!cJSON_IsObject(q))
+		return tt__imp_fail_err(im, err, where, "an object expected");
+	if ((rc = tt__imp_num(im, q, where, "timestamp", 1, &t, NULL, err)) ||
+	    (rc = tt__imp_member(im, q, where, "response_timestamps", cJSON_Array, 1, &ts, err)) ||
+	    (rc = tt__imp_member(im, q, where, "response_outputs", cJSON_Array, 1, &outs, err)))
+		return rc;
+	n = (size_t)cJSON_GetArraySize(ts);
+	if ((size_t)cJSON_GetArraySize(outs) != n)
+		return tt__imp_fail_err(im, err, where, "%zu response_timestamps but %d "
+					"response_outputs", n, cJSON_GetArraySize(outs));
+	if (n > TT_IMPORT_MAX_CHUNKS)
+		return tt__imp_fail_err(im, err, where, "%zu responses: implausibly many", n);
+	memset(out, 0, sizeof *out);
+	out->chunks = calloc(n ? n : 1, sizeof *out->chunks);
+	if (!out->chunks)
+		return tt__imp_nomem(im, err);
+	tt__imp_stream_init(&st);
+	out->r.role = TT_ROLE_MEASURED;
+	out->r.t_sched_ns = out->r.t_send_ns = (int64_t)t - origin;
+	cJSON_ArrayForEach(e, ts)
+	{
+		const cJSON *o = cJSON_GetArrayItem(outs, (int)j), *text;
+		snprintf(w, sizeof w, "%s.response_timestamps[%zu]", where, j);
+		if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
+			return tt__imp_fail_err(im, err, w, "a number (ns) expected");
+		out->chunks[j].t_ns = (int64_t)e->valuedouble - origin;
+		if (j && out->chunks[j].t_ns < out->chunks[j - 1].t_ns)
+			return tt__imp_fail_err(im, err, w, "earlier than the response before it");
+		text = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, "response") : o;
+		if (!cJSON_IsString(text)) {
+			snprintf(w, sizeof w, "%s.response_outputs[%zu]", where, j);
+			return tt__imp_fail_err(im, err, w, "a response text expected");
+		}
+		out->chunks[j].tokens =
+			(uint32_t)tt__imp_stream_piece(&st, text->valuestring, strlen(text->valuestring));
+		j++;
+	}
+	out->r.n_chunks = n;
+	out->r.chunks = out->chunks;
+	out->r.t_end_ns = n ? out->chunks[n - 1].t_ns : out->r.t_send_ns;
+	out->r.prompt_tokens = st.st.prompt_tokens;
+	out->r.cached_tokens = st.st.cached_tokens;
+	out->r.http_status = 200;
+	out->r.finish = st.finish != TT_FINISH_UNKNOWN ? st.finish : st.done ? TT_FINISH_STOP :
+				       TT_FINISH_UNKNOWN;
+	if (st.error || n == 0) {
+		out->r.finish = TT_FINISH_ERROR;
+		out->r.fail = n == 0 ? TT_FAIL_OTHER : TT_FAIL_ERROR_EVENT;
+		snprintf(out->error, sizeof out->error, "%s",
+			 st.error ? st.error_text : "no response recorded");
+		out->r.error = out->error;
+	}
+	return TT_OK;
+}
+
+/* Most requests in flight at once (open-loop runs have no concurrency). */
+static int max_in_flight(const struct req *v, size_t n)
+{
+	int best = 0;
+	for (size_t i = 0; i < n; i++) {
+		int k = 0;
+		for (size_t j = 0; j < n; j++)
+			k += v[j].r.t_send_ns <= v[i].r.t_send_ns && v[j].r.t_end_ns > v[i].r.t_send_ns;
+		if (k > best)
+			best = k;
+	}
+	return best ? best : 1;
+}
+
+static enum tt_code experiment(struct tt__imp *im, const cJSON *x, size_t k, int64_t origin,
+			       struct tt_error *err)
+{
+	char where[64], w[96];
+	const cJSON *ex, *reqs, *wb, *q;
+	const char *mode;
+	double value = 0, psum = 0;
+	long pn = 0;
+	size_t n, j = 0, cell;
+	struct req *v = NULL;
+	struct tt_trace_writer *tw = NULL;
+	int conc;
+	int64_t ws = INT64_MAX, we = INT64_MIN;
+	enum tt_code rc;
+
+	snprintf(where, sizeof where, "experiments[%zu]", k);
+	if ((rc = tt__imp_member(im, x, where, "experiment", cJSON_Object, 1, &ex, err)) ||
+	    (rc = tt__imp_member(im, x, where, "requests", cJSON_Array, 1, &reqs, err)) ||
+	    (rc = tt__imp_member(im, x, where, "window_boundaries", cJSON_Array, 0, &wb, err)))
+		return rc;
+	snprintf(w, sizeof w, "%s.experiment", where);
+	if ((rc = tt__imp_str(im, ex, w, "mode", 1, &mode, err)) ||
+	    (rc = tt__imp_num(im, ex, w, "value", 1, &value, NULL, err)))
+		return rc;
+	n = (size_t)cJSON_GetArraySize(reqs);
+	if (!(v = calloc(n ? n : 1, sizeof *v)))
+		return tt__imp_nomem(im, err);
+	cJSON_ArrayForEach(q, reqs)
+	{
+		snprintf(w, sizeof w, "%s.requests[%zu]", where, j);
+		if ((rc = read_request(im, q, w, origin, &v[j], err)))
+			goto cleanup;
+		if (v[j].r.prompt_tokens >= 0)
+			psum += (double)v[j].r.prompt_tokens, pn++;
+		if (v[j].r.t_send_ns < ws)
+			ws = v[j].r.t_send_ns;
+		if (v[j].r.t_end_ns > we)
+			we = v[j].r.t_end_ns;
+		j++;
+	}
+	if (strcmp(mode, "concurrency") == 0) {
+		if (value < 1 || value > 1e6) {
+			snprintf(w, sizeof w, "%s.experiment.value", where);
+			rc = tt__imp_fail_err(im, err, w, "concurrency %g is not in 1..1000000", value);
+			goto cleanup;
+		}
+		conc = (int)value;
+	} else {
+		char note[96];
+		conc = max_in_flight(v, n);
+		snprintf(note, sizeof note, "%s %g (open loop); concurrency is the most in flight",
+			 mode, value);
+		if ((rc = tt__imp_note(im, "load", note, err)))
+			goto cleanup;
+	}
+	{
+		int64_t ctx = pn ? (int64_t)llround(psum / (double)pn) : 0;
+		if ((rc = tt__imp_cell(im, TT_PHASE_DECODE, ctx, conc, &cell, err)) ||
+		    (rc = tt__imp_add_i64(im, &im->m->contexts, &im->m->n_contexts, ctx, err)) ||
+		    (rc = tt__imp_add_int(im, &im->m->concurrency, &im->m->n_concurrency, conc, err)))
+			goto cleanup;
+	}
+	/* GenAI-Perf's measurement windows, first to last boundary. */
+	if (wb && cJSON_GetArraySize(wb) >= 2) {
+		const cJSON *a = cJSON_GetArrayItem(wb, 0), *b = cJSON_GetArrayItem(wb, cJSON_GetArraySize(wb) - 1);
+		if (!cJSON_IsNumber(a) || !cJSON_IsNumber(b) || b->valuedouble <= a->valuedouble) {
+			snprintf(w, sizeof w, "%s.window_boundaries", where);
+			rc = tt__imp_fail_err(im, err, w, "increasing numbers (ns) expected");
+			goto cleanup;
+		}
+		ws = (int64_t)a->valuedouble - origin;
+		we = (int64_t)b->valuedouble - origin;
+	}
+	if ((rc = tt__imp_trace(im, cell, &tw, err)))
+		goto cleanup;
+	for (j = 0; j < n; j++) {
+		v[j].r.slot = (uint32_t)(j % (size_t)conc);
+		v[j].r.seq = (uint32_t)(j / (size_t)conc);
+		if ((rc = tt_trace_write_request(tw, &v[j].r, err)))
+			goto cleanup;
+	}
+	rc = tt_trace_writer_close(tw, err);
+	tw = NULL;
+	if (rc)
+		goto cleanup;
+	im->m->cells[cell].state = TT_CELL_DONE;
+	if (n) {
+		im->m->cells[cell].start_ns = im->m->cells[cell].window_start_ns = ws;
+		im->m->cells[cell].window_end_ns = im->m->cells[cell].end_ns = we;
+	}
+	if (im->m->cells[cell].window_end_ns > im->m->cells[cell].window_start_ns &&
+	    im->m->n_cells == im->first_cell + 1)
+		im->m->duration_s = (double)(we - ws) / 1e9;
+cleanup:
+	if (tw)
+		tt_trace_writer_close(tw, NULL);
+	reqs_free(v, n);
+	return rc;
+}
+
+/* max_tokens of the first request's payload, for settings.max_tokens. */
+static void max_tokens_of(struct tt__imp *im, const cJSON *reqs)
+{
+	const cJSON *q = cJSON_GetArrayItem(reqs, 0), *in, *p;
+	cJSON *pl;
+
+	if (!(in = cJSON_GetObjectItemCaseSensitive(q, "request_inputs")) ||
+	    !cJSON_IsString(p = cJSON_GetObjectItemCaseSensitive(in, "payload")))
+		return;
+	if ((pl = cJSON_Parse(p->valuestring))) {
+		const cJSON *mt = cJSON_GetObjectItemCaseSensitive(pl, "max_tokens");
+		if (cJSON_IsNumber(mt) && mt->valuedouble > 0)
+			im->m->max_tokens = (int64_t)mt->valuedouble;
+		cJSON_Delete(pl);
+	}
+}
+
+enum tt_code tt__import_genai_perf(struct tt__imp *im, const cJSON *root, struct tt_error *err)
+{
+	const cJSON *xs, *x, *q;
+	const char *s;
+	double origin = INFINITY;
+	size_t k = 0;
+	enum tt_code rc;
+
+	if (!root || !cJSON_IsObject(root))
+		return tt__imp_fail_err(im, err, "", "a JSON object expected");
+	im->src.tool = "GenAI-Perf";
+	if ((rc = tt__imp_member(im, root, "", "experiments", cJSON_Array, 1, &xs, err)) ||
+	    (rc = tt__imp_str(im, root, "", "version", 0, &s, err)))
+		return rc;
+	im->src.tool_version = (char *)s;
+	if ((rc = tt__imp_str(im, root, "", "endpoint", 0, &s, err)))
+		return rc;
+	if (s && strstr(s, "chat") && (rc = tt__imp_set(im, &im->m->endpoint, "chat", err)))
+		return rc;
+	if ((rc = tt__imp_str(im, root, "", "service_kind", 0, &s, err)) ||
+	    (rc = tt__imp_note(im, "service_kind", s, err)))
+		return rc;
+	/* The run's origin: the earliest request or window boundary (Unix ns):
+	 * trace times of a manifest are not negative. */
+	cJSON_ArrayForEach(x, xs)
+	{
+		const cJSON *b0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(x,
+										       "window_boundaries"), 0);
+		if (cJSON_IsNumber(b0) && b0->valuedouble < origin)
+			origin = b0->valuedouble;
+		cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(x, "requests"))
+		{
+			const cJSON *t = cJSON_GetObjectItemCaseSensitive(q, "timestamp");
+			if (cJSON_IsNumber(t) && t->valuedouble < origin)
+				origin = t->valuedouble;
+		}
+	}
+	if (!isfinite(origin) || origin < 0 || origin > 9e18)
+		origin = 0;
+	if (im->m->origin_unix_ns == 0)
+		im->m->origin_unix_ns = (int64_t)origin;
+	cJSON_ArrayForEach(x, xs)
+	{
+		if (!cJSON_IsObject(x)) {
+			char where[48];
+			snprintf(where, sizeof where, "experiments[%zu]", k);
+			return tt__imp_fail_err(im, err, where, "an object expected");
+		}
+		if (k == 0)
+			max_tokens_of(im, cJSON_GetObjectItemCaseSensitive(x, "requests"));
+		if ((rc = experiment(im, x, k++, im->m->origin_unix_ns, err)))
+			return rc;
+	}
+	if (k == 0)
+		return tt__imp_fail_err(im, err, "experiments", "no experiment");
+	return TT_OK;
+}

@@ -1,0 +1,324 @@
+/* GuideLLM benchmarks.json (0.5: metadata.version 1; older 0.3/0.4 request
+ * stats with top-level times): formats/import-guidellm.md.  Each benchmark
+ * of a sweep is a cell; each request a trace record with what GuideLLM
+ * kept of it: send, first token, last token and end times, and the output
+ * token count. */
+#include "import/imp.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KNOWN_SCHEMA 1
+
+/* A time in Unix seconds: info.timings.NAME, else the request's OLD member. */
+static double when(const cJSON *q, const char *name, const char *old)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(q, "info"),
+						 "timings"), name);
+	if (!cJSON_IsNumber(t) && old)
+		t = cJSON_GetObjectItemCaseSensitive(q, old);
+	return cJSON_IsNumber(t) && isfinite(t->valuedouble) ? t->valuedouble : NAN;
+}
+
+static int64_t ns(double unix_s, int64_t origin)
+{
+	return (int64_t)llround(unix_s * 1e9) - origin;
+}
+
+struct sink {
+	struct tt_trace_writer *tw;
+	int64_t origin;
+	int64_t last_end;    /* latest request end, ns */
+	int conc;
+	size_t i, multi;
+	double psum;
+	long pn;
+};
+
+static enum tt_code request(struct tt__imp *im, const cJSON *q, const char *where,
+			    enum tt_finish finish, struct sink *s, struct tt_error *err)
+{
+	double start = when(q, "request_start", "start_time"), end = when(q, "request_end", "end_time");
+	double first = when(q, "first_token_iteration", "first_token_time");
+	double last = when(q, "last_token_iteration", "last_token_time");
+	double out = NAN, in = NAN, v;
+	int found;
+	struct tt_chunk ch[2];
+	struct tt_request r;
+	char error[256] = "";
+	enum tt_code rc;
+	const cJSON *info = cJSON_GetObjectItemCaseSensitive(q, "info"), *e;
+
+	if (!cJSON_IsObject(q))
+		return tt__imp_fail_err(im, err, where, "an object expected");
+	if (!isfinite(start)) {
+		if (isfinite(v = when(q, "request_start_time", "request_start_time")))
+			start = v;
+		else
+			return tt__imp_fail_err(im, err, where, "no start time (info.timings."
+						"request_start or start_time)");
+	}
+	if ((rc = tt__imp_num(im, q, where, "output_tokens", 0, &v, &found, err)))
+		return rc;
+	if (found)
+		out = v;
+	if ((rc = tt__imp_num(im, q, where, "prompt_tokens", 0, &v, &found, err)))
+		return rc;
+	if (found)
+		in = v, s->psum += v, s->pn++;
+	if (isfinite(out) && (out < 0 || out > 1e9))
+		return tt__imp_fail_err(im, err, where, "output_tokens %g is implausible", out);
+	memset(&r, 0, sizeof r);
+	r.slot = (uint32_t)(s->i % (size_t)s->conc);
+	r.seq = (uint32_t)(s->i / (size_t)s->conc);
+	r.role = TT_ROLE_MEASURED;
+	r.t_sched_ns = r.t_send_ns = ns(start, s->origin);
+	r.prompt_tokens = isfinite(in) ? (int64_t)in : -1;
+	r.cached_tokens = -1;
+	r.http_status = finish == TT_FINISH_ERROR ? 0 : 200;
+	r.finish = finish;
+	/* The first token alone at its time; the rest arrived by the last. */
+	if (isfinite(first) && isfinite(out) && out >= 1) {
+		ch[0].t_ns = ns(first, s->origin);
+		ch[0].tokens = 1;
+		r.n_chunks = 1;
+		if (out > 1 && isfinite(last) && last >= first) {
+			ch[1].t_ns = ns(last, s->origin);
+			ch[1].tokens = (uint32_t)(out - 1);
+			r.n_chunks = 2;
+			s->multi += out > 2;
+		}
+	}
+	r.chunks = ch;
+	r.t_end_ns = isfinite(end) ? ns(end, s->origin) : r.n_chunks ? ch[r.n_chunks - 1].t_ns :
+								      r.t_send_ns;
+	if (r.n_chunks && r.t_end_ns < ch[r.n_chunks - 1].t_ns)
+		r.t_end_ns = ch[r.n_chunks - 1].t_ns;
+	if (finish == TT_FINISH_ERROR) {
+		e = cJSON_GetObjectItemCaseSensitive(info, "error");
+		if (!cJSON_IsString(e))
+			e = cJSON_GetObjectItemCaseSensitive(q, "error");
+		snprintf(error, sizeof error, "%s", cJSON_IsString(e) ? e->valuestring : "errored");
+		r.fail = TT_FAIL_OTHER;
+		r.error = error;
+	}
+	if (r.t_end_ns > s->last_end)
+		s->last_end = r.t_end_ns;
+	s->i++;
+	return tt_trace_write_request(s->tw, &r, err);
+}
+
+static const char *const groups[] = {"successful", "incomplete", "errored"};
+static const enum tt_finish group_finish[] = {TT_FINISH_STOP, TT_FINISH_CUT, TT_FINISH_ERROR};
+
+/* The cell's concurrency from the benchmark's strategy; 0 when it has none
+ * (a rate), and *rate then says the rate. */
+static int strategy(const cJSON *b, char *load, size_t n)
+{
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(b, "config"), "strategy");
+	const cJSON *type = cJSON_GetObjectItemCaseSensitive(st, "type_");
+	const char *t = cJSON_IsString(type) ? type->valuestring : "unknown";
+	static const char *const keys[] = {"streams", "max_concurrency"};
+
+	if (!st)
+		st = cJSON_GetObjectItemCaseSensitive(b, "args"); /* older: args.strategy */
+	if (strcmp(t, "synchronous") == 0)
+		return 1;
+	if (strcmp(t, "concurrent") == 0)
+		for (size_t k = 0; k < 2; k++) {
+			const cJSON *c = cJSON_GetObjectItemCaseSensitive(st, keys[k]);
+			if (cJSON_IsNumber(c) && c->valuedouble >= 1 && c->valuedouble <= 1e6)
+				return (int)c->valuedouble;
+		}
+	{
+		const cJSON *rate = cJSON_GetObjectItemCaseSensitive(st, "rate");
+		if (cJSON_IsNumber(rate))
+			snprintf(load, n, "%s at %g requests/s (open loop); concurrency is the most "
+				 "in flight", t, rate->valuedouble);
+		else
+			snprintf(load, n, "%s (no concurrency); concurrency is the most in flight", t);
+	}
+	return 0;
+}
+
+/* Most requests in flight at once, from the groups' start and end times. */
+static int in_flight(const cJSON *reqs)
+{
+	int best = 1;
+	for (size_t g = 0; g < 3; g++) {
+		const cJSON *a;
+		cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(reqs, groups[g]))
+		{
+			double s = when(a, "request_start", "start_time");
+			int k = 0;
+			for (size_t h = 0; h < 3; h++) {
+				const cJSON *b;
+				cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(reqs, groups[h]))
+				{
+					double s2 = when(b, "request_start", "start_time"),
+					       e2 = when(b, "request_end", "end_time");
+					k += s2 <= s && e2 > s;
+				}
+			}
+			if (k > best)
+				best = k;
+		}
+	}
+	return best;
+}
+
+static enum tt_code benchmark(struct tt__imp *im, const cJSON *b, size_t k, struct tt_error *err)
+{
+	char where[48], w[96], load[160] = "";
+	const cJSON *reqs, *q;
+	double t0, t1;
+	int found0, found1, conc;
+	size_t cell, n = 0;
+	struct sink s;
+	enum tt_code rc;
+
+	snprintf(where, sizeof where, "benchmarks[%zu]", k);
+	if (!cJSON_IsObject(b))
+		return tt__imp_fail_err(im, err, where, "an object expected");
+	if ((rc = tt__imp_member(im, b, where, "requests", cJSON_Object, 1, &reqs, err)) ||
+	    (rc = tt__imp_num(im, b, where, "start_time", 0, &t0, &found0, err)) ||
+	    (rc = tt__imp_num(im, b, where, "end_time", 0, &t1, &found1, err)))
+		return rc;
+	for (size_t g = 0; g < 3; g++) {
+		const cJSON *a;
+		snprintf(w, sizeof w, "%s.requests", where);
+		if ((rc = tt__imp_member(im, reqs, w, groups[g], cJSON_Array, 0, &a, err)))
+			return rc;
+		n += a ? (size_t)cJSON_GetArraySize(a) : 0;
+	}
+	conc = strategy(b, load, sizeof load);
+	if (!conc) {
+		conc = in_flight(reqs);
+		if ((rc = tt__imp_note(im, "load", load, err)))
+			return rc;
+	}
+	memset(&s, 0, sizeof s);
+	s.last_end = INT64_MIN;
+	s.conc = conc;
+	s.origin = im->m->origin_unix_ns;
+	/* The context: prompt tokens of the requests, known after reading
+	 * them; a provisional cell is renamed below. */
+	if ((rc = tt__imp_cell(im, TT_PHASE_DECODE, (int64_t)k, conc, &cell, err)) ||
+	    (rc = tt__imp_trace(im, cell, &s.tw, err)))
+		return rc;
+	for (size_t g = 0; g < 3 && !rc; g++) {
+		size_t j = 0;
+		cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(reqs, groups[g]))
+		{
+			snprintf(w, sizeof w, "%s.requests.%s[%zu]", where, groups[g], j++);
+			if ((rc = request(im, q, w, group_finish[g], &s, err)))
+				break;
+		}
+	}
+	if (rc) {
+		tt_trace_writer_close(s.tw, NULL);
+		return rc;
+	}
+	if ((rc = tt_trace_writer_close(s.tw, err)))
+		return rc;
+	{
+		struct tt_cell_info *c = &im->m->cells[cell];
+		int64_t ctx = s.pn ? (int64_t)llround(s.psum / (double)s.pn) : 0;
+		char id[64];
+		snprintf(id, sizeof id, "decode-%lldx%d", (long long)ctx, conc);
+		if (tt_manifest_find_cell(im->m, id) >= 0)
+			return tt__imp_fail_err(im, err, where, "a second benchmark at %lld tokens of "
+						"context and concurrency %d", (long long)ctx, conc);
+		c->context = ctx;
+		if (tt_manifest_set_str(&c->id, id))
+			return tt__imp_nomem(im, err);
+		c->state = TT_CELL_DONE;
+		/* GuideLLM's measured span, start_time to end_time, stretched to
+		 * the last request's end (its end_time can come before it), plus
+		 * one trace unit: stored times round up to it. */
+		if (found0 && found1 && t1 > t0) {
+			int64_t e = ns(t1, s.origin);
+			c->start_ns = c->window_start_ns = ns(t0, s.origin);
+			c->window_end_ns = c->end_ns = (s.last_end > e ? s.last_end : e) + 1000;
+		}
+		if ((rc = tt__imp_add_i64(im, &im->m->contexts, &im->m->n_contexts, ctx, err)) ||
+		    (rc = tt__imp_add_int(im, &im->m->concurrency, &im->m->n_concurrency, conc, err)))
+			return rc;
+		if (c->window_end_ns > c->window_start_ns && cell == im->first_cell)
+			im->m->duration_s = (double)(c->window_end_ns - c->window_start_ns) / 1e9;
+	}
+	(void)n;
+	return TT_OK;
+}
+
+enum tt_code tt__import_guidellm(struct tt__imp *im, const cJSON *root, struct tt_error *err)
+{
+	const cJSON *bs, *b, *md, *args;
+	const char *s;
+	double ver = 0, origin = INFINITY;
+	int found;
+	size_t k = 0;
+	enum tt_code rc;
+
+	if (!root || !cJSON_IsObject(root))
+		return tt__imp_fail_err(im, err, "", "a JSON object expected");
+	im->src.tool = "GuideLLM";
+	if ((rc = tt__imp_member(im, root, "", "benchmarks", cJSON_Array, 1, &bs, err)) ||
+	    (rc = tt__imp_member(im, root, "", "metadata", cJSON_Object, 0, &md, err)) ||
+	    (rc = tt__imp_member(im, root, "", "args", cJSON_Object, 0, &args, err)))
+		return rc;
+	if (md) {
+		if ((rc = tt__imp_str(im, md, "metadata", "guidellm_version", 0, &s, err)) ||
+		    (rc = tt__imp_num(im, md, "metadata", "version", 0, &ver, &found, err)))
+			return rc;
+		im->src.tool_version = (char *)s;
+		if (found && ver > KNOWN_SCHEMA)
+			snprintf(im->newer, sizeof im->newer,
+				 "GuideLLM report schema %g is newer than %d, the newest this importer "
+				 "knows; only the members it knows were read", ver, KNOWN_SCHEMA);
+	}
+	if (args) {
+		if ((rc = tt__imp_str(im, args, "args", "model", 0, &s, err)) ||
+		    (rc = tt__imp_set(im, &im->m->model, s, err)) ||
+		    (rc = tt__imp_set(im, &im->m->served_model, s, err)) ||
+		    (rc = tt__imp_str(im, args, "args", "target", 0, &s, err)) ||
+		    (rc = tt__imp_note(im, "source_server", s, err)) ||
+		    (rc = tt__imp_str(im, args, "args", "request_format", 0, &s, err)))
+			return rc;
+		if (s && strstr(s, "chat") && (rc = tt__imp_set(im, &im->m->endpoint, "chat", err)))
+			return rc;
+	}
+	/* The origin: the earliest benchmark start or request start (Unix s). */
+	cJSON_ArrayForEach(b, bs)
+	{
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(b, "start_time");
+		const cJSON *reqs = cJSON_GetObjectItemCaseSensitive(b, "requests");
+		if (cJSON_IsNumber(st) && st->valuedouble < origin)
+			origin = st->valuedouble;
+		for (size_t g = 0; g < 3; g++) {
+			const cJSON *q;
+			cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(reqs, groups[g]))
+			{
+				double t = when(q, "request_start", "start_time");
+				if (t < origin)
+					origin = t;
+			}
+		}
+	}
+	if (im->m->origin_unix_ns == 0 && isfinite(origin) && origin > 0 && origin < 9e9)
+		im->m->origin_unix_ns = (int64_t)llround(origin * 1e9);
+	cJSON_ArrayForEach(b, bs)
+	{
+		if ((rc = benchmark(im, b, k++, err)))
+			return rc;
+	}
+	if (k == 0)
+		return tt__imp_fail_err(im, err, "benchmarks", "no benchmark");
+	return tt__imp_note(im, "tokens_per_chunk",
+			    "GuideLLM keeps first and last token times only: the first token is "
+			    "one chunk, the others one chunk at the last token time", err);
+}

@@ -1,0 +1,193 @@
+/* JSON access for importers: every error names the file, the member's path
+ * in the document ("results[3].ttft_p50") and, for syntax errors, the line,
+ * column and byte. */
+#include "import/imp.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void tt__imp_linecol(const char *data, size_t off, size_t *line, size_t *col)
+{
+	size_t l = 1, c = 1;
+
+	for (size_t i = 0; i < off; i++) {
+		if (data[i] == '\n') {
+			l++;
+			c = 1;
+		} else {
+			c++;
+		}
+	}
+	*line = l;
+	*col = c;
+}
+
+enum tt_code tt__imp_fail_err(const struct tt__imp *im, struct tt_error *err, const char *where,
+			      const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (where && where[0])
+		return tt_error_set(err, TT_EFORMAT, "'%s': %s: %s", im->file, where, msg);
+	return tt_error_set(err, TT_EFORMAT, "'%s': %s", im->file, msg);
+}
+
+enum tt_code tt__imp_nomem(const struct tt__imp *im, struct tt_error *err)
+{
+	return tt_error_set(err, TT_ENOMEM, "out of memory importing '%s'", im->file);
+}
+
+/* Does the text end inside a string, an array or an object (a file cut
+ * short) rather than hold a mistake? */
+static int unclosed(const char *p, size_t len)
+{
+	long depth = 0;
+	int in_str = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = p[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+		} else if (c == '"') {
+			in_str = 1;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (--depth < 0)
+				return 0;
+		}
+	}
+	return in_str || depth > 0;
+}
+
+enum tt_code tt__imp_parse(const struct tt__imp *im, const char *text, size_t len,
+			   const char *where, cJSON **out, struct tt_error *err)
+{
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	size_t line, col, off;
+
+	if (root) {
+		/* Only white space may follow the value. */
+		while (end && end < text + len && (*end == ' ' || *end == '\n' || *end == '\r' ||
+						   *end == '\t'))
+			end++;
+		if (!end || end == text + len) {
+			*out = root;
+			return TT_OK;
+		}
+		cJSON_Delete(root);
+		off = (size_t)(end - im->data);
+		tt__imp_linecol(im->data, off, &line, &col);
+		return tt__imp_fail_err(im, err, where,
+					"unexpected text after the JSON value at line %zu, column %zu "
+					"(byte %zu)", line, col, off);
+	}
+	end = cJSON_GetErrorPtr();
+	if (!end || end < text || end > text + len)
+		end = text + len;
+	off = (size_t)(end - im->data);
+	tt__imp_linecol(im->data, off, &line, &col);
+	if (end >= text + len || unclosed(text, len)) {
+		off = (size_t)(text + len - im->data);
+		tt__imp_linecol(im->data, off, &line, &col);
+		return tt_error_set(err, TT_ETRUNC, "'%s': %s%sJSON ends early: truncated at line %zu, "
+				    "column %zu (byte %zu)", im->file, where ? where : "",
+				    where && where[0] ? ": " : "", line, col, off);
+	}
+	return tt__imp_fail_err(im, err, where, "not valid JSON at line %zu, column %zu (byte %zu)",
+				line, col, off);
+}
+
+static const char *type_name(const cJSON *v)
+{
+	if (cJSON_IsString(v))
+		return "a string";
+	if (cJSON_IsNumber(v))
+		return "a number";
+	if (cJSON_IsBool(v))
+		return "a boolean";
+	if (cJSON_IsArray(v))
+		return "an array";
+	if (cJSON_IsObject(v))
+		return "an object";
+	return "null";
+}
+
+static const cJSON *member(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+	return cJSON_IsNull(v) ? NULL : v;
+}
+
+static enum tt_code missing(const struct tt__imp *im, const char *where, const char *key,
+			    const char *what, struct tt_error *err)
+{
+	return tt_error_set(err, TT_EFORMAT, "'%s': %s%s%s: missing (%s expected)", im->file,
+			    where ? where : "", where && where[0] ? "." : "", key, what);
+}
+
+static enum tt_code wrong(const struct tt__imp *im, const char *where, const char *key,
+			  const char *what, const cJSON *v, struct tt_error *err)
+{
+	return tt_error_set(err, TT_EFORMAT, "'%s': %s%s%s: %s expected, found %s", im->file,
+			    where ? where : "", where && where[0] ? "." : "", key, what,
+			    type_name(v));
+}
+
+enum tt_code tt__imp_num(const struct tt__imp *im, const cJSON *o, const char *where,
+			 const char *key, int required, double *out, int *found,
+			 struct tt_error *err)
+{
+	const cJSON *v = member(o, key);
+
+	if (found)
+		*found = 0;
+	if (!v)
+		return required ? missing(im, where, key, "a number", err) : TT_OK;
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+		return wrong(im, where, key, "a finite number", v, err);
+	*out = v->valuedouble;
+	if (found)
+		*found = 1;
+	return TT_OK;
+}
+
+enum tt_code tt__imp_str(const struct tt__imp *im, const cJSON *o, const char *where,
+			 const char *key, int required, const char **out, struct tt_error *err)
+{
+	const cJSON *v = member(o, key);
+
+	*out = NULL;
+	if (!v)
+		return required ? missing(im, where, key, "a string", err) : TT_OK;
+	if (!cJSON_IsString(v))
+		return wrong(im, where, key, "a string", v, err);
+	*out = v->valuestring;
+	return TT_OK;
+}
+
+enum tt_code tt__imp_member(const struct tt__imp *im, const cJSON *o, const char *where,
+			    const char *key, int type, int required, const cJSON **out,
+			    struct tt_error *err)
+{
+	const cJSON *v = member(o, key);
+	const char *what = type == cJSON_Array ? "an array" : "an object";
+
+	*out = NULL;
+	if (!v)
+		return required ? missing(im, where, key, what, err) : TT_OK;
+	if ((v->type & 0xFF) != type)
+		return wrong(im, where, key, what, v, err);
+	*out = v;
+	return TT_OK;
+}

@@ -1,0 +1,358 @@
+/* llm-inference-bench (llm_decode_bench.py) result JSON, early schema (no
+ * version) and 0.4.x: formats/import-llm-inference-bench.md.  The tool keeps
+ * aggregates only, so every measured cell carries the figures it reported;
+ * over-capacity cells it left out are rebuilt from its metadata. */
+#include "import/imp.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/c_locale.h"
+
+/* The newest version whose JSON we have read and documented. */
+#define KNOWN_MAJOR 0
+#define KNOWN_MINOR 4
+#define KNOWN_PATCH 29
+
+/* One figure: reported key, the tool's member, scale to our unit. */
+static const struct {
+	const char *key, *member;
+	double scale;
+} figures[] = {
+	{"total_tok_s", "aggregate_tps", 1},
+	{"per_request_tok_s_p50", "output_tps_per_user_p50", 1},
+	{"per_request_tok_s_mean", "output_tps_per_user_avg", 1},
+	{"per_request_tok_s_p90", "output_tps_per_user_p90", 1},
+	{"per_request_tok_s_p99", "output_tps_per_user_p99", 1},
+	{"ttft_ms_mean", "ttft_avg", 1e3},
+	{"ttft_ms_p50", "ttft_p50", 1e3},
+	{"ttft_ms_p90", "ttft_p90", 1e3},
+	{"ttft_ms_p99", "ttft_p99", 1e3},
+	{"tbt_ms_mean", "inter_token_latency_avg", 1e3},
+	{"tbt_ms_p50", "inter_token_latency_p50", 1e3},
+	{"tbt_ms_p90", "inter_token_latency_p90", 1e3},
+	{"tbt_ms_p99", "inter_token_latency_p99", 1e3},
+	{"avg_active", "avg_running_reqs", 1},
+	{"running_mean", "avg_running_reqs", 1},
+	{"waiting_mean", "avg_queue_reqs", 1},
+	{"waiting_max", "max_queue_reqs", 1},
+	{"waiting_share", "queue_fraction", 1},
+	{"output_tokens", "client_output_tokens", 1},
+	{"measured_s", "measurement_seconds", 1},
+	{"requests", "request_count", 1},
+	{"errors", "num_errors", 1},
+};
+
+static enum tt_code int_list(struct tt__imp *im, const cJSON *md, const char *key, int64_t min,
+			     int64_t **out, size_t *n, struct tt_error *err)
+{
+	const cJSON *a, *e;
+	size_t i = 0;
+	enum tt_code rc = tt__imp_member(im, md, "metadata", key, cJSON_Array, 1, &a, err);
+
+	if (rc)
+		return rc;
+	cJSON_ArrayForEach(e, a)
+	{
+		if (!cJSON_IsNumber(e) || e->valuedouble < (double)min || e->valuedouble > 1e9 ||
+		    e->valuedouble != floor(e->valuedouble)) {
+			char where[64];
+			snprintf(where, sizeof where, "metadata.%s[%zu]", key, i);
+			return tt__imp_fail_err(im, err, where, "an integer >= %lld expected",
+						(long long)min);
+		}
+		if ((rc = tt__imp_add_i64(im, out, n, (int64_t)e->valuedouble, err)))
+			return rc;
+		i++;
+	}
+	return TT_OK;
+}
+
+/* A version newer than the newest we know: say so, read what we know. */
+static void check_version(struct tt__imp *im, const char *v)
+{
+	int a = 0, b = 0, c = 0;
+
+	if (!v || sscanf(v, "%d.%d.%d", &a, &b, &c) < 2)
+		return;
+	if (a > KNOWN_MAJOR || (a == KNOWN_MAJOR && b > KNOWN_MINOR) ||
+	    (a == KNOWN_MAJOR && b == KNOWN_MINOR && c > KNOWN_PATCH))
+		snprintf(im->newer, sizeof im->newer,
+			 "llm-inference-bench %s is newer than %d.%d.%d, the newest schema this "
+			 "importer knows; only the members it knows were read",
+			 v, KNOWN_MAJOR, KNOWN_MINOR, KNOWN_PATCH);
+}
+
+static enum tt_code read_metadata(struct tt__imp *im, const cJSON *md, struct tt_error *err)
+{
+	const char *s;
+	double d;
+	int found;
+	enum tt_code rc;
+	struct tt_manifest *m = im->m;
+	static const char *const notes[][2] = {
+		{"prefill_mode", "prefill_mode"}, {"decode_mode", "decode_mode"},
+		{"timestamp", "source_timestamp"}, {"server", "source_server"}};
+
+	if ((rc = tt__imp_str(im, md, "metadata", "version", 0, &s, err)))
+		return rc;
+	im->src.tool = "llm-inference-bench";
+	im->src.tool_version = (char *)s;
+	check_version(im, s);
+	if ((rc = tt__imp_str(im, md, "metadata", "engine", 0, &s, err)) ||
+	    (rc = tt__imp_set(im, &m->engine, s, err)) ||
+	    (rc = tt__imp_str(im, md, "metadata", "model", 0, &s, err)) ||
+	    (rc = tt__imp_set(im, &m->model, s, err)) ||
+	    (rc = tt__imp_set(im, &m->served_model, s, err)))
+		return rc;
+	for (size_t i = 0; i < sizeof notes / sizeof *notes; i++)
+		if ((rc = tt__imp_str(im, md, "metadata", notes[i][0], 0, &s, err)) ||
+		    (rc = tt__imp_note(im, notes[i][1], s, err)))
+			return rc;
+	if ((rc = tt__imp_num(im, md, "metadata", "duration_per_test", 0, &d, &found, err)))
+		return rc;
+	if (found)
+		m->duration_s = d;
+	if ((rc = tt__imp_num(im, md, "metadata", "max_tokens", 0, &d, &found, err)))
+		return rc;
+	if (found)
+		m->max_tokens = (int64_t)d;
+	if ((rc = tt__imp_num(im, md, "metadata", "max_total_tokens", 0, &d, &found, err)))
+		return rc;
+	if (found && d > 0 && m->kv_capacity_tokens < 0) {
+		m->kv_capacity_tokens = (int64_t)d;
+		if (tt_manifest_set_str(&m->kv_capacity_source, "import"))
+			return tt__imp_nomem(im, err);
+	}
+	if ((rc = int_list(im, md, "context_lengths", 0, &m->contexts, &m->n_contexts, err)))
+		return rc;
+	{
+		int64_t *conc = NULL;
+		size_t n = 0;
+		rc = int_list(im, md, "concurrency_levels", 1, &conc, &n, err);
+		for (size_t i = 0; !rc && i < n; i++)
+			rc = tt__imp_add_int(im, &m->concurrency, &m->n_concurrency, (int)conc[i], err);
+		free(conc);
+	}
+	return rc;
+}
+
+static enum tt_code read_prefill(struct tt__imp *im, const cJSON *root, struct tt_error *err)
+{
+	const cJSON *p, *e;
+	enum tt_code rc = tt__imp_member(im, root, "", "prefill", cJSON_Object, 0, &p, err);
+
+	cJSON_ArrayForEach(e, p)
+	{
+		char where[96], *end;
+		double ttft = NAN, rate = NAN;
+		int f1 = 0, f2 = 0;
+		long long ctx = strtoll(e->string, &end, 10);
+		size_t idx;
+
+		snprintf(where, sizeof where, "prefill.%s", e->string);
+		if (*end || ctx < 0 || end == e->string)
+			return tt__imp_fail_err(im, err, where, "a context length (integer) expected "
+						"as the key");
+		if (!cJSON_IsObject(e))
+			return tt__imp_fail_err(im, err, where, "an object expected");
+		if ((rc = tt__imp_num(im, e, where, "ttft_seconds", 0, &ttft, &f1, err)) ||
+		    (rc = tt__imp_num(im, e, where, "tok_per_sec", 0, &rate, &f2, err)))
+			return rc;
+		if ((rc = tt__imp_cell(im, TT_PHASE_PREFILL, ctx, 1, &idx, err)))
+			return rc;
+		im->m->cells[idx].state = TT_CELL_DONE;
+		if ((f1 && (rc = tt__imp_report(im, idx, "ttft_ms_p50", ttft * 1e3, err))) ||
+		    (f2 && (rc = tt__imp_report(im, idx, "total_tok_s", rate, err))))
+			return rc;
+		if ((rc = tt__imp_add_i64(im, &im->m->prefill_contexts, &im->m->n_prefill_contexts,
+					  ctx, err)))
+			return rc;
+	}
+	return rc;
+}
+
+/* The tool's own status rule (REFERENCE: "Requests queued" when the waiting
+ * gauge was ever above 0, fewer than 0.95 x C ran on average, or readiness
+ * timed out), with errors first as in docs/metrics.md.  why gets the
+ * evidence. */
+static double member_num(const cJSON *r, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const char *status_of(const cJSON *r, int conc, char *why, size_t n)
+{
+	double errors = member_num(r, "num_errors"), maxq = member_num(r, "max_queue_reqs");
+	double running = member_num(r, "avg_running_reqs");
+
+	why[0] = '\0';
+	if (errors > 0) {
+		snprintf(why, n, "llm-inference-bench counted %.0f failed requests", errors);
+		return "errors";
+	}
+	if (maxq > 0) {
+		snprintf(why, n, "llm-inference-bench saw up to %.0f requests waiting", maxq);
+		return "requests_queued";
+	}
+	if (running < 0.95 * conc) {
+		snprintf(why, n, "llm-inference-bench saw %.1f of %d requests running on average",
+			 running, conc);
+		return "requests_queued";
+	}
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "warmup_timed_out")) ||
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "underfilled"))) {
+		snprintf(why, n, "llm-inference-bench: readiness timed out or streams underfilled");
+		return "requests_queued";
+	}
+	return "valid";
+}
+
+static enum tt_code read_result(struct tt__imp *im, const cJSON *r, size_t i, size_t *cell,
+				struct tt_error *err)
+{
+	char where[48];
+	double conc, ctx, v;
+	int found;
+	enum tt_code rc;
+	struct tt_cell_info *c;
+
+	snprintf(where, sizeof where, "results[%zu]", i);
+	if (!cJSON_IsObject(r))
+		return tt__imp_fail_err(im, err, where, "an object expected");
+	if ((rc = tt__imp_num(im, r, where, "concurrency", 1, &conc, NULL, err)) ||
+	    (rc = tt__imp_num(im, r, where, "context_tokens", 1, &ctx, NULL, err)))
+		return rc;
+	if (conc < 1 || conc > 1e6 || conc != floor(conc))
+		return tt__imp_fail_err(im, err, where, "concurrency %g is not an integer in 1..1000000",
+					conc);
+	if (ctx < 0 || ctx > 1e12 || ctx != floor(ctx))
+		return tt__imp_fail_err(im, err, where, "context_tokens %g is not a non-negative "
+					"integer", ctx);
+	if ((rc = tt__imp_num(im, r, where, "aggregate_tps", 1, &v, NULL, err)))
+		return rc;
+	if ((rc = tt__imp_cell(im, TT_PHASE_DECODE, (int64_t)ctx, (int)conc, cell, err)))
+		return rc;
+	c = &im->m->cells[*cell];
+	c->state = TT_CELL_DONE;
+	for (size_t k = 0; k < sizeof figures / sizeof *figures; k++) {
+		if ((rc = tt__imp_num(im, r, where, figures[k].member, 0, &v, &found, err)))
+			return rc;
+		if (found && (rc = tt__imp_report(im, *cell, figures[k].key, v * figures[k].scale, err)))
+			return rc;
+	}
+	/* Early schema: per_request_avg_tps is aggregate / C, the mean stream rate. */
+	if (!tt_cell_reported(c, "per_request_tok_s_mean", NULL)) {
+		if ((rc = tt__imp_num(im, r, where, "per_request_avg_tps", 0, &v, &found, err)))
+			return rc;
+		if (found && (rc = tt__imp_report(im, *cell, "per_request_tok_s_mean", v, err)))
+			return rc;
+	}
+	/* Completed in the window; the early schema has only num_completed. */
+	if ((rc = tt__imp_num(im, r, where, "completed_request_count", 0, &v, &found, err)))
+		return rc;
+	if (!found && (rc = tt__imp_num(im, r, where, "num_completed", 0, &v, &found, err)))
+		return rc;
+	if (found && (rc = tt__imp_report(im, *cell, "completed", v, err)))
+		return rc;
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "warmup_timed_out")))
+		c->ready_timed_out = 1;
+	{
+		char why[160];
+		const char *st = status_of(r, (int)conc, why, sizeof why);
+		if (tt_manifest_set_str(&c->reported_status, st) ||
+		    (why[0] && tt_manifest_set_str(&c->reason, why)))
+			return tt__imp_nomem(im, err);
+	}
+	return TT_OK;
+}
+
+/* A cell of the matrix the file has no result for: over capacity when the
+ * metadata's KV budget says so (the tool skips those), else not run. */
+static enum tt_code rebuild_cell(struct tt__imp *im, int64_t ctx, int conc, struct tt_error *err)
+{
+	struct tt_manifest *m = im->m;
+	int64_t need = (int64_t)conc * (ctx + m->max_tokens);
+	size_t idx;
+	char reason[160];
+	enum tt_code rc = tt__imp_cell(im, TT_PHASE_DECODE, ctx, conc, &idx, err);
+
+	if (rc)
+		return rc;
+	if (m->kv_capacity_tokens > 0 && need > m->kv_capacity_tokens) {
+		m->cells[idx].state = TT_CELL_OVER_CAPACITY;
+		m->cells[idx].kv_need_tokens = need;
+		snprintf(reason, sizeof reason, "%d x (%lld + %lld) = %lld > %lld KV tokens", conc,
+			 (long long)ctx, (long long)m->max_tokens, (long long)need,
+			 (long long)m->kv_capacity_tokens);
+	} else {
+		m->cells[idx].state = TT_CELL_PENDING;
+		snprintf(reason, sizeof reason, "not in the imported file%s",
+			 m->kv_capacity_tokens > 0 ? " (it fits the KV budget)" :
+						    " (no KV budget recorded to tell why)");
+	}
+	return tt_manifest_set_str(&m->cells[idx].reason, reason) ? tt__imp_nomem(im, err) : TT_OK;
+}
+
+enum tt_code tt__import_lib_json(struct tt__imp *im, const cJSON *root, struct tt_error *err)
+{
+	const cJSON *md, *results, *r;
+	enum tt_code rc;
+	size_t n_results, i = 0, first;
+	int64_t *ctxs = NULL;
+	size_t n_ctx = 0;
+	int *conc = NULL;
+	size_t n_conc = 0;
+
+	if (!root || !cJSON_IsObject(root))
+		return tt__imp_fail_err(im, err, "", "a JSON object expected");
+	if ((rc = tt__imp_member(im, root, "", "metadata", cJSON_Object, 1, &md, err)) ||
+	    (rc = tt__imp_member(im, root, "", "results", cJSON_Array, 1, &results, err)))
+		return rc;
+	/* This file's matrix, before merging into the run's settings. */
+	{
+		int64_t *c64 = NULL;
+		size_t n64 = 0;
+		if ((rc = int_list(im, md, "context_lengths", 0, &ctxs, &n_ctx, err)) ||
+		    (rc = int_list(im, md, "concurrency_levels", 1, &c64, &n64, err))) {
+			free(c64);
+			goto cleanup;
+		}
+		conc = calloc(n64 ? n64 : 1, sizeof *conc);
+		for (size_t k = 0; conc && k < n64; k++)
+			conc[n_conc++] = (int)c64[k];
+		free(c64);
+		if (!conc) {
+			rc = tt__imp_nomem(im, err);
+			goto cleanup;
+		}
+	}
+	if ((rc = read_metadata(im, md, err)) || (rc = read_prefill(im, root, err)))
+		goto cleanup;
+	first = im->m->n_cells;
+	n_results = (size_t)cJSON_GetArraySize(results);
+	cJSON_ArrayForEach(r, results)
+	{
+		size_t cell;
+		if ((rc = read_result(im, r, i++, &cell, err)))
+			goto cleanup;
+	}
+	for (size_t a = 0; a < n_ctx; a++)
+		for (size_t b = 0; b < n_conc; b++) {
+			char id[64];
+			snprintf(id, sizeof id, "decode-%lldx%d", (long long)ctxs[a], conc[b]);
+			if (tt_manifest_find_cell(im->m, id) < 0 &&
+			    (rc = rebuild_cell(im, ctxs[a], conc[b], err)))
+				goto cleanup;
+		}
+	(void)first;
+	(void)n_results;
+	rc = TT_OK;
+cleanup:
+	free(ctxs);
+	free(conc);
+	return rc;
+}

@@ -1,0 +1,608 @@
+/* Importing other tools' result files: format names and detection, the run
+ * being written (cells, reported figures, provenance), and the two ways in:
+ * tt_import_files (a run directory, renamed into place only when complete)
+ * and tt_import_open (a private temporary run the caller's tt_run owns). */
+#define _GNU_SOURCE /* memmem, nftw */
+#include "tokentrace/import.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format/run_adopt.h"
+#include "import/imp.h"
+
+static const struct {
+	const char *name;
+	tt__importer_fn fn;
+} formats[TT_IMPORT_FORMAT_COUNT_] = {
+	{"auto", NULL},
+	{"llm-inference-bench", tt__import_lib_json},
+	{"llm-inference-bench-report", tt__import_lib_report},
+	{"vllm-bench", tt__import_vllm},
+	{"genai-perf", tt__import_genai_perf},
+	{"aiperf", tt__import_aiperf},
+	{"guidellm", tt__import_guidellm},
+};
+
+const char *tt_import_format_name(enum tt_import_format f)
+{
+	return (unsigned)f < TT_IMPORT_FORMAT_COUNT_ ? formats[f].name : "unknown";
+}
+
+enum tt_code tt_import_format_parse(const char *name, enum tt_import_format *out,
+				    struct tt_error *err)
+{
+	for (int i = 0; i < TT_IMPORT_FORMAT_COUNT_; i++)
+		if (strcmp(name, formats[i].name) == 0) {
+			*out = (enum tt_import_format)i;
+			return TT_OK;
+		}
+	return tt_error_set(err, TT_EARG,
+			    "unknown import format '%s' (known: auto, llm-inference-bench, "
+			    "llm-inference-bench-report, vllm-bench, genai-perf, aiperf, guidellm)",
+			    name);
+}
+
+/* ---- reading and recognising a file ------------------------------------- */
+
+static enum tt_code read_file(const char *path, char **data, size_t *len, struct tt_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	char *buf;
+	size_t got = 0;
+
+	if (fd < 0)
+		return tt_error_set(err, errno == ENOENT ? TT_ENOTFOUND : TT_EIO,
+				    "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return tt_error_set(err, TT_EIO, "cannot read '%s': not a regular file", path);
+	}
+	if ((uint64_t)st.st_size > TT_IMPORT_MAX_BYTES) {
+		close(fd);
+		return tt_error_set(err, TT_EFORMAT, "'%s': %lld bytes, more than the %zu an import "
+				    "reads", path, (long long)st.st_size, TT_IMPORT_MAX_BYTES);
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return tt_error_set(err, TT_ENOMEM, "out of memory reading '%s'", path);
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t k = read(fd, buf + got, (size_t)st.st_size - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int e = errno;
+			free(buf);
+			close(fd);
+			return tt_error_set(err, TT_EIO, "cannot read '%s': %s", path, strerror(e));
+		}
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	close(fd);
+	buf[got] = '\0';
+	*data = buf;
+	*len = got;
+	return TT_OK;
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		p++;
+	return p;
+}
+
+static int has(const cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k) != NULL;
+}
+
+enum tt_import_format tt__import_sniff(const char *data, size_t len, const cJSON *root)
+{
+	const char *p = skip_ws(data, data + len);
+
+	if (root && cJSON_IsObject(root)) {
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "experiments");
+		if (has(root, "metadata") && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "results")))
+			return TT_IMPORT_LIB_JSON;
+		if (cJSON_IsArray(e))
+			return TT_IMPORT_GENAI_PERF;
+		if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "benchmarks")))
+			return TT_IMPORT_GUIDELLM;
+		if (has(root, "ttfts") || has(root, "mean_ttft_ms") || has(root, "median_ttft_ms"))
+			return TT_IMPORT_VLLM;
+		/* One AIPerf record alone (a one-line export). */
+		if (has(root, "metadata") && has(root, "metrics"))
+			return TT_IMPORT_AIPERF;
+		return TT_IMPORT_AUTO;
+	}
+	if (!root && p < data + len && *p == '{') {
+		/* Several JSON values, one per line: AIPerf's JSON lines. */
+		size_t n = (size_t)(data + len - p);
+		const char *nl = memchr(p, '\n', n);
+		if (nl && (memmem(p, (size_t)(nl - p), "\"metadata\"", 10) ||
+			   memmem(p, (size_t)(nl - p), "\"start_perf_ns\"", 15)))
+			return TT_IMPORT_AIPERF;
+		return TT_IMPORT_AUTO;
+	}
+	if (memmem(data, len < 65536 ? len : 65536, "Speed test matrix", 17) &&
+	    memmem(data, len, "| Phase |", 9))
+		return TT_IMPORT_LIB_REPORT;
+	return TT_IMPORT_AUTO;
+}
+
+/* A run: a directory, or an archive (zstd, gzip, xz, bzip2, zip, tar). */
+static int looks_like_run(const char *path, const char *data, size_t len)
+{
+	static const unsigned char zstd[] = {0x28, 0xB5, 0x2F, 0xFD}, gz[] = {0x1f, 0x8b},
+				   xz[] = {0xFD, '7', 'z', 'X', 'Z'}, bz[] = {'B', 'Z', 'h'},
+				   zip[] = {'P', 'K', 3, 4};
+	struct stat st;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return 1;
+	if (!data)
+		return 0;
+	return (len >= 4 && !memcmp(data, zstd, 4)) || (len >= 2 && !memcmp(data, gz, 2)) ||
+	       (len >= 5 && !memcmp(data, xz, 5)) || (len >= 3 && !memcmp(data, bz, 3)) ||
+	       (len >= 4 && !memcmp(data, zip, 4)) ||
+	       (len >= 262 && !memcmp(data + 257, "ustar", 5));
+}
+
+static int is_one_json_value(const char *data, size_t len)
+{
+	const char *p = skip_ws(data, data + len);
+	return p < data + len && (*p == '{' || *p == '[');
+}
+
+enum tt_code tt_import_detect(const char *path, enum tt_import_format *fmt, struct tt_error *err)
+{
+	char *data = NULL;
+	size_t len = 0;
+	cJSON *root = NULL;
+	enum tt_code rc;
+	struct stat st;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		*fmt = TT_IMPORT_AUTO;
+		return TT_OK;
+	}
+	if ((rc = read_file(path, &data, &len, err)))
+		return rc;
+	if (looks_like_run(path, data, len)) {
+		free(data);
+		*fmt = TT_IMPORT_AUTO;
+		return TT_OK;
+	}
+	if (is_one_json_value(data, len))
+		root = cJSON_ParseWithLength(data, len);
+	*fmt = tt__import_sniff(data, len, root);
+	cJSON_Delete(root);
+	free(data);
+	if (*fmt == TT_IMPORT_AUTO)
+		return tt_error_set(err, TT_EFORMAT,
+				    "'%s': neither a tokentrace run nor a result file of a tool "
+				    "we import (use --from to name its format)", path);
+	return TT_OK;
+}
+
+/* ---- building the run ------------------------------------------------ */
+
+enum tt_code tt__imp_cell(struct tt__imp *im, enum tt_phase phase, int64_t context,
+			  int concurrency, size_t *index, struct tt_error *err)
+{
+	char id[64];
+	long have;
+
+	if (phase == TT_PHASE_PREFILL)
+		snprintf(id, sizeof id, "prefill-%lld", (long long)context);
+	else
+		snprintf(id, sizeof id, "decode-%lldx%d", (long long)context, concurrency);
+	have = tt_manifest_find_cell(im->m, id);
+	if (have >= 0)
+		return tt_error_set(err, TT_EFORMAT, "'%s': cell %s (%lld tokens of context, %d at "
+				    "once) appears twice%s", im->file, id, (long long)context,
+				    concurrency, (size_t)have < im->first_cell ?
+				    " (an earlier file of this import has it too)" : "");
+	if (tt_manifest_add_cell(im->m, phase, context, concurrency, index))
+		return tt__imp_nomem(im, err);
+	return TT_OK;
+}
+
+enum tt_code tt__imp_report(struct tt__imp *im, size_t cell, const char *key, double value,
+			    struct tt_error *err)
+{
+	if (tt_cell_set_reported(&im->m->cells[cell], key, value))
+		return tt__imp_nomem(im, err);
+	return TT_OK;
+}
+
+enum tt_code tt__imp_trace(struct tt__imp *im, size_t cell, struct tt_trace_writer **out,
+			   struct tt_error *err)
+{
+	struct tt_trace_opts o = {.time_unit_ns = 1000, .level = 3, .frame_bytes = 0, .sync = 0};
+	return tt_run_writer_open_cell(im->w, cell, &o, out, err);
+}
+
+enum tt_code tt__imp_set(struct tt__imp *im, char **field, const char *value, struct tt_error *err)
+{
+	if (*field || !value || !value[0])
+		return TT_OK;
+	return tt_manifest_set_str(field, value) ? tt__imp_nomem(im, err) : TT_OK;
+}
+
+enum tt_code tt__imp_note(struct tt__imp *im, const char *key, const char *value,
+			  struct tt_error *err)
+{
+	if (!value || !value[0] || tt_manifest_note(im->m, key))
+		return TT_OK;
+	return tt_manifest_set_note(im->m, key, value) ? tt__imp_nomem(im, err) : TT_OK;
+}
+
+enum tt_code tt__imp_unavailable(struct tt__imp *im, const char *figure, struct tt_error *err)
+{
+	return tt_manifest_add_unavailable(im->m, figure) ? tt__imp_nomem(im, err) : TT_OK;
+}
+
+enum tt_code tt__imp_add_i64(struct tt__imp *im, int64_t **v, size_t *n, int64_t x,
+			     struct tt_error *err)
+{
+	int64_t *nv;
+
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i] == x)
+			return TT_OK;
+	if (!(nv = realloc(*v, (*n + 1) * sizeof *nv)))
+		return tt__imp_nomem(im, err);
+	nv[(*n)++] = x;
+	*v = nv;
+	return TT_OK;
+}
+
+enum tt_code tt__imp_add_int(struct tt__imp *im, int **v, size_t *n, int x, struct tt_error *err)
+{
+	int *nv;
+
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i] == x)
+			return TT_OK;
+	if (!(nv = realloc(*v, (*n + 1) * sizeof *nv)))
+		return tt__imp_nomem(im, err);
+	nv[(*n)++] = x;
+	*v = nv;
+	return TT_OK;
+}
+
+/* Tokens of chunk j of n carrying `tokens` in all: the first chunk one token
+ * (vLLM streams the first token alone), the rest spread evenly, earlier
+ * chunks taking the remainder; more chunks than tokens: the last carry 0. */
+uint32_t tt__imp_chunk_tokens(size_t j, size_t n, long tokens)
+{
+	long rest, per, extra;
+
+	if (tokens <= 0)
+		return 0;
+	if ((long)n >= tokens)
+		return j < (size_t)tokens ? 1 : 0;
+	if (j == 0)
+		return 1;
+	rest = tokens - 1;
+	per = rest / (long)(n - 1);
+	extra = rest % (long)(n - 1);
+	return (uint32_t)(per + ((long)(j - 1) < extra ? 1 : 0));
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* The figures a report shows; those no reported cell of this file has are
+ * recorded as unavailable, and a file without traces has no per-request
+ * times at all ("trace": no timeline, no TBT distribution). */
+static const char *const shown[] = {"total_tok_s", "per_request_tok_s_p50", "ttft_ms_p50",
+				    "tbt_ms_p50", "avg_active", "completed", "output_tokens",
+				    "measured_s"};
+
+static enum tt_code mark_unavailable(struct tt__imp *im, struct tt_error *err)
+{
+	int seen[sizeof shown / sizeof *shown] = {0}, any = 0, traced = 0;
+	enum tt_code rc;
+
+	for (size_t i = im->first_cell; i < im->m->n_cells; i++) {
+		const struct tt_cell_info *c = &im->m->cells[i];
+		traced |= c->trace != NULL;
+		if (c->trace || !c->n_reported || c->phase != TT_PHASE_DECODE)
+			continue;
+		any = 1;
+		for (size_t k = 0; k < sizeof shown / sizeof *shown; k++)
+			seen[k] |= tt_cell_reported(c, shown[k], NULL);
+	}
+	/* No foreign tool here keeps /metrics scrapes in its per-request file:
+	 * active requests are the client's count, queueing is not evidenced. */
+	if (traced && (rc = tt__imp_unavailable(im, "server_metrics", err)))
+		return rc;
+	if (!any)
+		return TT_OK;
+	if ((rc = tt__imp_unavailable(im, "trace", err)))
+		return rc;
+	for (size_t k = 0; k < sizeof shown / sizeof *shown; k++)
+		if (!seen[k] && (rc = tt__imp_unavailable(im, shown[k], err)))
+			return rc;
+	return TT_OK;
+}
+
+/* Import one file into the run being written. */
+static enum tt_code import_one(struct tt_run_writer *w, const char *path,
+			       enum tt_import_format from, char *warn, size_t warn_len,
+			       struct tt_error *err)
+{
+	struct tt__imp im;
+	char *data = NULL, sha[65];
+	size_t len = 0;
+	cJSON *root = NULL;
+	enum tt_code rc;
+	enum tt_import_format f = from;
+	const char *base = strrchr(path, '/');
+
+	memset(&im, 0, sizeof im);
+	if ((rc = read_file(path, &data, &len, err)))
+		return rc;
+	im.file = path;
+	im.data = data;
+	im.len = len;
+	im.w = w;
+	im.m = tt_run_writer_manifest(w);
+	im.first_cell = im.m->n_cells;
+	if (len == 0) {
+		rc = tt_error_set(err, TT_EFORMAT, "'%s' is empty (0 bytes)", path);
+		goto cleanup;
+	}
+	if (is_one_json_value(data, len)) {
+		rc = tt__imp_parse(&im, data, len, "", &root, err);
+		/* JSON lines are many values: not an error for a JSON-lines format. */
+		if (rc && f != TT_IMPORT_AIPERF && !(f == TT_IMPORT_AUTO &&
+						     tt__import_sniff(data, len, NULL) == TT_IMPORT_AIPERF))
+			goto cleanup;
+		rc = TT_OK;
+	}
+	if (f == TT_IMPORT_AUTO)
+		f = tt__import_sniff(data, len, root);
+	if (f == TT_IMPORT_AUTO) {
+		rc = tt_error_set(err, TT_EFORMAT,
+				  "'%s': not a result file of a tool we import (llm-inference-bench, "
+				  "its printed report, vLLM bench serve, GenAI-Perf, AIPerf, "
+				  "GuideLLM); use --from to name its format", path);
+		goto cleanup;
+	}
+	im.src.format = (char *)formats[f].name;
+	im.src.file = (char *)(base ? base + 1 : path);
+	im.src.bytes = (int64_t)len;
+	tt__sha256_hex(data, len, sha);
+	im.src.sha256 = sha;
+	if (!formats[f].fn) {
+		rc = tt_error_set(err, TT_EARG, "'%s': importing %s files is not built in this "
+				  "version", path, formats[f].name);
+		goto cleanup;
+	}
+	rc = formats[f].fn(&im, root, err);
+	if (rc > TT_WARN)
+		goto cleanup;
+	if ((rc = mark_unavailable(&im, err)))
+		goto cleanup;
+	if (tt_manifest_add_source(im.m, &im.src)) {
+		rc = tt__imp_nomem(&im, err);
+		goto cleanup;
+	}
+	/* What a report shows of where the run came from (the first file's tool). */
+	{
+		char note[512];
+		snprintf(note, sizeof note, "%s%s%s", im.src.tool, im.src.tool_version ? " v" : "",
+			 im.src.tool_version ? im.src.tool_version : "");
+		if ((rc = tt__imp_note(&im, "tool", note, err)))
+			goto cleanup;
+		snprintf(note, sizeof note, "%s (%s, %lld bytes, sha256 %s)", im.src.file,
+			 im.src.format, (long long)len, sha);
+		if (tt_manifest_note(im.m, "imported_from")) {
+			char more[1024];
+			snprintf(more, sizeof more, "%s; %s", tt_manifest_note(im.m, "imported_from"),
+				 note);
+			if (tt_manifest_set_note(im.m, "imported_from", more))
+				rc = tt__imp_nomem(&im, err);
+		} else {
+			rc = tt__imp_note(&im, "imported_from", note, err);
+		}
+		if (rc)
+			goto cleanup;
+	}
+	if (im.newer[0] && warn[0] == '\0')
+		snprintf(warn, warn_len, "'%s': %s", path, im.newer);
+	rc = TT_OK;
+cleanup:
+	cJSON_Delete(root);
+	free(data);
+	return rc;
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(p);
+	return 0;
+}
+
+static void rm_tree(const char *dir)
+{
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Write every file into the run directory dir (which exists and is empty). */
+static enum tt_code import_into(const char *const *paths, size_t n,
+				const struct tt_import_opts *opts, const char *dir,
+				struct tt_error *err)
+{
+	struct tt_manifest m;
+	struct tt_run_writer *w = NULL;
+	struct tt_manifest *wm;
+	char warn[1024] = "";
+	enum tt_code rc;
+
+	tt_manifest_init(&m);
+	if (tt_manifest_set_str(&m.tool_name, "tokentrace-import") ||
+	    tt_manifest_set_str(&m.tool_version, tt_version())) {
+		tt_manifest_release(&m);
+		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	}
+	m.format_minor = TT_RUN_FORMAT_MINOR_IMPORT;
+	m.scrape_interval_s = 0;
+	rc = tt_run_writer_create(dir, &m, &w, err);
+	tt_manifest_release(&m);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		rc = import_one(w, paths[i], opts ? opts->from : TT_IMPORT_AUTO, warn, sizeof warn,
+				err);
+		if (rc > TT_WARN)
+			goto cleanup;
+	}
+	wm = tt_run_writer_manifest(w);
+	if (!wm->engine && tt_manifest_set_str(&wm->engine, "unknown")) {
+		rc = tt_error_set(err, TT_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	qsort(wm->contexts, wm->n_contexts, sizeof *wm->contexts, cmp_i64);
+	qsort(wm->prefill_contexts, wm->n_prefill_contexts, sizeof *wm->prefill_contexts, cmp_i64);
+	qsort(wm->concurrency, wm->n_concurrency, sizeof *wm->concurrency, cmp_int);
+	rc = tt_run_writer_commit(w, err);
+	if (!rc && warn[0])
+		rc = tt_error_setv(err, TT_WARN, TT_EVERSION, "%s", warn);
+cleanup:
+	tt_run_writer_free(w);
+	return rc;
+}
+
+enum tt_code tt_import_files(const char *const *paths, size_t n, const struct tt_import_opts *opts,
+			     const char *dir, struct tt_error *err)
+{
+	char tmp[PATH_MAX];
+	struct stat st;
+	enum tt_code rc;
+
+	if (n == 0)
+		return tt_error_set(err, TT_EARG, "no file to import");
+	if (stat(dir, &st) == 0 && !(S_ISDIR(st.st_mode) && rmdir(dir) == 0))
+		return tt_error_set(err, TT_EIO, "cannot write the run '%s': it exists and is not "
+				    "an empty directory", dir);
+	if (snprintf(tmp, sizeof tmp, "%s.importing-XXXXXX", dir) >= (int)sizeof tmp)
+		return tt_error_set(err, TT_EARG, "run path '%s' is too long", dir);
+	if (!mkdtemp(tmp))
+		return tt_error_set(err, TT_EIO, "cannot create '%s': %s", tmp, strerror(errno));
+	rc = import_into(paths, n, opts, tmp, err);
+	if (rc <= TT_WARN && rename(tmp, dir) != 0) {
+		rc = tt_error_set(err, TT_EIO, "cannot rename '%s' to '%s': %s", tmp, dir,
+				  strerror(errno));
+	}
+	if (rc > TT_WARN)
+		rm_tree(tmp);
+	return rc;
+}
+
+/* Does the file start (after white space) with '{' or '['? */
+static int json_text(const char *path)
+{
+	char buf[256];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof buf, f);
+	fclose(f);
+	return is_one_json_value(buf, n);
+}
+
+static void free_tmp(void *ctx)
+{
+	rm_tree(ctx);
+	free(ctx);
+}
+
+enum tt_code tt_import_open(const char *path, const struct tt_import_opts *opts,
+			    struct tt_run **out, struct tt_error *err)
+{
+	enum tt_import_format f = opts ? opts->from : TT_IMPORT_AUTO;
+	struct tt_import_opts o = {.from = f};
+	struct tt_error werr;
+	const char *tmpdir = getenv("TMPDIR");
+	char *dir;
+	struct tt_run *run = NULL;
+	enum tt_code rc, irc;
+
+	if (f == TT_IMPORT_AUTO) {
+		struct tt_error derr;
+		tt_error_clear(&derr);
+		rc = tt_import_detect(path, &f, &derr);
+		/* A JSON text that is not one we know (truncated, say) is for the
+		 * importer to explain; whatever else is not a foreign file goes to
+		 * the run reader, whose messages say best what is wrong with a run. */
+		if (rc && derr.kind == TT_EFORMAT && json_text(path))
+			f = TT_IMPORT_AUTO;
+		else if (rc || f == TT_IMPORT_AUTO)
+			return tt_run_open(path, out, err);
+		o.from = f;
+	}
+	if (!tmpdir || !tmpdir[0])
+		tmpdir = "/tmp";
+	if (!(dir = malloc(strlen(tmpdir) + 32)))
+		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	sprintf(dir, "%s/tokentrace-import-XXXXXX", tmpdir);
+	if (!mkdtemp(dir)) {
+		rc = tt_error_set(err, TT_EIO, "cannot create a temporary directory in '%s': %s",
+				  tmpdir, strerror(errno));
+		free(dir);
+		return rc;
+	}
+	tt_error_clear(&werr);
+	irc = import_into(&path, 1, &o, dir, &werr);
+	if (irc > TT_WARN) {
+		if (err)
+			*err = werr;
+		free_tmp(dir);
+		return irc;
+	}
+	rc = tt_run_open(dir, &run, err);
+	if (rc) {
+		free_tmp(dir);
+		return rc;
+	}
+	if (tt__run_adopt(run, path, free_tmp, dir)) {
+		tt_run_free(run);
+		free_tmp(dir);
+		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	}
+	*out = run;
+	if (irc == TT_WARN && err)
+		*err = werr;
+	return irc;
+}

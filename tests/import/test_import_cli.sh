@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Every foreign fixture imports, reports and charts, read as an imported run
+# and directly; provenance and unavailable figures are recorded; a failed
+# import leaves nothing behind.
+# usage: test_import_cli.sh TOKENTRACE FIXTURES
+set -u
+tt=$1; fx=$2/foreign; fail=0; n=0; here=$(dirname "$0")
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+check() { n=$((n + 1)); if "$@"; then :; else echo "FAIL: $*"; fail=$((fail + 1)); fi; }
+export TMPDIR=$tmp/t; mkdir -p "$TMPDIR"
+
+# name|file|a row the markdown report must hold
+cases=(
+  'lib-early|llm-inference-bench/rtx6kpro-vllm_awq_mtp.json|| Sustained decode | 128K | 128 | Requests queued | 645.8 |'
+  'lib-0417|llm-inference-bench/glm51-dcp1-mtp0-decode-matrix.json|| Sustained decode | 0 | 32 | Valid | 318.1 | 10.8 | 19,799 ms | 92.9 ms | 32.0 | 0 | 9,536 | 30.0 s |'
+  'vllm-agg|vllm-bench/bench_serve_v0.25.1.json|| Sustained decode | 32 | 2 | Valid | 82.9 | — | 56 ms | 11.2 ms | — | 8 | 128 | 1.5 s |'
+  'vllm-spec|vllm-bench/bench_serve_speculative_v0.25.1.json|| Sustained decode | 313 | 2 | Valid | 122.3 | — | 425 ms | 14.4 ms | — | 8 | 3,983 | 32.6 s |'
+  'vllm-detail|vllm-bench/detailed-c4.json|| Sustained decode | 512 | 4 | Errors | 327.4 | 83.9 | 47 ms | 11.8 ms | 3.7 | 12 | 768 | 2.3 s |'
+  'genai|genai-perf/llama3-8b-concurrency1-profile_export.json|| Sustained decode | 189 | 1 | Valid | 73.6 | 76.1 | 25 ms | 13.2 ms | 0.9 | 53 | 2,650 | 36.0 s |'
+  'aiperf|aiperf/run1-profile_export.jsonl|| Sustained decode | 550 | 100 | Valid | 2,320.7 | 36.2 | 2,369 ms | 22.7 ms |'
+  'guidellm|guidellm/qwen3-4b-sanity-benchmarks.json|| Sustained decode | 99 | 4 | Valid | 164.4 | 41.4 | 172 ms | 24.2 ms | 4.0 | 4 | 4,096 | 24.9 s |'
+)
+for c in "${cases[@]}"; do
+  IFS='|' read -r name file row <<< "$c"
+  row="|${c#*||}"
+  f=$fx/$file
+  check "$tt" import "$f" -o "$tmp/$name" -q
+  [ -f "$tmp/$name/manifest.json" ] || { echo "FAIL: $name: no run"; fail=$((fail + 1)); continue; }
+  "$tt" report "$tmp/$name" --format md > "$tmp/$name.md"
+  check grep -qF -- "$row" "$tmp/$name.md"
+  # The same file read directly gives the same report, bar the source line.
+  "$tt" report "$f" --format csv > "$tmp/$name.direct.csv"
+  "$tt" report "$tmp/$name" --format csv > "$tmp/$name.csv"
+  check cmp -s "$tmp/$name.csv" "$tmp/$name.direct.csv"
+  # Provenance: the file's name and its SHA-256.
+  sum=$(sha256sum "$f" | cut -d' ' -f1)
+  check grep -q "\"sha256\":[[:space:]]*\"$sum\"" "$tmp/$name/manifest.json"
+  check grep -q '"format_version":[[:space:]]*"1.1"' "$tmp/$name/manifest.json"
+  check "$tt" chart "$f" heatmap -o "$tmp/$name.svg"
+  check test -s "$tmp/$name.svg"
+  check "$tt" chart "$tmp/$name" throughput -o "$tmp/$name.png"
+done
+# The early schema has no time between tokens: unavailable, shown as a dash.
+check grep -q '"tbt_ms_p50"' "$tmp/lib-early/manifest.json"
+check grep -qF '| Sustained decode | 0 | 1 | Valid | 147.2 | — | 50 ms | — |' "$tmp/lib-early.md"
+# vLLM with detail: traces, so the timeline and TBT distribution draw; the
+# chunks of 1-3 tokens are counted as multi-token chunks and said so.
+check "$tt" chart "$fx/vllm-bench/detailed-c4.json" timeline -o "$tmp/vllm-tl.png"
+check "$tt" chart "$fx/vllm-bench/detailed-c4.json" tbt-cdf -o "$tmp/vllm-cdf.png"
+"$tt" report "$tmp/vllm-detail" --format json > "$tmp/vllm-detail.json"
+check python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['cells'][0]; assert c['multi_token_chunks'] > 0 and c['output_tokens'] == 768, c" "$tmp/vllm-detail.json"
+check grep -q '"key":[[:space:]]*"tokens_per_chunk"' "$tmp/vllm-detail/manifest.json"
+"$tt" dump "$tmp/vllm-detail" | grep -c '"type":"request"' > "$tmp/nreq"
+check test "$(cat "$tmp/nreq")" = 13
+# The tools' own summaries of the same runs agree, or differ as explained.
+"$tt" report "$tmp/genai" --format json > "$tmp/genai.json"
+check python3 "$here/check_summary.py" genai-perf "$tmp/genai.json" "$fx/genai-perf/llama3-8b-concurrency1-profile_export_genai_perf.json"
+"$tt" report "$tmp/aiperf" --format json > "$tmp/aiperf.json"
+check python3 "$here/check_summary.py" aiperf "$tmp/aiperf.json" "$fx/aiperf/run1-profile_export_aiperf.json"
+# AIPerf's cancelled requests are aborted on purpose, not errors.
+check python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['cells'][0]; assert c['errors'] == 0 and c['requests'] == 100, c" "$tmp/aiperf.json"
+check grep -q '"key":[[:space:]]*"aiperf_summary"' "$tmp/aiperf/manifest.json"
+# Several files of a sweep make one run.
+check "$tt" import "$fx"/vllm-bench/*.json -o "$tmp/vllm-all" -q
+check test "$(grep -c '"phase":' "$tmp/vllm-all/manifest.json")" = 3
+
+# Over-capacity cells left out of the JSON are rebuilt from its metadata.
+check grep -qF '| Sustained decode | 128K | 1 | Over capacity | — |' "$tmp/lib-0417.md"
+check grep -qF '1 x (131072 + 2048) = 133120 > 85376 KV tokens' "$tmp/lib-0417.md"
+
+# The seed report: every row of its All measurements table comes back as printed.
+seed=$fx/llm-inference-bench-report/speed-test-matrix-lfm2.5-350m-h200.txt
+check "$tt" import "$seed" -o "$tmp/seed" -q
+"$tt" report "$tmp/seed" --format md > "$tmp/seed.md"
+rows=0
+while IFS= read -r r; do
+  rows=$((rows + 1))
+  check grep -qF -- "$r" "$tmp/seed.md"
+done < <(grep -E '^\| (Prefill|Sustained decode) \|' "$seed")
+check test "$rows" = 46
+check grep -qF -- '- **Benchmark tool:** llm-inference-bench v0.4.29' "$tmp/seed.md"
+check grep -qF -- '--api-key <redacted>' "$tmp/seed.md"
+check "$tt" chart "$seed" heatmap -o "$tmp/seed.svg"
+# Markdown as our own renderer writes it imports to the same rows.
+check "$tt" import "$tmp/seed.md" -o "$tmp/seed2" -q
+"$tt" report "$tmp/seed2" --format md > "$tmp/seed2.md"
+check test "$(grep -E '^\| (Prefill|Sustained)' "$tmp/seed2.md")" = "$(grep -E '^\| (Prefill|Sustained)' "$tmp/seed.md")"
+
+# Errors: nothing is written, the message names the file.
+check test -z "$(ls "$TMPDIR")"
+printf '{"metadata": {"concurrency_levels": [1], "context_lengths": [0]}, "results": [{"concurrency": 1, "context_tokens": "x", "aggregate_tps": 1}]}' > "$tmp/bad.json"
+"$tt" import "$tmp/bad.json" -o "$tmp/bad" 2> "$tmp/bad.err"; rc=$?
+check test "$rc" = 1
+check test ! -e "$tmp/bad"
+check grep -qF "bad.json': results[0].context_tokens: a finite number expected, found a string" "$tmp/bad.err"
+check test -z "$(ls "$tmp" | grep importing)"
+head -c 500 "$fx/llm-inference-bench/rtx6kpro-vllm_awq_mtp.json" > "$tmp/cut.json"
+"$tt" report "$tmp/cut.json" > /dev/null 2> "$tmp/cut.err"; rc=$?
+check test "$rc" != 0
+check grep -q "cut.json': JSON ends early: truncated at line" "$tmp/cut.err"
+check test -z "$(ls "$TMPDIR")"
+# A run already there is never overwritten.
+"$tt" import "$fx/llm-inference-bench/rtx6kpro-vllm_awq_mtp.json" -o "$tmp/lib-early" 2> "$tmp/exists.err"
+check test $? = 1
+check grep -q "exists and is not an empty directory" "$tmp/exists.err"
+# Two files with the same cells cannot make one run.
+"$tt" import "$fx/llm-inference-bench/rtx6kpro-vllm_awq_mtp.json" "$fx/llm-inference-bench/rtx6kpro-vllm_awq_mtp.json" -o "$tmp/twice" 2> "$tmp/twice.err"
+check test $? = 1
+check grep -q "appears twice (an earlier file of this import has it too)" "$tmp/twice.err"
+# --from names a format; an unknown one is a usage error.
+"$tt" import --from nosuch "$tmp/bad.json" -o "$tmp/x" 2> /dev/null
+check test $? = 2
+echo "$((n - fail)) passed, $fail failed"
+[ "$fail" = 0 ]
