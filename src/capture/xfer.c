@@ -276,6 +276,16 @@ struct xfer *xfer_get(struct net *c, enum xfer_kind kind)
 
 	if (x) {
 		c->free_list = x->next_free;
+		/* libcurl (7.88 at least) counts the requests it silently resends
+		 * on a fresh connection, when a reused one turns out closed, on
+		 * the easy handle, and only curl_easy_reset sets the count back:
+		 * recycled without it, a handle gives up on its sixth resend
+		 * ever ("Connection died, tried 5 times before giving up").
+		 * llama-server closes every streamed connection after saying
+		 * keep-alive, so a worker resends often (docs/engines.md).  The
+		 * connection cache is the multi handle's: nothing is lost here,
+		 * and xfer_start sets every option again. */
+		curl_easy_reset(x->easy);
 	} else {
 		x = calloc(1, sizeof *x);
 		if (!x)

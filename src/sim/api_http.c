@@ -188,6 +188,8 @@ static void h_stats(struct sim_server *srv, struct evhttp_request *http)
 	cJSON_AddNumberToObject(o, "chunks", (double)srv->m.chunks);
 	cJSON_AddNumberToObject(o, "emitted_tokens", (double)srv->m.emitted_tokens);
 	cJSON_AddNumberToObject(o, "preemptions", (double)srv->eng.stats.preemptions);
+	cJSON_AddNumberToObject(o, "silent_closes", (double)srv->silent_closes);
+	cJSON_AddNumberToObject(o, "silent_close_dropped", (double)srv->silent_dropped);
 	cJSON_AddNumberToObject(o, "lateness_p50_us", (double)lateness_quantile_ns(l, 0.5) / 1e3);
 	cJSON_AddNumberToObject(o, "lateness_p99_us", (double)lateness_quantile_ns(l, 0.99) / 1e3);
 	cJSON_AddNumberToObject(o, "lateness_max_us", (double)l->max_ns / 1e3);
@@ -238,6 +240,15 @@ static void start_request(struct sim_req *r)
 		if (srv->cfg.close_every > 0 && r->id % (uint64_t)srv->cfg.close_every == 0)
 			evhttp_add_header(evhttp_request_get_output_headers(r->http), "Connection",
 					  "close");
+		/* llama-server says keep-alive and then closes the connection
+		 * after the reply (api_silent_close) */
+		if (srv->cfg.silent_close > 0 && !(srv->cfg.close_every > 0 &&
+		    r->id % (uint64_t)srv->cfg.close_every == 0) &&
+		    r->id % (uint64_t)srv->cfg.silent_close == 0) {
+			r->silent_close = 1;
+			evhttp_add_header(evhttp_request_get_output_headers(r->http), "Keep-Alive",
+					  "timeout=5, max=100");
+		}
 		evhttp_send_reply_start(r->http, 200, "OK");
 		/* we write the chunk framing ourselves (api_stream.c, send_bytes) */
 		const char *te = evhttp_find_header(evhttp_request_get_output_headers(r->http),
@@ -435,6 +446,9 @@ static void on_request(struct evhttp_request *http, void *arg)
 
 	if (!path)
 		path = "/";
+	/* a request on a connection being closed silently is never answered */
+	if (api_silent_close_drop(srv, http))
+		return;
 	srv->cur_arrival_ns = take_first_byte(http, sim_now_ns());
 	no_delay(http);
 	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {

@@ -57,6 +57,8 @@ struct sim_req {
 	size_t live_idx, dirty_idx;
 	int reset_pending;
 	int chunked;                 /* HTTP/1.1 chunked framing is ours to write */
+	int silent_close;            /* close the connection after the reply,
+				      * without saying so (api_silent_close) */
 };
 
 #endif

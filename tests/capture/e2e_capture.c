@@ -161,6 +161,17 @@ static int file_contains(const char *path, const char *needle)
 	return hit;
 }
 
+/* The number after "name": in a flat JSON object (/sim/stats); NAN when
+ * absent. */
+static double json_number(const char *text, const char *name)
+{
+	char key[128];
+	const char *p;
+	snprintf(key, sizeof key, "\"%s\":", name);
+	p = text ? strstr(text, key) : NULL;
+	return p ? strtod(p + strlen(key), NULL) : NAN;
+}
+
 static void run_path(char *buf, size_t len, const char *name)
 {
 	snprintf(buf, len, "%s/%s", workdir, name);
@@ -818,6 +829,60 @@ static void test_llamacpp_flavor(void **state)
 	tt_run_free(run);
 }
 
+/* llama-server's silent close: every streamed reply says keep-alive and
+ * its connection is then closed, so the worker's next request, sent on it,
+ * dies unanswered and libcurl resends it on a new connection.  Without
+ * curl_easy_reset on recycled handles (xfer.c), libcurl 7.88 gives up on a
+ * handle's sixth resend ever: "Connection died, tried 5 times". */
+static void test_silent_close(void **state)
+{
+	const char *sim_args[] = {"--flavor", "llamacpp", "--silent-close", "1", NULL};
+	const char *args[] = {"--contexts", "512", "--concurrency", "2", "--cells", "decode-512x2",
+			      "--duration", "1.5s", "--max-tokens", "8", "--readiness", "0.2s",
+			      "--readiness-timeout", "5s", "-q", NULL};
+	const char *argv[32];
+	struct sim s;
+	struct sim_proc sp;
+	struct http_reply rep;
+	char run_dir[600];
+	struct tt_run *run;
+	struct tally t;
+	double closes, dropped;
+	int n = 0, rc;
+	(void)state;
+
+	sim_start(&s, sim_args);
+	run_path(run_dir, sizeof run_dir, "silentclose");
+	argv[n++] = s.url;
+	argv[n++] = "-o";
+	argv[n++] = run_dir;
+	for (const char *const *a = args; *a; a++)
+		argv[n++] = *a;
+	argv[n] = NULL;
+	rc = run_capture("silentclose", argv, 60);
+	memset(&sp, 0, sizeof sp);
+	sp.port = s.port;
+	snprintf(sp.url, sizeof sp.url, "%s", s.url);
+	assert_int_equal(http_do(&sp, "/sim/stats", NULL, NULL, &rep), 0);
+	closes = json_number(rep.body, "silent_closes");
+	dropped = json_number(rep.body, "silent_close_dropped");
+	http_reply_free(&rep);
+	sim_stop(&s);
+	assert_int_equal(rc, 0);
+	run = open_run(run_dir);
+	tally_cell(run, "decode-512x2", 512, 8, &t);
+	tt_run_free(run);
+	/* the server did close, and requests did die on closed connections,
+	 * often enough that a handle without the reset would give up */
+	if (!(dropped >= 20 && closes >= dropped))
+		fail_msg("the simulator closed %.0f connections, %.0f with a request on them",
+			 closes, dropped);
+	assert_true(t.measured >= 40);
+	if (t.errors)
+		fail_msg("%ld of %ld requests failed (reset: %ld)", t.errors, t.requests,
+			 t.fails[TT_FAIL_RESET]);
+}
+
 /* SGLang flavour: engine and KV capacity from its own server info. */
 static void test_sglang_flavor(void **state)
 {
@@ -1039,6 +1104,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_server_dies),
 		cmocka_unit_test(test_model_len),
 		cmocka_unit_test(test_sglang_flavor),
+		cmocka_unit_test(test_silent_close),
 		cmocka_unit_test(test_arrival_never_before_emission),
 		cmocka_unit_test(test_arrival_connection_close),
 		cmocka_unit_test(test_arrival_under_loss),
