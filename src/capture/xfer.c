@@ -309,6 +309,7 @@ struct xfer *xfer_get(struct net *c, enum xfer_kind kind)
 	x->seq = 0;
 	x->role = TT_ROLE_MEASURED;
 	x->t_sched = x->t_send = x->t_end = -1;
+	x->prompt_asked = -1;
 	tt_sse_reset(&x->sse);
 	tt_oai_stream_init(&x->st);
 	x->n_chunks = 0;
@@ -498,6 +499,15 @@ void gen_record(struct net *c, struct xfer *x, CURLcode res, enum tt_finish forc
 		tt_sse_end(&x->sse); /* a last event without its blank line */
 	r.prompt_tokens = x->st.prompt_tokens;
 	r.cached_tokens = x->st.cached_tokens;
+	/* A request cut (or aborted) while streaming has not had its usage
+	 * yet (llama.cpp and vLLM without continuous usage send it last): it
+	 * records the prompt it asked for, its cache hit unknown (-1), which
+	 * is how a reader tells (formats/run-v1.md 3.5). */
+	if (forced != TT_FINISH_UNKNOWN && r.prompt_tokens < 0 && x->prompt_asked > 0 &&
+	    x->http_status >= 200 && x->http_status < 300) {
+		r.prompt_tokens = x->prompt_asked;
+		r.cached_tokens = -1;
+	}
 
 	if (forced != TT_FINISH_UNKNOWN) {
 		r.finish = forced;

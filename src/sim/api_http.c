@@ -104,9 +104,13 @@ static void h_models(struct sim_server *srv, struct evhttp_request *http)
 	cJSON_AddStringToObject(m, "owned_by", flavor_owner(srv->cfg.flavor));
 	cJSON_AddStringToObject(m, "root", srv->cfg.model);
 	cJSON_AddNullToObject(m, "parent");
-	cJSON_AddNumberToObject(m, "max_model_len", (double)srv->cfg.max_model_len);
+	if (srv->cfg.flavor != FLAVOR_LLAMACPP)
+		cJSON_AddNumberToObject(m, "max_model_len", (double)srv->cfg.max_model_len);
 	if (srv->cfg.flavor == FLAVOR_LLAMACPP) {
+		/* llama-server lists no max_model_len: meta.n_ctx is a slot's
+		 * context, n_ctx_train the model's */
 		cJSON *meta = cJSON_CreateObject();
+		cJSON_AddNumberToObject(meta, "n_ctx", (double)sim_slot_context(&srv->cfg));
 		cJSON_AddNumberToObject(meta, "n_ctx_train", (double)srv->cfg.max_model_len);
 		cJSON_AddNumberToObject(meta, "n_vocab", 65536);
 		cJSON_AddItemToObject(m, "meta", meta);
@@ -148,7 +152,7 @@ static void h_server_info(struct sim_server *srv, struct evhttp_request *http)
 static void h_slots(struct sim_server *srv, struct evhttp_request *http)
 {
 	cJSON *a = cJSON_CreateArray();
-	int64_t n_ctx = srv->cfg.kv_capacity / srv->cfg.max_num_seqs;
+	int64_t n_ctx = sim_slot_context(&srv->cfg);
 	for (int i = 0; i < srv->cfg.max_num_seqs; i++) {
 		cJSON *s = cJSON_CreateObject();
 		const struct sim_req *r = (size_t)i < srv->eng.nrunning ? srv->eng.running[i] : NULL;
@@ -170,7 +174,7 @@ static void h_slots(struct sim_server *srv, struct evhttp_request *http)
 static void h_props(struct sim_server *srv, struct evhttp_request *http)
 {
 	cJSON *o = cJSON_CreateObject(), *g = cJSON_CreateObject();
-	cJSON_AddNumberToObject(g, "n_ctx", (double)(srv->cfg.kv_capacity / srv->cfg.max_num_seqs));
+	cJSON_AddNumberToObject(g, "n_ctx", (double)sim_slot_context(&srv->cfg));
 	cJSON_AddItemToObject(o, "default_generation_settings", g);
 	cJSON_AddNumberToObject(o, "total_slots", srv->cfg.max_num_seqs);
 	cJSON_AddStringToObject(o, "model_path", srv->cfg.model);

@@ -28,7 +28,7 @@
 
 static const char *finish_reason(const struct sim_req *r)
 {
-	return r->target_len >= r->max_tokens ? "length" : "stop";
+	return r->target_len >= r->max_tokens || r->slot_full ? "length" : "stop";
 }
 
 static void add_head(struct sim_server *srv, struct sim_req *r, struct evbuffer *b)

@@ -45,4 +45,12 @@ struct sim_config {
 	int nfaults;
 };
 
+/* llama.cpp flavor: the context each slot gives one request (llama-server
+ * splits its context evenly among --parallel slots; here the KV capacity
+ * among --max-num-seqs slots). */
+static inline int64_t sim_slot_context(const struct sim_config *c)
+{
+	return c->kv_capacity / c->max_num_seqs;
+}
+
 #endif

@@ -883,6 +883,52 @@ static void test_silent_close(void **state)
 			 t.fails[TT_FAIL_RESET]);
 }
 
+/* llama.cpp's slots: 4 slots of 2048 tokens (/props).  A 2K prompt fills
+ * a slot, so its cells are failed before anything is sent, with the
+ * arithmetic; 1K + 1536 output tokens overflows it, so those requests stop
+ * at 1024 tokens with finish "length" (the cell runs; its reason says
+ * so).  The engine version is /props' build_info, and requests cut at the
+ * window's end record the prompt they asked for. */
+static void test_slot_context(void **state)
+{
+	const char *sim_args[] = {"--flavor", "llamacpp", "--kv-capacity", "8192",
+				  "--max-num-seqs", "4", "--max-model-len", "8192", NULL};
+	const char *args[] = {"--contexts", "1K,2K", "--concurrency", "2", "--duration", "2.5s",
+			      "--max-tokens", "1536", "--readiness", "0.2s", NULL};
+	char run_dir[600];
+	struct tt_run *run;
+	const struct tt_manifest *m;
+	struct tally t;
+	(void)state;
+
+	run = capture_run("slots", sim_args, args, run_dir, sizeof run_dir);
+	m = tt_run_manifest(run);
+	assert_string_equal(m->engine, "llamacpp");
+	assert_string_equal(m->engine_version, "b6000-sim");
+	assert_int_equal(m->slot_context, 2048);
+	assert_int_equal(m->slots, 4);
+	assert_int_equal(m->max_model_len, -1); /* llama-server lists none */
+	assert_int_equal(cell(run, "prefill-2048")->state, TT_CELL_FAILED);
+	assert_int_equal(cell(run, "decode-2048x2")->state, TT_CELL_FAILED);
+	assert_string_equal(cell(run, "decode-2048x2")->reason,
+			    "2048 prompt tokens >= slot context 2048: the server refuses every request");
+	assert_null(cell(run, "decode-2048x2")->trace);
+	assert_int_equal(cell(run, "decode-1024x2")->state, TT_CELL_DONE);
+	assert_string_equal(cell(run, "decode-1024x2")->reason,
+			    "1024 prompt + 1536 output tokens = 2560 > slot context 2048: "
+			    "at most 1024 output tokens per request");
+	tally_cell(run, "decode-1024x2", 1024, 1024, &t);
+	assert_int_equal(t.errors, 0);
+	/* every measured request that ended did so by length, at 1024 */
+	assert_true(t.finished_len >= 2);
+	assert_int_equal(t.finished_len_tokens_ok, t.finished_len);
+	/* cut ones too: the count asked for, not -1 */
+	assert_true(t.cut >= 1);
+	assert_int_equal(t.prompt_seen, t.requests);
+	assert_int_equal(t.prompt_exact, t.requests);
+	tt_run_free(run);
+}
+
 /* SGLang flavour: engine and KV capacity from its own server info. */
 static void test_sglang_flavor(void **state)
 {
@@ -1105,6 +1151,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_model_len),
 		cmocka_unit_test(test_sglang_flavor),
 		cmocka_unit_test(test_silent_close),
+		cmocka_unit_test(test_slot_context),
 		cmocka_unit_test(test_arrival_never_before_emission),
 		cmocka_unit_test(test_arrival_connection_close),
 		cmocka_unit_test(test_arrival_under_loss),
