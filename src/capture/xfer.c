@@ -503,8 +503,7 @@ void gen_record(struct net *c, struct xfer *x, CURLcode res, enum tt_finish forc
 	 * yet (llama.cpp and vLLM without continuous usage send it last): it
 	 * records the prompt it asked for, its cache hit unknown (-1), which
 	 * is how a reader tells (formats/run-v1.md 3.5). */
-	if (forced != TT_FINISH_UNKNOWN && r.prompt_tokens < 0 && x->prompt_asked > 0 &&
-	    x->http_status >= 200 && x->http_status < 300) {
+	if (forced != TT_FINISH_UNKNOWN && r.prompt_tokens < 0 && x->prompt_asked > 0) {
 		r.prompt_tokens = x->prompt_asked;
 		r.cached_tokens = -1;
 	}

@@ -926,6 +926,21 @@ static void test_slot_context(void **state)
 	assert_true(t.cut >= 1);
 	assert_int_equal(t.prompt_seen, t.requests);
 	assert_int_equal(t.prompt_exact, t.requests);
+	/* the report says so: Short outputs, with the arithmetic */
+	{
+		struct tt_report *rep = NULL;
+		struct tt_error err;
+		const struct tt_cell_figures *f;
+		assert_true(tt_analyze(run, NULL, &rep, &err) <= TT_WARN);
+		f = &rep->cells[tt_manifest_find_cell(m, "decode-1024x2")];
+		assert_int_equal(f->status, TT_STATUS_SHORT);
+		assert_int_equal(f->short_outputs, t.finished_len);
+		assert_int_equal(f->short_max_tokens, 1024);
+		assert_non_null(strstr(f->reason, "finish length; at most 1024 tokens): 1024 prompt"));
+		assert_int_equal(rep->cells[tt_manifest_find_cell(m, "decode-2048x2")].status,
+				 TT_STATUS_NOT_RUN);
+		tt_report_free(rep);
+	}
 	tt_run_free(run);
 }
 

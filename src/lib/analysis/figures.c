@@ -32,6 +32,10 @@ static const struct {
 	 "Damaged trace: part of the cell's trace file was unreadable; figures use the intact "
 	 "part."},
 	{"Not run", "not_run", "Not run: the capture never measured this cell."},
+	{"Short outputs", "short_outputs",
+	 "Short outputs: the server ended requests before the output tokens asked for (a "
+	 "full context slot, or an end of sequence it did not ignore); figures describe "
+	 "shorter requests than planned."},
 };
 
 const char *tt_status_name(enum tt_status s)
@@ -137,6 +141,8 @@ struct tt_cell_analyzer {
 	int64_t scout_prompt;
 	long completed, requests, errors, cut;
 	double inflight_ns, streaming_ns;
+	int64_t max_tokens;      /* asked per measured request */
+	long ended, short_n, short_length, short_stop, short_max;
 
 	/* scrapes */
 	long scrapes, waiting_pos;
@@ -177,6 +183,8 @@ enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
 	if (a->opts.cut_short_ratio <= 0)
 		a->opts.cut_short_ratio = 0.9;
 	a->duration_s = m->duration_s;
+	a->max_tokens = m->max_tokens;
+	a->short_max = -1;
 	a->scout_prompt = -1;
 	/* M-window: the recorded window, moved by --skip-first, capped by --window. */
 	a->ws = -1;
@@ -282,6 +290,19 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 		a->completed++; /* M-completed */
 	if (r->finish == TT_FINISH_CUT)
 		a->cut++;
+	/* M-short: ended by the server before the tokens asked */
+	if (r->finish == TT_FINISH_STOP || r->finish == TT_FINISH_LENGTH) {
+		a->ended++;
+		if (a->max_tokens > 0 && total_tokens < a->max_tokens) {
+			a->short_n++;
+			if (r->finish == TT_FINISH_LENGTH)
+				a->short_length++;
+			else
+				a->short_stop++;
+			if (total_tokens > a->short_max)
+				a->short_max = total_tokens;
+		}
+	}
 	/* M-active (client): time-averages over the window. */
 	a->inflight_ns += (double)overlap(r->t_send_ns, r->t_end_ns, ws, we);
 	if (first >= 0)
@@ -424,6 +445,25 @@ static int triggered(const struct tt_cell_figures *f, enum tt_status st, const c
 	return 0;
 }
 
+/* M-short: how many, how the server ended them, how far they got, and the
+ * capture's arithmetic when it foresaw it (a llama.cpp slot). */
+static void short_reason(const struct tt_cell_analyzer *a, struct tt_cell_figures *f)
+{
+	const struct tt_cell_info *c = a->cell;
+	char how[96];
+
+	if (f->short_length && f->short_stop)
+		snprintf(how, sizeof how, "finish length: %ld, stop: %ld", f->short_length,
+			 f->short_stop);
+	else
+		snprintf(how, sizeof how, "finish %s", f->short_length ? "length" : "stop");
+	snprintf(f->reason, sizeof f->reason,
+		 "%ld of %ld request%s ended before the %lld tokens asked (%s; at most %ld "
+		 "tokens)%s%s",
+		 f->short_outputs, f->ended, f->ended == 1 ? "" : "s", (long long)a->max_tokens,
+		 how, f->short_max_tokens, c->reason ? ": " : "", c->reason ? c->reason : "");
+}
+
 /* Decide the status from the evidence, most severe first ("M-status"). */
 static void decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 {
@@ -459,6 +499,8 @@ static void decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 		if (f->has_server_metrics)
 			evidence(f, TT_STATUS_QUEUED, "share of scrapes with waiting > 0",
 				 f->waiting_share, ">=", o->queued_share);
+		evidence(f, TT_STATUS_SHORT, "requests ended before max_tokens",
+			 (double)f->short_outputs, ">", 0);
 		evidence(f, TT_STATUS_QUEUED, "readiness check timed out", c->ready_timed_out, ">", 0);
 		evidence(f, TT_STATUS_CUT_SHORT, "measured_s / duration_s",
 			 a->duration_s > 0 ? f->measured_s / a->duration_s : 1, "<",
@@ -473,8 +515,8 @@ static void decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 	}
 	{
 		static const enum tt_status order[] = {TT_STATUS_DAMAGED, TT_STATUS_ERRORS,
-						       TT_STATUS_QUEUED, TT_STATUS_CUT_SHORT,
-						       TT_STATUS_TOO_FEW};
+						       TT_STATUS_SHORT, TT_STATUS_QUEUED,
+						       TT_STATUS_CUT_SHORT, TT_STATUS_TOO_FEW};
 		const char *sig = NULL;
 		for (size_t i = 0; i < sizeof order / sizeof *order; i++)
 			if (triggered(f, order[i], &sig)) {
@@ -486,6 +528,8 @@ static void decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 		else if (f->status == TT_STATUS_ERRORS)
 			snprintf(f->reason, sizeof f->reason, "%ld request%s failed", f->errors,
 				 f->errors == 1 ? "" : "s");
+		else if (f->status == TT_STATUS_SHORT)
+			short_reason(a, f);
 		else if (f->status == TT_STATUS_QUEUED && strstr(sig, "readiness"))
 			snprintf(f->reason, sizeof f->reason,
 				 "the readiness check timed out: not all %d streams ran at once",
@@ -532,6 +576,11 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 	if (a->oom)
 		snprintf(f->damage, sizeof f->damage, "out of memory while analysing");
 	f->errors = a->errors;
+	f->ended = a->ended;
+	f->short_outputs = a->short_n;
+	f->short_length = a->short_length;
+	f->short_stop = a->short_stop;
+	f->short_max_tokens = a->short_max;
 	if (c->phase == TT_PHASE_PREFILL) {
 		dist_of(&a->scout_ttft, &a->opts, &f->ttft_ms);
 		if (a->scout_rate.n) {
