@@ -28,7 +28,9 @@ enum tt_status {
 	TT_STATUS_CUT_SHORT = 5,     /* "Window cut short" */
 	TT_STATUS_DAMAGED = 6,       /* "Damaged trace": parts unreadable */
 	TT_STATUS_NOT_RUN = 7,       /* "Not run": pending, crashed or failed */
-	TT_STATUS_COUNT_ = 8
+	TT_STATUS_SHORT = 8,         /* "Short outputs": requests ended before
+				      * the tokens asked (judged after Errors) */
+	TT_STATUS_COUNT_ = 9
 };
 const char *tt_status_name(enum tt_status s);   /* "Requests queued" */
 const char *tt_status_key(enum tt_status s);    /* "requests_queued" */
@@ -98,6 +100,12 @@ struct tt_cell_figures {
 	double goodput_req_s;      /* slo_met / measured_s */
 	double goodput_tok_s;      /* output tokens of the requests that met / measured_s */
 	int slo_ok;                /* slo_share >= opts.slo.attain */
+	/* M-short: measured requests that ended (stop or length) with fewer
+	 * output tokens than max_tokens asked, anywhere in the cell */
+	long ended;                /* measured requests that ended so */
+	long short_outputs;        /* of which got fewer tokens than asked */
+	long short_length, short_stop; /* ... by the server's finish reason */
+	long short_max_tokens;     /* the most tokens such a request got; -1 */
 };
 
 /* The samples behind the figures, as the analyzer counts them (for

@@ -21,7 +21,7 @@ extern "C" {
 enum tt_phase { TT_PHASE_PREFILL = 0, TT_PHASE_DECODE = 1 };
 
 #define TT_RUN_FORMAT_MAJOR 1
-#define TT_RUN_FORMAT_MINOR 0
+#define TT_RUN_FORMAT_MINOR 1
 /* Minor version a writer puts in a manifest that uses the import members
  * (imported_from, unavailable, a cell's reported figures: formats/run-v1.md
  * 2.3); readers of this version understand it. */
@@ -96,6 +96,10 @@ struct tt_manifest {
 	char *model;              /* model id as served in /v1/models */
 	char *served_model;       /* name requests were sent with */
 	int64_t max_model_len;    /* -1 unknown */
+	int64_t slot_context;     /* context each request gets (llama.cpp: the
+				   * slot's n_ctx); -1 unknown (format 1.1) */
+	int slots;                /* requests the server runs at once
+				   * (llama.cpp total_slots); -1 unknown (1.1) */
 	struct tt_note *notes;    /* user notes in order (hardware, launch command...) */
 	size_t n_notes;
 	/* settings */

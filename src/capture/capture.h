@@ -43,6 +43,12 @@ struct cap {
 	char cell_label[64];
 	double cell_est_s;
 	double remaining_est_s;
+	/* the running cell's own view (cell.c), for the line: */
+	double cell_left_s;         /* the least time it still takes; NaN: use
+				     * the estimate */
+	double ready_wait_s;        /* >= 0: waiting for readiness this long */
+	double ready_timeout_s;     /* ... of at most this long */
+	int producing;              /* streams that have had tokens */
 };
 
 #endif

@@ -42,6 +42,7 @@ struct cellrun {
 	int warm_left;
 	int scout_done;
 	const char *path;
+	int64_t context;       /* prompt tokens asked for */
 	long n_ok, n_connect_fail; /* to tell a dead server from bad requests */
 };
 
@@ -82,6 +83,7 @@ static int start_req(struct cellrun *cr, int slot, enum tt_role role, int64_t sc
 	x->seq = cr->seq[slot]++;
 	x->role = role;
 	x->t_sched = rel_ns(&c->net, sched);
+	x->prompt_asked = cr->context;
 	if (xfer_start(&c->net, x, cr->path, cr->bodies[slot].data, cr->bodies[slot].len, &e) != TT_OK) {
 		xfer_put(&c->net, x);
 		return -1;
@@ -223,6 +225,9 @@ static void turn(struct cellrun *cr, int64_t deadline, int64_t cell_start)
 	net_step(&c->net, (int)wait);
 	now = now_ns();
 	housekeep(cr, now);
+	c->producing = 0;
+	for (int s = 0; s < cr->n; s++)
+		c->producing += cr->cur[s] && cr->cur[s]->n_chunks > 0;
 	scrape_tick(c, now);
 	progress_tick(c, now, since_s(cell_start, now));
 }
@@ -275,6 +280,7 @@ static enum tt_code run_prefill(struct cap *c, size_t i, struct tt_trace_writer 
 	int stopped = 0, gone;
 
 	rc = cellrun_init(&cr, c, 1, err);
+	cr.context = ci->context;
 	if (rc == TT_OK)
 		rc = body_build(c, ci->context, -1, 1, 1, &cr.bodies[0], err);
 	if (rc != TT_OK) {
@@ -330,6 +336,7 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 	const char *stop_reason = NULL;
 
 	rc = cellrun_init(&cr, c, n, err);
+	cr.context = ci->context;
 	for (int s = 0; rc == TT_OK && s < n; s++)
 		rc = body_build(c, ci->context, s, 1, 0, &cr.bodies[s], err);
 	if (rc != TT_OK) {
@@ -387,13 +394,21 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 			ci->ready_timed_out = 1;
 			break;
 		}
+		/* For the line: the window comes at the latest at the timeout;
+		 * at the soonest once the steady state has lasted long enough. */
+		c->ready_wait_s = since_s(workers, now);
+		c->ready_timeout_s = c->o->readiness_timeout_s;
+		c->cell_left_s = c->o->duration_s +
+				 fmax(0, c->o->readiness_s - (steady < 0 ? 0 : since_s(steady, now)));
 	}
+	c->ready_wait_s = -1;
 	/* Not committed now: an fsync with C streams flowing would stall the
 	 * loop and delay their timestamps.  The cell's end commits it. */
 	ci->ready_ns = ci->window_start_ns = rel_ns(&c->net, ready);
 
 	wend = ready + window;
 	while (now_ns() < wend) {
+		c->cell_left_s = since_s(now_ns(), wend);
 		turn(&cr, wend, start);
 		if (*c->net.stop)
 			goto stopped;
@@ -462,6 +477,33 @@ enum tt_code cell_run(struct cap *c, size_t i, struct tt_error *err)
 			tt_manifest_set_str(&ci->reason, reason);
 			commit(c);
 			return TT_OK;
+		}
+	}
+	if (m->slot_context > 0) {
+		/* llama.cpp gives each request one slot of slot_context tokens:
+		 * a prompt that fills it is refused (HTTP 400, checked on the
+		 * project's build: 4096 of 4096 is refused, 4095 runs), and an
+		 * output stops when prompt + output reach it (finish "length"). */
+		int64_t out = ci->phase == TT_PHASE_DECODE ? m->max_tokens : 1;
+		char reason[256];
+		if (ci->context >= m->slot_context) {
+			snprintf(reason, sizeof reason,
+				 "%lld prompt tokens >= slot context %lld: the server refuses "
+				 "every request", (long long)ci->context, (long long)m->slot_context);
+			ci->state = TT_CELL_FAILED;
+			tt_manifest_set_str(&ci->reason, reason);
+			commit(c);
+			return TT_OK;
+		}
+		if (ci->context + out > m->slot_context) {
+			/* Run it: the server answers, with short outputs; the
+			 * report says so (docs/metrics.md, "Short outputs"). */
+			snprintf(reason, sizeof reason,
+				 "%lld prompt + %lld output tokens = %lld > slot context %lld: "
+				 "at most %lld output tokens per request",
+				 (long long)ci->context, (long long)out, (long long)(ci->context + out),
+				 (long long)m->slot_context, (long long)(m->slot_context - ci->context));
+			tt_manifest_set_str(&ci->reason, reason);
 		}
 	}
 	rc = prompt_calibrate(c, ci->context, err);

@@ -131,6 +131,35 @@ static char *read_file(const char *path, size_t *len, struct tt_error *err)
 	return buf;
 }
 
+/* llama.cpp lists a model with meta.n_ctx, the context of one slot (its
+ * /props says the same and is read after it); -1 elsewhere. */
+static int64_t meta_n_ctx(const cJSON *model)
+{
+	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(model, "meta");
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(meta, "n_ctx");
+	return cJSON_IsNumber(n) && n->valuedouble >= 1 ? (int64_t)n->valuedouble : -1;
+}
+
+/* llama.cpp: /props gives each slot's context, the slot count and the
+ * build (llama-server has no /version). */
+static void probe_llamacpp_props(struct cap *c, struct tt_manifest *m)
+{
+	struct xfer *x = net_fetch(&c->net, "/props", NULL, 10, NULL);
+	struct tt_llamacpp_props p;
+
+	if (!x)
+		return;
+	if (x->http_status == 200 && x->resp_len && tt_llamacpp_props(x->resp, x->resp_len, &p)) {
+		if (p.slot_context > 0)
+			m->slot_context = p.slot_context;
+		if (p.slots > 0)
+			m->slots = p.slots;
+		if (p.build[0] && !m->engine_version)
+			tt_manifest_set_str(&m->engine_version, p.build);
+	}
+	xfer_put(&c->net, x);
+}
+
 /* First model of /v1/models and its max_model_len. */
 static enum tt_code probe_models(struct cap *c, struct tt_manifest *m, struct tt_error *err)
 {
@@ -162,6 +191,7 @@ static enum tt_code probe_models(struct cap *c, struct tt_manifest *m, struct tt
 		tt_manifest_set_str(&m->model, id->valuestring);
 		if (cJSON_IsNumber(mml))
 			m->max_model_len = (int64_t)mml->valuedouble;
+		m->slot_context = meta_n_ctx(first);
 	} else if (!c->o->model) {
 		rc = tt_error_set(err, TT_EFORMAT,
 				  "'%s/v1/models' lists no model; give the model with --model", c->net.url);
@@ -176,6 +206,7 @@ static enum tt_code probe_models(struct cap *c, struct tt_manifest *m, struct tt
 			if (cJSON_IsString(iid) && strcmp(iid->valuestring, c->o->model) == 0) {
 				tt_manifest_set_str(&m->model, iid->valuestring);
 				m->max_model_len = cJSON_IsNumber(ml) ? (int64_t)ml->valuedouble : -1;
+				m->slot_context = meta_n_ctx(it);
 			}
 		}
 		tt_manifest_set_str(&m->served_model, c->o->model);
@@ -227,6 +258,10 @@ enum tt_code probe_server(struct cap *c, struct tt_manifest *m, struct tt_error 
 	tt_manifest_set_str(&m->engine, tt_engine_name(c->engine));
 	if (tt_engine_version(version_body, ver, sizeof ver))
 		tt_manifest_set_str(&m->engine_version, ver);
+	if (c->engine == TT_ENGINE_LLAMACPP)
+		probe_llamacpp_props(c, m);
+	else
+		m->slot_context = -1; /* meta.n_ctx means a slot on llama.cpp only */
 
 	/* KV capacity: the user's word first, then the log (right for hybrid
 	 * models), then what the server says about itself. */

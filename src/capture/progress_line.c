@@ -40,9 +40,22 @@ void progress_tick(struct cap *c, int64_t now, double cell_elapsed_s)
 		c->progress_t_prev = now;
 	}
 	fmt_dur(el, sizeof el, (double)(now - c->run_start) / 1e9);
-	fmt_dur(eta, sizeof eta, c->remaining_est_s - fmin(cell_elapsed_s, c->cell_est_s));
-	fprintf(stderr, "\r\033[Kcell %zu/%zu %s %.0fs | elapsed %s ETA %s | %.0f tok/s | %d active | %lld errors",
-		c->cell_i + 1, c->n_cells_run, c->cell_label, cell_elapsed_s, el, eta,
-		c->live_tok_s, c->net.gen_active, (long long)c->net.errors_total);
+	/* The cells after this one as estimated, and this one as it knows
+	 * itself: a readiness check that takes long pushes the ETA out
+	 * instead of letting it reach 0 s. */
+	fmt_dur(eta, sizeof eta, c->remaining_est_s - c->cell_est_s +
+				 (isnan(c->cell_left_s) ? fmax(0, c->cell_est_s - cell_elapsed_s)
+							: c->cell_left_s));
+	if (c->ready_wait_s >= 0)
+		/* before the window: requests sent are not all running */
+		fprintf(stderr, "\r\033[Kcell %zu/%zu %s %.0fs | elapsed %s ETA %s | %.0f tok/s | "
+			"steady state? %.0fs of %.0fs, %d of %d streaming | %lld errors",
+			c->cell_i + 1, c->n_cells_run, c->cell_label, cell_elapsed_s, el, eta,
+			c->live_tok_s, c->ready_wait_s, c->ready_timeout_s, c->producing,
+			c->net.gen_active, (long long)c->net.errors_total);
+	else
+		fprintf(stderr, "\r\033[Kcell %zu/%zu %s %.0fs | elapsed %s ETA %s | %.0f tok/s | %d active | %lld errors",
+			c->cell_i + 1, c->n_cells_run, c->cell_label, cell_elapsed_s, el, eta,
+			c->live_tok_s, c->net.gen_active, (long long)c->net.errors_total);
 	fflush(stderr);
 }

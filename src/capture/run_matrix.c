@@ -1,6 +1,7 @@
 /* Running the matrix: every cell the run has not finished, in the
  * manifest's order, with the start line, the pause between cells and the
  * ETA the progress line shows. */
+#include <math.h>
 #include <stdio.h>
 
 #include "run_matrix.h"
@@ -41,13 +42,24 @@ int run_matrix(struct cap *c)
 	c->n_cells_run = todo;
 	c->run_start = c->progress_t_prev = now_ns();
 	c->next_scrape = now_ns();
-	if (!o->quiet)
-		fprintf(stderr, "tokentrace-capture: %s %s, model '%s', KV capacity %s%lld (%s), %zu cell(s) to run into '%s'\n",
-			tt_engine_name(c->engine), c->has_metrics ? "with /metrics" : "without /metrics",
-			c->model ? c->model : "?", wm->kv_capacity_tokens > 0 ? "" : "unknown ",
-			(long long)(wm->kv_capacity_tokens > 0 ? wm->kv_capacity_tokens : 0),
-			wm->kv_capacity_source ? wm->kv_capacity_source : "unknown", todo,
-			tt_run_writer_dir(c->run));
+	if (!o->quiet) {
+		char kv[96] = "KV capacity unknown", slots[96] = "";
+		if (wm->kv_capacity_tokens > 0)
+			snprintf(kv, sizeof kv, "KV capacity %lld tokens (%s)",
+				 (long long)wm->kv_capacity_tokens,
+				 wm->kv_capacity_source ? wm->kv_capacity_source : "?");
+		if (wm->slot_context > 0 && wm->slots > 0)
+			snprintf(slots, sizeof slots, ", %d slots of %lld tokens", wm->slots,
+				 (long long)wm->slot_context);
+		else if (wm->slot_context > 0)
+			snprintf(slots, sizeof slots, ", slots of %lld tokens",
+				 (long long)wm->slot_context);
+		fprintf(stderr, "tokentrace-capture: %s%s%s %s, model '%s', %s%s, %zu cell(s) to run into '%s'\n",
+			tt_engine_name(c->engine), wm->engine_version ? " " : "",
+			wm->engine_version ? wm->engine_version : "",
+			c->has_metrics ? "with /metrics" : "without /metrics",
+			c->model ? c->model : "?", kv, slots, todo, tt_run_writer_dir(c->run));
+	}
 	c->cell_i = 0;
 	c->remaining_est_s = est;
 	for (size_t i = 0; i < wm->n_cells; i++) {
@@ -60,6 +72,8 @@ int run_matrix(struct cap *c)
 			break;
 		snprintf(c->cell_label, sizeof c->cell_label, "%s", ci->id);
 		c->cell_est_s = estimate_cell_s(c, ci);
+		c->cell_left_s = NAN;
+		c->ready_wait_s = -1;
 		rc = cell_run(c, i, &err);
 		wm = tt_run_writer_manifest(c->run);
 		ci = &wm->cells[i];

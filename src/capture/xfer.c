@@ -276,6 +276,16 @@ struct xfer *xfer_get(struct net *c, enum xfer_kind kind)
 
 	if (x) {
 		c->free_list = x->next_free;
+		/* libcurl (7.88 at least) counts the requests it silently resends
+		 * on a fresh connection, when a reused one turns out closed, on
+		 * the easy handle, and only curl_easy_reset sets the count back:
+		 * recycled without it, a handle gives up on its sixth resend
+		 * ever ("Connection died, tried 5 times before giving up").
+		 * llama-server closes every streamed connection after saying
+		 * keep-alive, so a worker resends often (docs/engines.md).  The
+		 * connection cache is the multi handle's: nothing is lost here,
+		 * and xfer_start sets every option again. */
+		curl_easy_reset(x->easy);
 	} else {
 		x = calloc(1, sizeof *x);
 		if (!x)
@@ -299,6 +309,7 @@ struct xfer *xfer_get(struct net *c, enum xfer_kind kind)
 	x->seq = 0;
 	x->role = TT_ROLE_MEASURED;
 	x->t_sched = x->t_send = x->t_end = -1;
+	x->prompt_asked = -1;
 	tt_sse_reset(&x->sse);
 	tt_oai_stream_init(&x->st);
 	x->n_chunks = 0;
@@ -488,6 +499,14 @@ void gen_record(struct net *c, struct xfer *x, CURLcode res, enum tt_finish forc
 		tt_sse_end(&x->sse); /* a last event without its blank line */
 	r.prompt_tokens = x->st.prompt_tokens;
 	r.cached_tokens = x->st.cached_tokens;
+	/* A request cut (or aborted) while streaming has not had its usage
+	 * yet (llama.cpp and vLLM without continuous usage send it last): it
+	 * records the prompt it asked for, its cache hit unknown (-1), which
+	 * is how a reader tells (formats/run-v1.md 3.5). */
+	if (forced != TT_FINISH_UNKNOWN && r.prompt_tokens < 0 && x->prompt_asked > 0) {
+		r.prompt_tokens = x->prompt_asked;
+		r.cached_tokens = -1;
+	}
 
 	if (forced != TT_FINISH_UNKNOWN) {
 		r.finish = forced;

@@ -66,6 +66,7 @@ struct xfer {
 	uint32_t seq;
 	enum tt_role role;
 	int64_t t_sched, t_send, t_end;
+	int64_t prompt_asked;   /* prompt tokens the request asked for; -1 */
 	struct tt_sse sse;
 	struct tt_oai_stream st;
 	struct tt_chunk *chunks;

@@ -104,9 +104,13 @@ static void h_models(struct sim_server *srv, struct evhttp_request *http)
 	cJSON_AddStringToObject(m, "owned_by", flavor_owner(srv->cfg.flavor));
 	cJSON_AddStringToObject(m, "root", srv->cfg.model);
 	cJSON_AddNullToObject(m, "parent");
-	cJSON_AddNumberToObject(m, "max_model_len", (double)srv->cfg.max_model_len);
+	if (srv->cfg.flavor != FLAVOR_LLAMACPP)
+		cJSON_AddNumberToObject(m, "max_model_len", (double)srv->cfg.max_model_len);
 	if (srv->cfg.flavor == FLAVOR_LLAMACPP) {
+		/* llama-server lists no max_model_len: meta.n_ctx is a slot's
+		 * context, n_ctx_train the model's */
 		cJSON *meta = cJSON_CreateObject();
+		cJSON_AddNumberToObject(meta, "n_ctx", (double)sim_slot_context(&srv->cfg));
 		cJSON_AddNumberToObject(meta, "n_ctx_train", (double)srv->cfg.max_model_len);
 		cJSON_AddNumberToObject(meta, "n_vocab", 65536);
 		cJSON_AddItemToObject(m, "meta", meta);
@@ -148,7 +152,7 @@ static void h_server_info(struct sim_server *srv, struct evhttp_request *http)
 static void h_slots(struct sim_server *srv, struct evhttp_request *http)
 {
 	cJSON *a = cJSON_CreateArray();
-	int64_t n_ctx = srv->cfg.kv_capacity / srv->cfg.max_num_seqs;
+	int64_t n_ctx = sim_slot_context(&srv->cfg);
 	for (int i = 0; i < srv->cfg.max_num_seqs; i++) {
 		cJSON *s = cJSON_CreateObject();
 		const struct sim_req *r = (size_t)i < srv->eng.nrunning ? srv->eng.running[i] : NULL;
@@ -170,7 +174,7 @@ static void h_slots(struct sim_server *srv, struct evhttp_request *http)
 static void h_props(struct sim_server *srv, struct evhttp_request *http)
 {
 	cJSON *o = cJSON_CreateObject(), *g = cJSON_CreateObject();
-	cJSON_AddNumberToObject(g, "n_ctx", (double)(srv->cfg.kv_capacity / srv->cfg.max_num_seqs));
+	cJSON_AddNumberToObject(g, "n_ctx", (double)sim_slot_context(&srv->cfg));
 	cJSON_AddItemToObject(o, "default_generation_settings", g);
 	cJSON_AddNumberToObject(o, "total_slots", srv->cfg.max_num_seqs);
 	cJSON_AddStringToObject(o, "model_path", srv->cfg.model);
@@ -188,6 +192,8 @@ static void h_stats(struct sim_server *srv, struct evhttp_request *http)
 	cJSON_AddNumberToObject(o, "chunks", (double)srv->m.chunks);
 	cJSON_AddNumberToObject(o, "emitted_tokens", (double)srv->m.emitted_tokens);
 	cJSON_AddNumberToObject(o, "preemptions", (double)srv->eng.stats.preemptions);
+	cJSON_AddNumberToObject(o, "silent_closes", (double)srv->silent_closes);
+	cJSON_AddNumberToObject(o, "silent_close_dropped", (double)srv->silent_dropped);
 	cJSON_AddNumberToObject(o, "lateness_p50_us", (double)lateness_quantile_ns(l, 0.5) / 1e3);
 	cJSON_AddNumberToObject(o, "lateness_p99_us", (double)lateness_quantile_ns(l, 0.99) / 1e3);
 	cJSON_AddNumberToObject(o, "lateness_max_us", (double)l->max_ns / 1e3);
@@ -238,6 +244,15 @@ static void start_request(struct sim_req *r)
 		if (srv->cfg.close_every > 0 && r->id % (uint64_t)srv->cfg.close_every == 0)
 			evhttp_add_header(evhttp_request_get_output_headers(r->http), "Connection",
 					  "close");
+		/* llama-server says keep-alive and then closes the connection
+		 * after the reply (api_silent_close) */
+		if (srv->cfg.silent_close > 0 && !(srv->cfg.close_every > 0 &&
+		    r->id % (uint64_t)srv->cfg.close_every == 0) &&
+		    r->id % (uint64_t)srv->cfg.silent_close == 0) {
+			r->silent_close = 1;
+			evhttp_add_header(evhttp_request_get_output_headers(r->http), "Keep-Alive",
+					  "timeout=5, max=100");
+		}
 		evhttp_send_reply_start(r->http, 200, "OK");
 		/* we write the chunk framing ourselves (api_stream.c, send_bytes) */
 		const char *te = evhttp_find_header(evhttp_request_get_output_headers(r->http),
@@ -435,6 +450,9 @@ static void on_request(struct evhttp_request *http, void *arg)
 
 	if (!path)
 		path = "/";
+	/* a request on a connection being closed silently is never answered */
+	if (api_silent_close_drop(srv, http))
+		return;
 	srv->cur_arrival_ns = take_first_byte(http, sim_now_ns());
 	no_delay(http);
 	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {

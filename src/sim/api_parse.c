@@ -277,9 +277,26 @@ int api_parse_generation(const struct sim_config *c, const cJSON *root, struct s
 			return -1;
 	}
 	r->prompt_tokens = (int64_t)ids->n;
-	if (!has_max)
+	if (c->flavor == FLAVOR_LLAMACPP) {
+		/* llama-server refuses a prompt that fills its slot, and lets
+		 * an output run until the slot is full (below) */
+		int64_t slot = sim_slot_context(c);
+		if (r->prompt_tokens >= slot) {
+			fail(pe, 400, "prompt", "request (%lld tokens) exceeds the available context "
+			     "size (%lld tokens), try increasing it", (long long)r->prompt_tokens,
+			     (long long)slot);
+			pe->type = "exceed_context_size_error";
+			return -1;
+		}
+		if (!has_max)
+			max_tokens = slot - r->prompt_tokens;
+		if (max_tokens < 1)
+			return fail(pe, 400, "max_tokens", "max_tokens must be at least 1");
+	} else if (!has_max) {
 		max_tokens = c->max_model_len - r->prompt_tokens;
-	if (r->prompt_tokens + max_tokens > c->max_model_len || max_tokens < 1)
+	}
+	if (c->flavor != FLAVOR_LLAMACPP && (r->prompt_tokens + max_tokens > c->max_model_len ||
+					     max_tokens < 1))
 		return fail(pe, 400, has_max ? "max_tokens" : "prompt",
 			    "This model's maximum context length is %lld tokens. However, you "
 			    "requested %lld tokens (%lld in the messages, %lld in the completion). "
@@ -298,6 +315,11 @@ int api_parse_generation(const struct sim_config *c, const cJSON *root, struct s
 		target = r->min_tokens;
 	if (target < 1)
 		target = 1;
+	if (c->flavor == FLAVOR_LLAMACPP && r->prompt_tokens + target > sim_slot_context(c)) {
+		/* the slot fills: the output stops early, finish "length" */
+		target = sim_slot_context(c) - r->prompt_tokens;
+		r->slot_full = 1;
+	}
 	r->target_len = target;
 	r->text_seed = sim_hash_tokens(ids->v, ids->n, 0);
 	if (temp_set && temperature > 0)

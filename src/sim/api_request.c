@@ -3,6 +3,7 @@
  * side ends. */
 #include "api_request.h"
 
+#include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
@@ -220,4 +221,101 @@ void api_request_free_all(struct sim_server *srv)
 {
 	while (srv->nlive)
 		req_free(srv->live[srv->nlive - 1]);
+}
+
+/* ---- llama-server's silent close ---- */
+
+#define SILENT_CLOSE_IDLE_MS 20
+
+struct closing {
+	struct sim_server *srv;
+	struct evhttp_connection *evcon;
+	struct event *timer;
+	int dropped;            /* a request came: it dies unanswered */
+	struct closing *next;
+};
+
+static void closing_unlink(struct closing *c)
+{
+	for (struct closing **p = &c->srv->closing; *p; p = &(*p)->next)
+		if (*p == c) {
+			*p = c->next;
+			break;
+		}
+	if (c->timer)
+		event_free(c->timer);
+	free(c);
+}
+
+/* libevent frees the connection first (the client closed it, or the
+ * server stops): forget it. */
+static void on_closing_gone(struct evhttp_connection *evcon, void *arg)
+{
+	(void)evcon;
+	closing_unlink(arg);
+}
+
+static void closing_arm(struct closing *c, int ms)
+{
+	struct timeval tv = {0, ms * 1000};
+	evtimer_add(c->timer, &tv);
+}
+
+static void on_closing_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct closing *c = arg;
+	struct evhttp_connection *evcon = c->evcon;
+	struct bufferevent *bev = evhttp_connection_get_bufferevent(evcon);
+	(void)fd;
+	(void)what;
+	/* the reply leaves whole first */
+	if (bev && evbuffer_get_length(bufferevent_get_output(bev))) {
+		closing_arm(c, 1);
+		return;
+	}
+	if (c->dropped && bev && bufferevent_getfd(bev) >= 0) {
+		/* closed with the client's request unread: the kernel resets */
+		struct linger lg = {1, 0};
+		setsockopt(bufferevent_getfd(bev), SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+	}
+	evhttp_connection_set_closecb(evcon, NULL, NULL);
+	c->srv->silent_closes++;
+	c->srv->silent_dropped += (uint64_t)c->dropped;
+	closing_unlink(c);
+	evhttp_connection_free(evcon);
+}
+
+void api_silent_close(struct sim_server *srv, struct evhttp_connection *evcon)
+{
+	struct closing *c = calloc(1, sizeof *c);
+
+	if (!c)
+		return;
+	c->srv = srv;
+	c->evcon = evcon;
+	c->timer = evtimer_new(srv->base, on_closing_timer, c);
+	if (!c->timer) {
+		free(c);
+		return;
+	}
+	c->next = srv->closing;
+	srv->closing = c;
+	evhttp_connection_set_closecb(evcon, on_closing_gone, c);
+	closing_arm(c, SILENT_CLOSE_IDLE_MS);
+}
+
+int api_silent_close_drop(struct sim_server *srv, struct evhttp_request *http)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(http);
+
+	for (struct closing *c = srv->closing; c; c = c->next)
+		if (c->evcon == evcon) {
+			/* freed from the timer, not here: libevent is still
+			 * inside this connection's read callback */
+			c->dropped = 1;
+			evtimer_del(c->timer);
+			closing_arm(c, 0);
+			return 1;
+		}
+	return 0;
 }

@@ -11,6 +11,7 @@
 #include "sim_server.h"
 
 struct evhttp_request;
+struct evhttp_connection;
 
 /* Points srv->eng's hooks here: each token is queued on its request and the
  * request marked dirty; the output pass runs after every --merge steps or
@@ -26,6 +27,14 @@ void api_mark_dirty(struct sim_server *srv, struct sim_req *r);
 void api_finish_http(struct sim_req *r);
 /* Ends the HTTP side of r with RST instead of FIN. */
 void api_reset_connection(struct sim_req *r);
+/* llama-server's silent close: its reply said keep-alive, but the
+ * connection is closed when the client sends its next request on it (that
+ * request unanswered, the socket reset, as a server that closed first) or
+ * after SILENT_CLOSE_IDLE_MS of quiet, once the reply has left. */
+void api_silent_close(struct sim_server *srv, struct evhttp_connection *evcon);
+/* 1 when http came on a connection being closed silently: it is dropped
+ * with its connection (the caller answers nothing). */
+int api_silent_close_drop(struct sim_server *srv, struct evhttp_request *http);
 /* Frees r (NULL is fine); its HTTP side must already be finished or
  * detached.  Takes it out of the engine if still queued or running. */
 void req_free(struct sim_req *r);

@@ -28,7 +28,7 @@
 
 static const char *finish_reason(const struct sim_req *r)
 {
-	return r->target_len >= r->max_tokens ? "length" : "stop";
+	return r->target_len >= r->max_tokens || r->slot_full ? "length" : "stop";
 }
 
 static void add_head(struct sim_server *srv, struct sim_req *r, struct evbuffer *b)
@@ -309,7 +309,13 @@ static void end_reply(struct sim_server *srv, struct sim_req *r, enum sim_outcom
 {
 	struct evhttp_request *http = r->http;
 	uint64_t now = sim_now_ns();
+	int silent = http && r->silent_close;
+	struct evhttp_connection *evcon = silent ? evhttp_request_get_connection(http) : NULL;
 	api_finish_http(r);
+	/* armed before the reply ends: the close callback it sets covers a
+	 * connection libevent frees at once */
+	if (evcon)
+		api_silent_close(srv, evcon);
 	if (http)
 		evhttp_send_reply_end(http);
 	metrics_observe(&srv->m.e2e, (double)(now - r->arrival_ns) / 1e9);

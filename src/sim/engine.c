@@ -274,11 +274,14 @@ static int plan_step(struct engine *e, uint64_t t, uint64_t *dur)
 		work |= r->step_chunk > 0;
 	}
 	if (!work && min_hold > t) {
-		/* only held requests: an empty step that ends when the first is due */
+		/* only held requests: an empty step that ends when the first is
+		 * due, or when a request arrives (engine_submit) */
 		e->step_start_ns = t;
+		e->hold_step = 1;
 		*dur = min_hold - t;
 		return 1;
 	}
+	e->hold_step = 0;
 	if (!work)
 		return 0;
 	e->step_start_ns = t;
@@ -414,6 +417,20 @@ void engine_submit(struct engine *e, struct sim_req *r)
 	r->state = REQ_WAITING;
 	r->prefill_target = r->prompt_tokens;
 	waiting_push_back(e, r);
+	if (e->busy && e->hold_step) {
+		/* An engine whose running requests are all in their turnover
+		 * hold is idle: it takes a new request at once, as a real engine
+		 * admits requests between steps that do work.  (An empty step
+		 * that ran to the end of the hold kept new requests waiting,
+		 * and a calibrated simulator reported queueing the engine it
+		 * imitates never showed.)  Nothing was planned in that step, so
+		 * it ends here. */
+		uint64_t now = sim_now_ns();
+		uint64_t t = r->arrival_ns > e->step_start_ns ? r->arrival_ns : e->step_start_ns;
+		evtimer_del(e->step_ev);
+		e->busy = 0;
+		e->step_end_ns = t < now ? t : now;
+	}
 	if (!e->busy) {
 		/* The model's clock starts when the request arrived, not after we
 		 * parsed it: the profile's TTFT already holds a real server's

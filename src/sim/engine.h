@@ -51,6 +51,8 @@ struct engine {
 	int64_t kv_blocks_total, kv_blocks_used;
 	struct prefix_cache pc;
 	int busy;
+	int hold_step;             /* the step is empty: every running request
+				    * is in its turnover hold */
 	uint64_t step_start_ns, step_end_ns;
 	struct event *step_ev;
 	struct lateness_hist late;

@@ -60,6 +60,8 @@ static const struct opt opts[] = {
 	 OFF(eos_after), 1, 1e9},
 	{"close-every", "N", "every Nth generation reply closes its connection (default 0: never)",
 	 OPT_INT, OFF(close_every), 0, 1e9},
+	{"silent-close", "N", "every Nth streamed reply says keep-alive, then its connection is "
+	 "closed (default 1 with --flavor llamacpp, else 0)", OPT_INT, OFF(silent_close), 0, 1e9},
 	{"step-base-ms", "MS", "parametric: fixed cost of a decode step (default 0.9)", OPT_DOUBLE,
 	 OFF(step_base_ms), 0, 1e6},
 	{"per-seq-ms", "MS", "parametric: cost per decoding sequence (default 0.02)", OPT_DOUBLE,
@@ -110,6 +112,7 @@ static void defaults(struct sim_config *c)
 	c->merge_steps = 1;
 	c->prefix_caching = 1;
 	c->eos_after = 256;
+	c->silent_close = -1;
 	c->step_base_ms = 0.9;
 	c->per_seq_ms = 0.02;
 	c->per_ctx_token_ns = 2.0;
@@ -280,6 +283,8 @@ static int check_config(struct sim_config *c)
 				"digits and ._-/:@+\n", c->model, *p);
 			return -1;
 		}
+	if (c->silent_close < 0)
+		c->silent_close = c->flavor == FLAVOR_LLAMACPP;
 	if (!c->server_version)
 		c->server_version = c->flavor == FLAVOR_SGLANG ? "0.5.3-sim" :
 				    c->flavor == FLAVOR_LLAMACPP ? "b6000-sim" : "0.11.0-sim";

@@ -31,6 +31,9 @@ struct sim_config {
 	int eos_after;             /* natural output length without ignore_eos */
 	int close_every;           /* every Nth generation reply closes its
 				    * connection (Connection: close); 0 never */
+	int silent_close;          /* every Nth streamed reply says keep-alive,
+				    * then its connection is closed (llama-server);
+				    * 0 never, -1 the flavor's default */
 	/* parametric speed model */
 	double step_base_ms, per_seq_ms, per_ctx_token_ns, prefill_tok_s;
 	const char *profile_path;
@@ -41,5 +44,13 @@ struct sim_config {
 	struct fault_spec faults[SIM_MAX_FAULTS];
 	int nfaults;
 };
+
+/* llama.cpp flavor: the context each slot gives one request (llama-server
+ * splits its context evenly among --parallel slots; here the KV capacity
+ * among --max-num-seqs slots). */
+static inline int64_t sim_slot_context(const struct sim_config *c)
+{
+	return c->kv_capacity / c->max_num_seqs;
+}
 
 #endif

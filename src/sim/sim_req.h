@@ -28,6 +28,8 @@ struct sim_req {
 	size_t nblocks;
 	uint64_t text_seed;          /* picks the filler words */
 	int64_t max_tokens, min_tokens, target_len;
+	int slot_full;               /* llama.cpp: the output stops when the slot
+				      * is full, before max_tokens */
 	uint64_t arrival_ns;
 
 	/* engine state */
@@ -57,6 +59,8 @@ struct sim_req {
 	size_t live_idx, dirty_idx;
 	int reset_pending;
 	int chunked;                 /* HTTP/1.1 chunked framing is ours to write */
+	int silent_close;            /* close the connection after the reply,
+				      * without saying so (api_silent_close) */
 };
 
 #endif

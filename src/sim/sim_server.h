@@ -18,6 +18,7 @@
 
 struct event_base;
 struct event;
+struct closing;
 struct evhttp;
 struct evbuffer;
 
@@ -45,6 +46,9 @@ struct sim_server {
 	struct evbuffer *scratch;  /* reused to build rare bodies */
 	char *ob;                  /* reused to build each chunk */
 	size_t oblen, obcap;
+	struct closing *closing;   /* connections to close silently (api_request.c) */
+	uint64_t silent_closes;    /* connections closed so (/sim/stats) */
+	uint64_t silent_dropped;   /* requests that came on one, unanswered */
 };
 
 #endif

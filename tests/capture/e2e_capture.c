@@ -161,6 +161,17 @@ static int file_contains(const char *path, const char *needle)
 	return hit;
 }
 
+/* The number after "name": in a flat JSON object (/sim/stats); NAN when
+ * absent. */
+static double json_number(const char *text, const char *name)
+{
+	char key[128];
+	const char *p;
+	snprintf(key, sizeof key, "\"%s\":", name);
+	p = text ? strstr(text, key) : NULL;
+	return p ? strtod(p + strlen(key), NULL) : NAN;
+}
+
 static void run_path(char *buf, size_t len, const char *name)
 {
 	snprintf(buf, len, "%s/%s", workdir, name);
@@ -818,6 +829,121 @@ static void test_llamacpp_flavor(void **state)
 	tt_run_free(run);
 }
 
+/* llama-server's silent close: every streamed reply says keep-alive and
+ * its connection is then closed, so the worker's next request, sent on it,
+ * dies unanswered and libcurl resends it on a new connection.  Without
+ * curl_easy_reset on recycled handles (xfer.c), libcurl 7.88 gives up on a
+ * handle's sixth resend ever: "Connection died, tried 5 times". */
+static void test_silent_close(void **state)
+{
+	const char *sim_args[] = {"--flavor", "llamacpp", "--silent-close", "1", NULL};
+	const char *args[] = {"--contexts", "512", "--concurrency", "2", "--cells", "decode-512x2",
+			      "--duration", "1.5s", "--max-tokens", "8", "--readiness", "0.2s",
+			      "--readiness-timeout", "5s", "-q", NULL};
+	const char *argv[32];
+	struct sim s;
+	struct sim_proc sp;
+	struct http_reply rep;
+	char run_dir[600];
+	struct tt_run *run;
+	struct tally t;
+	double closes, dropped;
+	int n = 0, rc;
+	(void)state;
+
+	sim_start(&s, sim_args);
+	run_path(run_dir, sizeof run_dir, "silentclose");
+	argv[n++] = s.url;
+	argv[n++] = "-o";
+	argv[n++] = run_dir;
+	for (const char *const *a = args; *a; a++)
+		argv[n++] = *a;
+	argv[n] = NULL;
+	rc = run_capture("silentclose", argv, 60);
+	memset(&sp, 0, sizeof sp);
+	sp.port = s.port;
+	snprintf(sp.url, sizeof sp.url, "%s", s.url);
+	assert_int_equal(http_do(&sp, "/sim/stats", NULL, NULL, &rep), 0);
+	closes = json_number(rep.body, "silent_closes");
+	dropped = json_number(rep.body, "silent_close_dropped");
+	http_reply_free(&rep);
+	sim_stop(&s);
+	assert_int_equal(rc, 0);
+	run = open_run(run_dir);
+	tally_cell(run, "decode-512x2", 512, 8, &t);
+	tt_run_free(run);
+	/* the server did close, and requests did die on closed connections,
+	 * often enough that a handle without the reset would give up */
+	if (!(dropped >= 20 && closes >= dropped))
+		fail_msg("the simulator closed %.0f connections, %.0f with a request on them",
+			 closes, dropped);
+	assert_true(t.measured >= 40);
+	if (t.errors)
+		fail_msg("%ld of %ld requests failed (reset: %ld)", t.errors, t.requests,
+			 t.fails[TT_FAIL_RESET]);
+}
+
+/* llama.cpp's slots: 4 slots of 2048 tokens (/props).  A 2K prompt fills
+ * a slot, so its cells are failed before anything is sent, with the
+ * arithmetic; 1K + 1536 output tokens overflows it, so those requests stop
+ * at 1024 tokens with finish "length" (the cell runs; its reason says
+ * so).  The engine version is /props' build_info, and requests cut at the
+ * window's end record the prompt they asked for. */
+static void test_slot_context(void **state)
+{
+	const char *sim_args[] = {"--flavor", "llamacpp", "--kv-capacity", "8192",
+				  "--max-num-seqs", "4", "--max-model-len", "8192", NULL};
+	const char *args[] = {"--contexts", "1K,2K", "--concurrency", "2", "--duration", "2.5s",
+			      "--max-tokens", "1536", "--readiness", "0.2s", NULL};
+	char run_dir[600];
+	struct tt_run *run;
+	const struct tt_manifest *m;
+	struct tally t;
+	(void)state;
+
+	run = capture_run("slots", sim_args, args, run_dir, sizeof run_dir);
+	m = tt_run_manifest(run);
+	assert_string_equal(m->engine, "llamacpp");
+	assert_string_equal(m->engine_version, "b6000-sim");
+	assert_int_equal(m->slot_context, 2048);
+	assert_int_equal(m->slots, 4);
+	assert_int_equal(m->max_model_len, -1); /* llama-server lists none */
+	assert_int_equal(cell(run, "prefill-2048")->state, TT_CELL_FAILED);
+	assert_int_equal(cell(run, "decode-2048x2")->state, TT_CELL_FAILED);
+	assert_string_equal(cell(run, "decode-2048x2")->reason,
+			    "2048 prompt tokens >= slot context 2048: the server refuses every request");
+	assert_null(cell(run, "decode-2048x2")->trace);
+	assert_int_equal(cell(run, "decode-1024x2")->state, TT_CELL_DONE);
+	assert_string_equal(cell(run, "decode-1024x2")->reason,
+			    "1024 prompt + 1536 output tokens = 2560 > slot context 2048: "
+			    "at most 1024 output tokens per request");
+	tally_cell(run, "decode-1024x2", 1024, 1024, &t);
+	assert_int_equal(t.errors, 0);
+	/* every measured request that ended did so by length, at 1024 */
+	assert_true(t.finished_len >= 2);
+	assert_int_equal(t.finished_len_tokens_ok, t.finished_len);
+	/* cut ones too: the count asked for, not -1 */
+	assert_true(t.cut >= 1);
+	assert_int_equal(t.prompt_seen, t.requests);
+	assert_int_equal(t.prompt_exact, t.requests);
+	/* the report says so: Short outputs, with the arithmetic */
+	{
+		struct tt_report *rep = NULL;
+		struct tt_error err;
+		const struct tt_cell_figures *f;
+		assert_true(tt_analyze(run, NULL, &rep, &err) <= TT_WARN);
+		f = &rep->cells[tt_manifest_find_cell(m, "decode-1024x2")];
+		assert_int_equal(f->status, TT_STATUS_SHORT);
+		assert_int_equal(f->short_outputs, t.finished_len);
+		assert_int_equal(f->short_max_tokens, 1024);
+		assert_non_null(strstr(f->reason, "finish length; at most 1024 tokens): 1024 prompt"));
+		assert_int_equal(rep->cells[tt_manifest_find_cell(m, "decode-2048x2")].status,
+				 TT_STATUS_NOT_RUN);
+		tt_report_free(rep);
+	}
+	tt_run_free(run);
+}
+
 /* SGLang flavour: engine and KV capacity from its own server info. */
 static void test_sglang_flavor(void **state)
 {
@@ -1039,6 +1165,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_server_dies),
 		cmocka_unit_test(test_model_len),
 		cmocka_unit_test(test_sglang_flavor),
+		cmocka_unit_test(test_silent_close),
+		cmocka_unit_test(test_slot_context),
 		cmocka_unit_test(test_arrival_never_before_emission),
 		cmocka_unit_test(test_arrival_connection_close),
 		cmocka_unit_test(test_arrival_under_loss),

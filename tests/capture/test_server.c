@@ -97,10 +97,39 @@ static void test_kv_server_log(void **state)
 	assert_int_equal(tt_kv_from_server_log("", 0), -1);
 }
 
+static int props_of(const char *s, struct tt_llamacpp_props *p)
+{
+	return tt_llamacpp_props(s, strlen(s), p);
+}
+
+/* llama-server's /props as the project's build serves it (trimmed). */
+static void test_llamacpp_props(void **state)
+{
+	static const char body[] =
+		"{\"default_generation_settings\":{\"params\":{\"n_predict\":-1},\"n_ctx\":4096},"
+		"\"total_slots\":4,\"model_alias\":\"x\",\"build_info\":\"b0-unknown\","
+		"\"is_sleeping\":false}";
+	struct tt_llamacpp_props p;
+	(void)state;
+
+	assert_int_equal(tt_llamacpp_props(body, strlen(body), &p), 1);
+	assert_int_equal(p.slot_context, 4096);
+	assert_int_equal(p.slots, 4);
+	assert_string_equal(p.build, "b0-unknown");
+	/* absent or mistyped fields stay unknown; not an object says nothing */
+	assert_int_equal(props_of("{\"total_slots\":\"4\"}", &p), 0);
+	assert_int_equal(p.slots, -1);
+	assert_int_equal(p.slot_context, -1);
+	assert_int_equal(props_of("[1]", &p), 0);
+	assert_int_equal(props_of("{\"default_generation_settings\":{\"n_ctx\":0}}", &p), 0);
+	assert_int_equal(tt_llamacpp_props(NULL, 0, &p), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_engine_detect),
+		cmocka_unit_test(test_llamacpp_props),
 		cmocka_unit_test(test_kv_from_metrics),
 		cmocka_unit_test(test_kv_sglang_info),
 		cmocka_unit_test(test_kv_server_log),

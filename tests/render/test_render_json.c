@@ -119,7 +119,7 @@ static void test_cell_members(void **state)
 		"id", "phase", "context", "concurrency", "status", "status_key", "status_reason",
 		"evidence", "total_tok_s", "per_request_tok_s", "ttft_ms", "tbt_ms", "avg_active",
 		"avg_active_source", "completed", "output_tokens", "measured_s", "requests",
-		"errors", "cut", "chunks", "multi_token_chunks", "server", "damage",
+		"errors", "cut", "short_outputs", "chunks", "multi_token_chunks", "server", "damage",
 		"longest_stall_ms", "gaps_over_share", "slo",
 	};
 	static const char *const dist_keys[] = {"p50", "p90", "p99", "min", "max", "mean", "n"};

@@ -210,6 +210,69 @@ static void test_errors_status(void **state)
 	cell_done(&c);
 }
 
+/* M-short: requests the server ended (length or stop) before max_tokens;
+ * a request cut at the window's end or one that got all its tokens is not
+ * short; the reason carries the count, the finish reasons, the most tokens
+ * and the capture's arithmetic. */
+static void asking(struct cell *c, int64_t max_tokens)
+{
+	struct tt_error err;
+	c->m.max_tokens = max_tokens;
+	tt_cell_analyzer_free(c->a);
+	assert_int_equal(tt_cell_analyzer_create(&c->m, 0, NULL, &c->a, &err), TT_OK);
+}
+
+static void test_short_outputs(void **state)
+{
+	struct cell c;
+	struct tt_cell_figures f;
+
+	(void)state;
+	cell_init(&c, 2, NULL);
+	asking(&c, 1536);
+	tt_manifest_set_str(&c.m.cells[0].reason, "1024 prompt + 1536 output tokens = 2560 > "
+				"slot context 2048: at most 1024 output tokens per request");
+	/* slot 0: three requests stopped at 1024 by a full slot, one by EOS at 700 */
+	steady(&c, 0, 9 * S, 50 * MS, 2 * MS, 1024, TT_FINISH_LENGTH, 0);
+	steady(&c, 0, 11 * S + 100 * MS, 50 * MS, 2 * MS, 1024, TT_FINISH_LENGTH, 0);
+	steady(&c, 0, 13 * S + 200 * MS, 50 * MS, 2 * MS, 1024, TT_FINISH_LENGTH, 0);
+	steady(&c, 0, 15 * S + 300 * MS, 50 * MS, 2 * MS, 700, TT_FINISH_STOP, 0);
+	/* slot 1: all 1536 tokens, then one cut at the window's end */
+	steady(&c, 1, 9 * S, 50 * MS, 2 * MS, 1536, TT_FINISH_LENGTH, 0);
+	steady(&c, 1, 12 * S + 200 * MS, 50 * MS, 2 * MS, 1536, TT_FINISH_CUT, 20 * S);
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_int_equal(f.ended, 5);
+	assert_int_equal(f.short_outputs, 4);
+	assert_int_equal(f.short_length, 3);
+	assert_int_equal(f.short_stop, 1);
+	assert_int_equal(f.short_max_tokens, 1024);
+	assert_int_equal(f.status, TT_STATUS_SHORT);
+	assert_string_equal(tt_status_name(f.status), "Short outputs");
+	assert_string_equal(tt_status_key(f.status), "short_outputs");
+	assert_string_equal(f.reason, "4 of 5 requests ended before the 1536 tokens asked "
+				      "(finish length: 3, stop: 1; at most 1024 tokens): 1024 prompt + "
+				      "1536 output tokens = 2560 > slot context 2048: at most 1024 "
+				      "output tokens per request");
+	cell_done(&c);
+
+	/* every request got its tokens: Valid, the check listed untriggered */
+	cell_init(&c, 1, NULL);
+	asking(&c, 1536);
+	steady(&c, 0, 9 * S, 50 * MS, 2 * MS, 1536, TT_FINISH_LENGTH, 0);
+	steady(&c, 0, 12 * S + 200 * MS, 50 * MS, 2 * MS, 1536, TT_FINISH_LENGTH, 0);
+	steady(&c, 0, 15 * S + 400 * MS, 50 * MS, 2 * MS, 1536, TT_FINISH_CUT, 20 * S);
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_int_equal(f.short_outputs, 0);
+	assert_int_equal(f.status, TT_STATUS_VALID);
+	{
+		int listed = 0;
+		for (size_t i = 0; i < f.n_evidence; i++)
+			listed |= f.evidence[i].status == TT_STATUS_SHORT && !f.evidence[i].triggered;
+		assert_true(listed);
+	}
+	cell_done(&c);
+}
+
 static void test_over_capacity_and_not_run(void **state)
 {
 	struct tt_manifest m;
@@ -258,6 +321,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_skip_first_and_window),
 		cmocka_unit_test(test_server_gauges_and_queue),
 		cmocka_unit_test(test_errors_status),
+		cmocka_unit_test(test_short_outputs),
 		cmocka_unit_test(test_over_capacity_and_not_run),
 		cmocka_unit_test(test_percentile_interpolation),
 	};

@@ -34,6 +34,10 @@ static const struct {
 	 "Damaged trace: part of the cell's trace file was unreadable; figures use the intact "
 	 "part."},
 	{"Not run", "not_run", "Not run: the capture never measured this cell."},
+	{"Short outputs", "short_outputs",
+	 "Short outputs: the server ended requests before the output tokens asked for (a "
+	 "full context slot, or an end of sequence it did not ignore); figures describe "
+	 "shorter requests than planned."},
 };
 
 const char *tt_status_name(enum tt_status s)
@@ -135,6 +139,8 @@ struct tt_cell_analyzer {
 	long gaps_over;
 	struct tt_slo_judge *judge;      /* M-slo; NULL without SLOs */
 	long slo_judged, slo_met, slo_tokens;
+	int64_t max_tokens;      /* asked per measured request */
+	long ended, short_n, short_length, short_stop, short_max;
 
 	/* scrapes (M-gauges): each gauge over the scrapes that hold it */
 	char engine[16];
@@ -189,6 +195,8 @@ enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
 	}
 	a->duration_s = m->duration_s;
 	copy_text(a->engine, sizeof a->engine, m->engine ? m->engine : "");
+	a->max_tokens = m->max_tokens;
+	a->short_max = -1;
 	/* M-window: the recorded window, moved by --skip-first, capped by --window. */
 	a->ws = -1;
 	a->we = -1;
@@ -333,6 +341,19 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 			}
 		}
 	}
+	/* M-short: ended by the server before the tokens asked */
+	if (r->finish == TT_FINISH_STOP || r->finish == TT_FINISH_LENGTH) {
+		a->ended++;
+		if (a->max_tokens > 0 && total_tokens < a->max_tokens) {
+			a->short_n++;
+			if (r->finish == TT_FINISH_LENGTH)
+				a->short_length++;
+			else
+				a->short_stop++;
+			if (total_tokens > a->short_max)
+				a->short_max = total_tokens;
+		}
+	}
 	/* M-active (client): time-averages over the window. */
 	a->inflight_ns += (double)overlap(r->t_send_ns, r->t_end_ns, ws, we);
 	if (first >= 0)
@@ -465,6 +486,25 @@ static int triggered(const struct tt_cell_figures *f, enum tt_status st, const c
 	return 0;
 }
 
+/* M-short: how many, how the server ended them, how far they got, and the
+ * capture's arithmetic when it foresaw it (a llama.cpp slot). */
+static void short_reason(const struct tt_cell_analyzer *a, struct tt_cell_figures *f)
+{
+	const struct tt_cell_info *c = a->cell;
+	char how[96];
+
+	if (f->short_length && f->short_stop)
+		snprintf(how, sizeof how, "finish length: %ld, stop: %ld", f->short_length,
+			 f->short_stop);
+	else
+		snprintf(how, sizeof how, "finish %s", f->short_length ? "length" : "stop");
+	snprintf(f->reason, sizeof f->reason,
+		 "%ld of %ld request%s ended before the %lld tokens asked (%s; at most %ld "
+		 "tokens)%s%s",
+		 f->short_outputs, f->ended, f->ended == 1 ? "" : "s", (long long)a->max_tokens,
+		 how, f->short_max_tokens, c->reason ? ": " : "", c->reason ? c->reason : "");
+}
+
 /* Decide the status from the evidence, most severe first ("M-status"). */
 static void decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 {
@@ -500,6 +540,8 @@ static void decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 		if (f->has_server_metrics)
 			evidence(f, TT_STATUS_QUEUED, "share of scrapes with waiting > 0",
 				 f->waiting_share, ">=", o->queued_share);
+		evidence(f, TT_STATUS_SHORT, "requests ended before max_tokens",
+			 (double)f->short_outputs, ">", 0);
 		evidence(f, TT_STATUS_QUEUED, "readiness check timed out", c->ready_timed_out, ">", 0);
 		evidence(f, TT_STATUS_CUT_SHORT, "measured_s / duration_s",
 			 a->duration_s > 0 ? f->measured_s / a->duration_s : 1, "<",
@@ -514,8 +556,8 @@ static void decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 	}
 	{
 		static const enum tt_status order[] = {TT_STATUS_DAMAGED, TT_STATUS_ERRORS,
-						       TT_STATUS_QUEUED, TT_STATUS_CUT_SHORT,
-						       TT_STATUS_TOO_FEW};
+						       TT_STATUS_SHORT, TT_STATUS_QUEUED,
+						       TT_STATUS_CUT_SHORT, TT_STATUS_TOO_FEW};
 		const char *sig = NULL;
 		for (size_t i = 0; i < sizeof order / sizeof *order; i++)
 			if (triggered(f, order[i], &sig)) {
@@ -527,6 +569,8 @@ static void decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 		else if (f->status == TT_STATUS_ERRORS)
 			snprintf(f->reason, sizeof f->reason, "%ld request%s failed", f->errors,
 				 f->errors == 1 ? "" : "s");
+		else if (f->status == TT_STATUS_SHORT)
+			short_reason(a, f);
 		else if (f->status == TT_STATUS_QUEUED && strstr(sig, "readiness"))
 			snprintf(f->reason, sizeof f->reason,
 				 "the readiness check timed out: not all %d streams ran at once",
@@ -648,6 +692,11 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 	f->errors = a->errors;
 	if (a->opts.hook && a->opts.hook->end)
 		a->opts.hook->end(a->opts.hook->ctx, a->index);
+	f->ended = a->ended;
+	f->short_outputs = a->short_n;
+	f->short_length = a->short_length;
+	f->short_stop = a->short_stop;
+	f->short_max_tokens = a->short_max;
 	if (tt__cell_is_reported(c)) {
 		tt__figures_reported(c, &a->opts, f); /* M-reported */
 		return;

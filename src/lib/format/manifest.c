@@ -17,6 +17,8 @@ void tt_manifest_init(struct tt_manifest *m)
 	m->format_major = TT_RUN_FORMAT_MAJOR;
 	m->format_minor = TT_RUN_FORMAT_MINOR;
 	m->max_model_len = -1;
+	m->slot_context = -1;
+	m->slots = -1;
 	m->duration_s = 30;
 	m->max_tokens = 4096;
 	m->scrape_interval_s = 0.25;
@@ -214,11 +216,15 @@ enum tt_code tt_manifest_to_json(const struct tt_manifest *m, char **out, struct
 	add_str(o, "url", m->server_url);
 	add_str(o, "engine", m->engine);
 	add_str(o, "engine_version", m->engine_version);
+	if (m->slots >= 0)
+		cJSON_AddNumberToObject(o, "slots", (double)m->slots);
 	o = cJSON_AddObjectToObject(root, "model");
 	add_str(o, "id", m->model);
 	add_str(o, "served_name", m->served_model);
 	if (m->max_model_len >= 0)
 		cJSON_AddNumberToObject(o, "max_model_len", (double)m->max_model_len);
+	if (m->slot_context >= 0)
+		cJSON_AddNumberToObject(o, "slot_context", (double)m->slot_context);
 	a = cJSON_AddArrayToObject(root, "notes");
 	for (size_t i = 0; i < m->n_notes; i++) {
 		cJSON *n = cJSON_CreateObject();
@@ -460,10 +466,15 @@ enum tt_code tt_manifest_from_json(const char *text, size_t len, const char *nam
 	if (dup_str(&m->server_url, o, "url") || dup_str(&m->engine, o, "engine") ||
 	    dup_str(&m->engine_version, o, "engine_version"))
 		goto nomem;
+	{
+		int64_t slots = get_i64(o, "slots", -1);
+		m->slots = slots >= 0 && slots <= INT32_MAX ? (int)slots : -1;
+	}
 	o = cJSON_GetObjectItemCaseSensitive(root, "model");
 	if (dup_str(&m->model, o, "id") || dup_str(&m->served_model, o, "served_name"))
 		goto nomem;
 	m->max_model_len = get_i64(o, "max_model_len", -1);
+	m->slot_context = get_i64(o, "slot_context", -1);
 	o = cJSON_GetObjectItemCaseSensitive(root, "notes");
 	if (cJSON_IsArray(o)) {
 		const cJSON *n;

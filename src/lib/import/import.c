@@ -476,6 +476,10 @@ static enum tt_code import_into(const char *const *paths, size_t n,
 	}
 	m.format_minor = TT_RUN_FORMAT_MINOR_IMPORT;
 	m.scrape_interval_s = 0;
+	/* Unknown unless the source says (run-v1 2.1: 0 = not known); the
+	 * writer's default of 4096 would make every request look short
+	 * (docs/metrics.md M-short). */
+	m.max_tokens = 0;
 	rc = tt_run_writer_create(dir, &m, &w, err);
 	tt_manifest_release(&m);
 	if (rc)

@@ -101,6 +101,41 @@ int tt_engine_version(const char *version_body, char *buf, size_t len)
 	return found;
 }
 
+int tt_llamacpp_props(const char *json, size_t len, struct tt_llamacpp_props *out)
+{
+	cJSON *root, *dgs, *v;
+	int found = 0;
+
+	out->slot_context = -1;
+	out->slots = -1;
+	out->build[0] = '\0';
+	if (!json)
+		return 0;
+	root = cJSON_ParseWithLength(json, len);
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return 0;
+	}
+	dgs = cJSON_GetObjectItemCaseSensitive(root, "default_generation_settings");
+	v = cJSON_GetObjectItemCaseSensitive(dgs, "n_ctx");
+	if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble < 1e12) {
+		out->slot_context = (int64_t)v->valuedouble;
+		found = 1;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(root, "total_slots");
+	if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble < 1e6) {
+		out->slots = (int)v->valuedouble;
+		found = 1;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(root, "build_info");
+	if (cJSON_IsString(v) && v->valuestring[0]) {
+		snprintf(out->build, sizeof out->build, "%s", v->valuestring);
+		found = 1;
+	}
+	cJSON_Delete(root);
+	return found;
+}
+
 const char *tt_metric_running(enum tt_engine e)
 {
 	switch (e) {

@@ -37,6 +37,18 @@ enum tt_engine tt_engine_detect(const struct tt_sample *samples, size_t n,
  * returns 1 if found. */
 int tt_engine_version(const char *version_body, char *buf, size_t len);
 
+/* What llama.cpp's GET /props says of its slots (docs/engines.md). */
+struct tt_llamacpp_props {
+	int64_t slot_context; /* default_generation_settings.n_ctx: the context
+			       * each slot gives one request; -1 absent */
+	int slots;            /* total_slots; -1 absent */
+	char build[128];      /* build_info (the engine version); "" absent */
+};
+
+/* Reads a /props body into *out (fields absent: -1, "").  Returns 1 when
+ * the body is a JSON object with at least one of them, else 0. */
+int tt_llamacpp_props(const char *json, size_t len, struct tt_llamacpp_props *out);
+
 /* Gauges the capture watches, by engine (NULL when the engine has none). */
 const char *tt_metric_running(enum tt_engine e); /* requests decoding now */
 const char *tt_metric_waiting(enum tt_engine e); /* requests queued */

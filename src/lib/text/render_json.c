@@ -311,6 +311,7 @@ static void cell_object(struct jctx *j, const struct tt_report *r, size_t idx, c
 	put_count(j, o, "requests", counts ? (double)c->requests : -1);
 	put_count(j, o, "errors", counts ? (double)c->errors : -1);
 	put_count(j, o, "cut", counts ? (double)c->cut : -1);
+	put_count(j, o, "short_outputs", counts ? (double)c->short_outputs : -1);
 	put_count(j, o, "chunks", counts ? (double)c->chunks : -1);
 	put_count(j, o, "multi_token_chunks", counts ? (double)c->multi_token_chunks : -1);
 

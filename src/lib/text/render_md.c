@@ -442,7 +442,8 @@ static void evidence_notes(const struct tt_report *r, const size_t *order, struc
 		if (c->phase == TT_PHASE_PREFILL)
 			tt_buf_printf(out, "- Prefill at %s: ", ctx);
 		else
-			tt_buf_printf(out, "- %s context" TIMES "%d requests: ", ctx, c->concurrency);
+			tt_buf_printf(out, "- %s context" TIMES "%d request%s: ", ctx, c->concurrency,
+				      c->concurrency == 1 ? "" : "s");
 		md_text(out, tt_status_name(c->status));
 		if (c->reason[0]) {
 			tt_buf_puts(out, MIDDOT);

@@ -190,7 +190,8 @@ static const char *status_color(enum tt_status s)
 	case TT_STATUS_VALID: return "32";
 	case TT_STATUS_QUEUED:
 	case TT_STATUS_TOO_FEW:
-	case TT_STATUS_CUT_SHORT: return "33";
+	case TT_STATUS_CUT_SHORT:
+	case TT_STATUS_SHORT: return "33";
 	case TT_STATUS_ERRORS:
 	case TT_STATUS_DAMAGED: return "31";
 	case TT_STATUS_OVER_CAPACITY:
@@ -204,7 +205,7 @@ static const char *status_color(enum tt_status s)
  * the status reads without colour too. */
 static char status_tag(enum tt_status s)
 {
-	static const char tags[TT_STATUS_COUNT_] = {0, 'Q', 'X', 'E', 'F', 'C', 'D', 'N'};
+	static const char tags[TT_STATUS_COUNT_] = {0, 'Q', 'X', 'E', 'F', 'C', 'D', 'N', 'S'};
 
 	return (unsigned)s < TT_STATUS_COUNT_ ? tags[s] : '?';
 }
