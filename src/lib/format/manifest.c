@@ -9,6 +9,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/text_clean.h"
+
 void tt_manifest_init(struct tt_manifest *m)
 {
 	memset(m, 0, sizeof *m);
@@ -392,10 +394,26 @@ static int64_t get_i64(const cJSON *o, const char *k, int64_t dflt)
 	return (int64_t)d;
 }
 
+/* Every string read from a manifest reaches outputs: it is made valid
+ * UTF-8 without control characters and cut to TT__MAX_SHOWN_STRING here,
+ * once, so no renderer can pass an escape sequence or a 10 MB name on. */
+static char *clean_copy(const char *s, int keep_lines)
+{
+	return tt__text_clean(s, strlen(s), TT__MAX_SHOWN_STRING, keep_lines);
+}
+
 static int dup_str(char **dst, const cJSON *o, const char *k)
 {
 	const char *s = get_str(o, k);
-	return s ? tt_manifest_set_str(dst, s) != TT_OK : 0;
+	char *c;
+
+	if (!s)
+		return 0;
+	if (!(c = clean_copy(s, 0)))
+		return 1;
+	free(*dst);
+	*dst = c;
+	return 0;
 }
 
 /* Integer array member; non-integers and out-of-range values are errors. */
@@ -646,7 +664,16 @@ enum tt_code tt_manifest_from_json(const char *text, size_t len, const char *nam
 		cJSON_ArrayForEach(n, o)
 		{
 			const char *k = get_str(n, "key"), *v = get_str(n, "value");
-			if (k && v && append_note(m, &cap, k, v))
+			char *ck, *cv;
+			int bad;
+			if (!k || !v)
+				continue;
+			ck = clean_copy(k, 0);
+			cv = clean_copy(v, 1); /* a launch command may span lines */
+			bad = !ck || !cv || append_note(m, &cap, ck, cv);
+			free(ck);
+			free(cv);
+			if (bad)
 				goto nomem;
 		}
 		if (dedup_notes(m))

@@ -157,7 +157,7 @@ static int fill_in(struct tt__archive *ar)
 	return 0;
 }
 
-#define BOMB "the archive decompresses to over 1000 times its size (refused as a decompression bomb)"
+#define BOMB "the archive decompresses to over 100 times its size (refused as a decompression bomb)"
 
 static int over_ratio(const struct tt__archive *ar, uint64_t out)
 {

@@ -16,8 +16,9 @@
 /* The largest trace file read (a legitimate cell is tens of MB). */
 #define TT__MAX_TRACE_BYTES ((uint64_t)16 << 30)
 /* An archive stops decompressing past this many bytes per input byte (plus
- * 64 MB): tar of zstd traces is ~1:1, a decompression bomb is 1000s:1. */
-#define TT__MAX_ARCHIVE_RATIO 1000
+ * 64 MB): tar of zstd traces is ~1:1 (a manifest ~10:1), a decompression
+ * bomb is 1000s:1. */
+#define TT__MAX_ARCHIVE_RATIO 100
 
 /* Open path for reading if it is a regular file no larger than max bytes.
  * `what` names it in messages ("manifest", "trace").  *size: its size. */

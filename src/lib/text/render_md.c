@@ -37,7 +37,10 @@ static void item(struct tt_buf *out, const char *label, const char *value)
 {
 	if (!value || !*value)
 		return;
-	tt_buf_printf(out, "- **%s:** ", label);
+	/* The label may be a note key from the run: escaped like any text. */
+	tt_buf_puts(out, "- **");
+	md_text(out, label);
+	tt_buf_puts(out, ":** ");
 	md_text(out, value);
 	tt_buf_puts(out, "\n");
 }
