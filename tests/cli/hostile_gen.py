@@ -208,6 +208,17 @@ const = [request(0, i, w0 + i * 1000, w0 + i * 1000 + 10, w0 + i * 1000 + 900,
                  [(w0 + i * 1000 + 100 + 20 * k, 1) for k in range(40)]) for i in range(200)
          if w0 + i * 1000 + 900 < w1]
 trace_case("trace-constant-tbt", const)
+# every decode cell with the same constant time between tokens, on a 1-2-5
+# value (0.02 ms): the TBT chart's axis had lo == hi and cairo failed the PDF
+d = new_case("all-constant-tbt")
+for c in manifest["cells"]:
+    if c["phase"] != "decode" or "window_start_ns" not in c:
+        continue
+    a, b = c["window_start_ns"] // 1000, c["window_end_ns"] // 1000
+    recs = [request(sl, i, a + i * 1000, a + i * 1000 + 10, a + i * 1000 + 900,
+                    [(a + i * 1000 + 100 + 20 * k, 1) for k in range(40)])
+            for sl in range(c["concurrency"]) for i in range(100) if a + i * 1000 + 900 < b]
+    whole_records_file(recs, os.path.join(d, c["trace"]))
 # a trace that is not zstd at all
 d = new_case("trace-garbage")
 with open(os.path.join(d, "cells", "decode-8192x1.ttz"), "wb") as f:

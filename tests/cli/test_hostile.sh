@@ -44,6 +44,9 @@ s=$(stat -c %s "$c/big.tar.zst"); head -c $((s * 80 / 100)) "$c/big.tar.zst" > "
 # The zeros come first, so the bomb is met before the manifest.
 ( cd "$tmp" && cp -r base bomb && head -c $((256 << 20)) /dev/zero > bomb/zeros &&
   tar -czf "$c/bomb.tar.gz" bomb/zeros bomb/manifest.json bomb/cells && rm -rf bomb )
+# A legitimate large run (800 s windows, 660k chunks in a cell): charts
+# must be drawn under the 200 MB the issue set, streaming the cells.
+"$tt" synth --profile "$fixtures/profiles/small.csv" -o "$c/large-run" --max-tokens 256 --scale 200 -q
 if command -v zip >/dev/null; then ( cd "$tmp" && zip -q -r -P secret "$c/encrypted.zip" base ); fi
 
 # case|exit status of `report`|text stderr must contain (empty: anything)
@@ -70,6 +73,10 @@ trace-duplicates|3|
 trace-many-records|3|
 trace-scrape-strings|0|
 trace-constant-tbt|0|
+all-constant-tbt|0|||md pdf chartall
+large-run|0||204800|md pdf html chartall timeline
+huge-strings|0|||pdf chartall
+strings-injection|0|||pdf chartall
 trace-garbage|3|is unreadable
 trace-devzero|3|is a character device, not a regular file
 trace-urandom|3|is a character device, not a regular file
@@ -142,8 +149,14 @@ while IFS='|' read -r name want text mem fmts; do
   for f in ${fmts:-md term csv json html dump}; do
     n=$((n + 1))
     o=$tmp/out.$f; e=$tmp/err.$f
-    if [ "$f" = dump ]; then r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" dump "$c/$name" --scrapes)
-    else r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" report "$c/$name" -f "$f"); fi
+    rm -rf "$tmp/charts"
+    case $f in
+      dump) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" dump "$c/$name" --scrapes) ;;
+      pdf) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" report "$c/$name" -f pdf -o "$tmp/out.pdf") ;;
+      chartall) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" chart "$c/$name" all -o "$tmp/charts") ;;
+      timeline) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" chart "$c/$name" timeline --cell decode-8192x4 -o "$tmp/t.png") ;;
+      *) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" report "$c/$name" -f "$f") ;;
+    esac
     set -- $r
     st=$1
     echo "case $name $f: exit $st, $2 s, peak $3 KB"

@@ -8,7 +8,7 @@
 /* The longest string a run may hand to the outputs (a model name of 10 MB
  * made the PDF take 24 s and 1.4 GB): longer ones are cut on a character
  * boundary and end in "..." . */
-#define TT__MAX_SHOWN_STRING ((size_t)16 << 10)
+#define TT__MAX_SHOWN_STRING ((size_t)4 << 10)
 
 /* Bytes of src[0..len) that need no change: valid UTF-8 without C0/C1
  * controls or DEL (keep_lines: LF and TAB allowed). */
