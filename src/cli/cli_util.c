@@ -10,15 +10,50 @@
 
 #include "commands.h"
 
+/* Messages quote names from runs and archives: a control character (an
+ * escape sequence retitling or clearing the terminal, C1 controls as
+ * UTF-8) is shown as '?', never sent to the terminal. */
+static void put_clean(const char *s, FILE *f)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++) {
+		if (*p < 0x20 || *p == 0x7F)
+			fputc('?', f);
+		else if (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+			fputc('?', f);
+			p++;
+		} else
+			fputc(*p, f);
+	}
+}
+
+static void report_line(const char *level, const char *fmt, va_list ap)
+{
+	char msg[4096];
+
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	fprintf(stderr, "tokentrace: %s: ", level);
+	put_clean(msg, stderr);
+	fputc('\n', stderr);
+}
+
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("tokentrace: error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	report_line("error", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report_line("warning", fmt, ap);
+	va_end(ap);
 }
 
 enum tt_code cli_open_run(const char *path, struct tt_run **out, struct tt_error *err)

@@ -255,7 +255,7 @@ static int draw(struct chart_args *ca)
 	rc = tt_analyze(run, &ao, &rep, &err);
 	warned = rc == TT_WARN;
 	if (rc == TT_WARN)
-		fprintf(stderr, "tokentrace: warning: %s\n", err.msg);
+		cli_warn("%s", err.msg);
 	else if (rc != TT_OK) {
 		cli_error("%s", err.msg);
 		goto cleanup;
@@ -264,7 +264,7 @@ static int draw(struct chart_args *ca)
 	if (ca->all) {
 		rc = tt_render_all(rep, run, ca->output, ca->o.format, &err);
 		if (rc == TT_WARN) {
-			fprintf(stderr, "tokentrace: warning: %s\n", err.msg);
+			cli_warn("%s", err.msg);
 			warned = 1;
 		}
 	} else {

@@ -1,5 +1,6 @@
 /* tokentrace dump RUN [--cell ID] [--scrapes]: the raw records of a run as
  * JSON lines, one request (or scrape) per line, times in ns from the origin. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,7 +25,22 @@ static const char usage_text[] =
 struct dump {
 	const char *cell;
 	int scrapes;
+	const struct tt_manifest *m;
 };
+
+static void begin_cell(void *ctx, size_t cell)
+{
+	struct dump *d = ctx;
+	d->cell = d->m->cells[cell].id;
+}
+
+/* Damage in the run (a trace missing, malformed, cut short) is exit 3: the
+ * intact records were printed.  Anything else (memory, I/O) is 1. */
+static int damage_only(enum tt_code rc, const struct tt_error *err)
+{
+	return rc == TT_WARN || (rc > TT_WARN && (err->kind == TT_ENOTFOUND ||
+						  err->kind == TT_EFORMAT || err->kind == TT_ETRUNC));
+}
 
 static void put_json_string(const char *s)
 {
@@ -74,7 +90,13 @@ static int on_scrape(void *ctx, const struct tt_scrape *s)
 		put_json_string(s->samples[i].name);
 		putchar(',');
 		put_json_string(s->samples[i].labels);
-		printf(",%.17g]", s->samples[i].value);
+		/* JSON has no NaN or infinity: Prometheus's spellings, as strings. */
+		if (isnan(s->samples[i].value))
+			fputs(",\"NaN\"]", stdout);
+		else if (isinf(s->samples[i].value))
+			fputs(s->samples[i].value > 0 ? ",\"+Inf\"]" : ",\"-Inf\"]", stdout);
+		else
+			printf(",%.17g]", s->samples[i].value);
 	}
 	fputs("]}\n", stdout);
 	return ferror(stdout) ? 1 : 0;
@@ -83,7 +105,7 @@ static int on_scrape(void *ctx, const struct tt_scrape *s)
 int cmd_dump(int argc, char **argv)
 {
 	const char *path = NULL, *only = NULL;
-	struct dump d = {NULL, 0};
+	struct dump d = {NULL, 0, NULL};
 	struct tt_run *run = NULL;
 	struct tt_error err;
 	const struct tt_manifest *m;
@@ -121,19 +143,46 @@ int cmd_dump(int argc, char **argv)
 		return 1;
 	}
 	m = tt_run_manifest(run);
-	for (size_t i = 0; i < m->n_cells; i++) {
+	d.m = m;
+	if (!only) {
+		/* One pass over the run (an archive is read once, not once per
+		 * cell: 2,000 cells took 87 s). */
+		struct tt_run_visitor rv;
 		enum tt_code rc;
-		if (only && strcmp(only, m->cells[i].id) != 0)
+		memset(&rv, 0, sizeof rv);
+		rv.ctx = &d;
+		rv.trace = v;
+		rv.begin_cell = begin_cell;
+		tt_error_clear(&err);
+		rc = tt_run_read_all(run, &rv, &err);
+		if (rc && rc != TT_EOF) {
+			if (damage_only(rc, &err)) {
+				cli_warn("%s", err.msg);
+				status = 3;
+			} else {
+				cli_error("%s", err.msg);
+				status = 1;
+			}
+		}
+	}
+	for (size_t i = 0; only && i < m->n_cells; i++) {
+		enum tt_code rc;
+		if (strcmp(only, m->cells[i].id) != 0)
 			continue;
 		found = 1;
 		if (!m->cells[i].trace)
 			continue;
 		d.cell = m->cells[i].id;
+		tt_error_clear(&err);
 		rc = tt_run_read_cell(run, i, &v, &err);
-		if (rc) {
-			fprintf(stderr, "tokentrace: %s: %s\n", rc == TT_WARN ? "warning" : "error",
-				err.msg);
-			status = rc == TT_WARN ? 3 : 1;
+		if (rc && rc != TT_EOF) {
+			if (damage_only(rc, &err)) {
+				cli_warn("%s", err.msg);
+				status = 3;
+			} else {
+				cli_error("%s", err.msg);
+				status = 1;
+			}
 		}
 	}
 	if (only && !found) {

@@ -197,7 +197,7 @@ int cmd_report(int argc, char **argv)
 		goto cleanup;
 	}
 	if (arc == TT_WARN)
-		fprintf(stderr, "tokentrace: warning: %s\n", err.msg);
+		cli_warn("%s", err.msg);
 	memset(&ro, 0, sizeof ro);
 	ro.color = f == TT_FORMAT_TERM && !out && !no_color && isatty(STDOUT_FILENO) &&
 		   !getenv("NO_COLOR");

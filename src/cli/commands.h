@@ -22,5 +22,11 @@ void cli_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)))
 #endif
 	;
+/* "tokentrace: warning: ...", control characters shown as '?'. */
+void cli_warn(const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 1, 2)))
+#endif
+	;
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "tt_cmocka.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,6 +111,50 @@ static void test_bad_manifests(void **state)
 	}
 }
 
+/* Issue 14: a version too large for an int is named as written (it was
+ * "-1.1"); ids outside the spec's pattern are refused; a note key given
+ * twice keeps its first place and its last value; a duplicate cell id is
+ * found by sorting (the 100k-cell case lives in tests/cli/test_hostile.sh). */
+static void test_hostile_manifests(void **state)
+{
+	struct tt_manifest m;
+	struct tt_error err;
+	const char *big = "{\"format\":\"tokentrace-run\",\"format_version\":\"99999999999.1\"}";
+	const char *ids[] = {"=HYPERLINK(\\\"x\\\")", "+cmd|' /C calc'!A0", "decode-1x", "-1", "prefill-",
+			     "decode-1x2x3", "Decode-1", "prefill-1\\u001b[2J"};
+	const char *notes = "{\"format\":\"tokentrace-run\",\"format_version\":\"1.0\",\"notes\":["
+			    "{\"key\":\"a\",\"value\":\"1\"},{\"key\":\"b\",\"value\":\"2\"},"
+			    "{\"key\":\"a\",\"value\":\"3\"},{\"key\":\"c\",\"value\":\"4\"},"
+			    "{\"key\":\"a\",\"value\":\"5\"}]}";
+	const char *dup = "{\"format\":\"tokentrace-run\",\"format_version\":\"1.0\",\"cells\":["
+			  "{\"id\":\"decode-1x1\",\"phase\":\"decode\",\"context\":1,\"concurrency\":1,\"state\":\"done\"},"
+			  "{\"id\":\"decode-2x1\",\"phase\":\"decode\",\"context\":2,\"concurrency\":1,\"state\":\"done\"},"
+			  "{\"id\":\"decode-1x1\",\"phase\":\"decode\",\"context\":1,\"concurrency\":1,\"state\":\"done\"}]}";
+	char j[512];
+
+	(void)state;
+	assert_int_equal(tt_manifest_from_json(big, strlen(big), "m", &m, &err), TT_FAILED);
+	assert_int_equal(err.kind, TT_EVERSION);
+	assert_non_null(strstr(err.msg, "99999999999.1 found"));
+	for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+		snprintf(j, sizeof j, "{\"format\":\"tokentrace-run\",\"format_version\":\"1.0\",\"cells\":["
+			 "{\"id\":\"%s\",\"phase\":\"decode\",\"context\":1,\"concurrency\":1,"
+			 "\"state\":\"done\"}]}", ids[i]);
+		assert_int_equal(tt_manifest_from_json(j, strlen(j), "m", &m, &err), TT_FAILED);
+		assert_non_null(strstr(err.msg, "id is not of the form"));
+		assert_null(strchr(err.msg, 0x1b));
+	}
+	assert_int_equal(tt_manifest_from_json(notes, strlen(notes), "m", &m, &err), TT_OK);
+	assert_int_equal(m.n_notes, 3);
+	assert_string_equal(m.notes[0].key, "a");
+	assert_string_equal(m.notes[0].value, "5");
+	assert_string_equal(m.notes[1].key, "b");
+	assert_string_equal(m.notes[2].key, "c");
+	tt_manifest_release(&m);
+	assert_int_equal(tt_manifest_from_json(dup, strlen(dup), "m", &m, &err), TT_FAILED);
+	assert_non_null(strstr(err.msg, "cell id 'decode-1x1' appears twice"));
+}
+
 static void test_redact(void **state)
 {
 	char *r;
@@ -134,6 +179,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_newer_major_refused),
 		cmocka_unit_test(test_bad_manifests),
 		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_hostile_manifests),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -82,6 +82,7 @@ static char *write_trace(const char *dir, const char *name, int nreq, uint32_t u
 	assert_int_equal(tt_trace_writer_open(path, &o, &w, &err), TT_OK);
 	for (int i = 0; i < nreq; i++) {
 		make_request(&r, ch, 1000000000LL + i * 10000000LL);
+		r.seq = (uint32_t)i; /* one slot's requests in turn: a repeat is damage */
 		assert_int_equal(tt_trace_write_request(w, &r, &err), TT_OK);
 	}
 	assert_int_equal(tt_trace_writer_close(w, &err), TT_OK);
@@ -286,6 +287,47 @@ static void test_flipped_bytes_skip_one_frame(void **state)
 	free(dir);
 }
 
+/* Issue 14 point 12: a repeated request record and a chunk claiming
+ * 2^32-1 tokens are skipped as damage (the cell is marked), the other
+ * records delivered. */
+static void test_implausible_records(void **state)
+{
+	char *dir = tu_tmpdir("trace");
+	char path[4096];
+	struct tt_trace_writer *w;
+	struct tt_trace_opts o = {0, 3, 200, 0};
+	struct tt_error err;
+	struct tt_request r;
+	struct tt_chunk ch[4];
+	struct tu_collect c;
+	struct tt_trace_visitor v = {&c, tu_on_request, NULL};
+	size_t len;
+	char *data;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/dup.ttz", dir);
+	assert_int_equal(tt_trace_writer_open(path, &o, &w, &err), TT_OK);
+	for (int i = 0; i < 10; i++) {
+		make_request(&r, ch, 1000000000LL + i * 10000000LL);
+		r.seq = (uint32_t)(i % 5); /* seq 0..4 twice */
+		assert_int_equal(tt_trace_write_request(w, &r, &err), TT_OK);
+	}
+	make_request(&r, ch, 1200000000LL);
+	r.seq = 99;
+	ch[1].tokens = 0xFFFFFFFFu;
+	assert_int_equal(tt_trace_write_request(w, &r, &err), TT_OK);
+	assert_int_equal(tt_trace_writer_close(w, &err), TT_OK);
+	data = tu_read(path, &len);
+	memset(&c, 0, sizeof c);
+	assert_int_equal(tt_trace_decode(data, len, path, &v, &err), TT_WARN);
+	assert_int_equal(c.requests, 5);
+	assert_non_null(strstr(err.msg, "6 damaged parts"));
+	assert_non_null(strstr(err.msg, "repeated"));
+	free(data);
+	tu_rmrf(dir);
+	free(dir);
+}
+
 static void test_empty_and_garbage(void **state)
 {
 	struct tu_collect c;
@@ -313,6 +355,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_truncated_keeps_complete_frames),
 		cmocka_unit_test(test_flipped_bytes_skip_one_frame),
 		cmocka_unit_test(test_empty_and_garbage),
+		cmocka_unit_test(test_implausible_records),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -184,6 +184,13 @@ static void fit_log10(struct axis *a, double dmin, double dmax)
 	for (int i = 2; i >= 0; i--)
 		if (steps[i] * pow(10, d1 - 1) >= dmax * (1 - 1e-9))
 			a->hi = steps[i] * pow(10, d1 - 1);
+	/* A constant series on a 1-2-5 value (every TBT 0.02 ms) made lo ==
+	 * hi, and the mapping divided by zero: NaN reached cairo, whose
+	 * context then failed the whole PDF.  Widen to the values around. */
+	if (!(a->hi > a->lo * (1 + 1e-9))) {
+		a->lo /= 2;
+		a->hi *= 2;
+	}
 	a->n_ticks = 0;
 	a->n_minor = 0;
 	for (int d = d0; d <= d1; d++) {
@@ -251,5 +258,7 @@ double tt__axis_map(const struct axis *a, double v)
 	double f0 = axis_f(a, a->lo), f1 = axis_f(a, a->hi);
 	if (a->scale != AXIS_LINEAR && !(v > 0))
 		return NAN;
+	if (!(f1 != f0)) /* a degenerate axis: the middle, never NaN */
+		return (a->p0 + a->p1) / 2;
 	return a->p0 + (axis_f(a, v) - f0) / (f1 - f0) * (a->p1 - a->p0);
 }

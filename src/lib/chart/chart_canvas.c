@@ -240,6 +240,58 @@ enum tt_code tt__canvas_finish(struct canvas *c, struct tt_error *err)
 	return TT_OK;
 }
 
+enum tt_code tt__canvas_isolate(const struct canvas *page, struct canvas *sub,
+				struct tt_error *err)
+{
+	cairo_font_options_t *fo;
+
+	*sub = *page;
+	sub->surface = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
+	sub->cr = NULL;
+	sub->layout = NULL;
+	sub->font = NULL;
+	if (cairo_surface_status(sub->surface) != CAIRO_STATUS_SUCCESS)
+		goto nomem;
+	sub->cr = cairo_create(sub->surface);
+	/* The page's transformation (its scale), so layout units agree. */
+	{
+		cairo_matrix_t m;
+		cairo_get_matrix(page->cr, &m);
+		cairo_set_matrix(sub->cr, &m);
+	}
+	sub->layout = pango_cairo_create_layout(sub->cr);
+	sub->font = pango_font_description_copy(page->font);
+	if (!sub->layout || !sub->font || cairo_status(sub->cr) != CAIRO_STATUS_SUCCESS)
+		goto nomem;
+	fo = cairo_font_options_create();
+	cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_NONE);
+	cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
+	cairo_font_options_set_antialias(fo, CAIRO_ANTIALIAS_GRAY);
+	pango_cairo_context_set_font_options(pango_layout_get_context(sub->layout), fo);
+	cairo_font_options_destroy(fo);
+	pango_layout_context_changed(sub->layout);
+	return TT_OK;
+nomem:
+	tt__canvas_release(sub);
+	return tt_error_set(err, TT_ENOMEM, "out of memory drawing a chart");
+}
+
+enum tt_code tt__canvas_merge(struct canvas *page, struct canvas *sub, const char *what,
+			      struct tt_error *err)
+{
+	enum tt_code rc = tt__canvas_check(sub, what, err);
+
+	if (rc == TT_OK) {
+		cairo_save(page->cr);
+		cairo_identity_matrix(page->cr);
+		cairo_set_source_surface(page->cr, sub->surface, 0, 0);
+		cairo_paint(page->cr);
+		cairo_restore(page->cr);
+	}
+	tt__canvas_release(sub);
+	return rc;
+}
+
 void tt__canvas_release(struct canvas *c)
 {
 	if (c->font)

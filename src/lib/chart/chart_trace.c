@@ -11,31 +11,17 @@
 #include "chart/chart_impl.h"
 #include "tokentrace/gauges.h"
 
-/* Growable arrays without a typedef per element type. */
-static int grow(void **p, size_t *cap, size_t n, size_t elem)
-{
-	void *np;
-	size_t ncap;
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 1024;
-	np = realloc(*p, ncap * elem);
-	if (!np)
-		return -1;
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
-
 /* ---- timeline ------------------------------------------------------- */
 
-struct tl_chunk {
-	int64_t t;
-	uint32_t tokens;
-};
-struct tl_req {
-	int64_t send, end;
-};
+/* The timeline reads its cell twice and keeps only bins: the first pass
+ * finds the span (and counts scrapes), the second bins chunks and requests
+ * into at most TL_MAX_BINS bins and keeps at most TL_MAX_SCRAPES scrapes
+ * (every k-th beyond).  Memory is flat whatever the cell holds: keeping
+ * every chunk made a 2.9 M-chunk cell need more than 200 MB, and a small
+ * forged trace several GB. */
+#define TL_MAX_BINS 4096
+#define TL_MAX_SCRAPES 20000
+
 struct tl_scrape {
 	int64_t t;
 	double running, waiting, kv;
@@ -43,14 +29,17 @@ struct tl_scrape {
 };
 
 struct tl_data {
-	struct tl_chunk *chunks;
-	size_t n_chunks, cap_chunks;
-	struct tl_req *reqs;
-	size_t n_reqs, cap_reqs;
+	int64_t tmin, tmax;        /* pass 1: span of send and end times */
+	size_t scrapes_seen;       /* pass 1: scrapes with a gauge */
+	int64_t t0;
+	double span_s, bin_s;
+	size_t nb;
+	double *tok, *act, *diff;  /* nb: tokens per bin, in-flight share, its steps */
+	size_t scrape_stride, scrape_k;
 	struct tl_scrape *scrapes;
 	size_t n_scrapes, cap_scrapes;
-	int64_t tmin, tmax;
 	const char *engine; /* the manifest's: which gauge names (M-gauges) */
+	int pass;
 	int oom;
 };
 
@@ -64,25 +53,53 @@ static void tl_span(struct tl_data *d, int64_t t)
 		d->tmax = t;
 }
 
+/* A request's share of each bin it overlaps (overlap / bin width), O(1)
+ * per request: partial first and last bins directly, the full bins between
+ * as steps of diff summed at the end. */
+static void tl_interval(struct tl_data *d, double a, double e)
+{
+	double bin = d->bin_s, lo = fmax(a, 0), hi = fmin(e, (double)d->nb * bin);
+	long b0, b1;
+
+	if (!(hi > lo))
+		return;
+	b0 = (long)floor(lo / bin);
+	b1 = (long)floor(hi / bin);
+	if (b0 >= (long)d->nb)
+		b0 = (long)d->nb - 1;
+	if (b1 >= (long)d->nb)
+		b1 = (long)d->nb - 1;
+	if (b0 == b1) {
+		d->act[b0] += (hi - lo) / bin;
+		return;
+	}
+	d->act[b0] += ((double)(b0 + 1) * bin - lo) / bin;
+	d->act[b1] += (hi - (double)b1 * bin) / bin;
+	if (b1 > b0 + 1) {
+		d->diff[b0 + 1] += 1;
+		d->diff[b1] -= 1;
+	}
+}
+
 static int tl_request(void *ctx, const struct tt_request *r)
 {
 	struct tl_data *d = ctx;
-	if (grow((void **)&d->reqs, &d->cap_reqs, d->n_reqs, sizeof *d->reqs)) {
-		d->oom = 1;
-		return 1;
+
+	if (d->pass == 1) {
+		tl_span(d, r->t_send_ns);
+		tl_span(d, r->t_end_ns);
+		return 0;
 	}
-	d->reqs[d->n_reqs++] = (struct tl_req){r->t_send_ns, r->t_end_ns};
-	tl_span(d, r->t_send_ns);
-	tl_span(d, r->t_end_ns);
+	/* docs/metrics.md M-timeline: tokens per bin / bin width, every role. */
 	for (size_t i = 0; i < r->n_chunks; i++) {
-		if (r->chunks[i].tokens == 0)
-			continue;
-		if (grow((void **)&d->chunks, &d->cap_chunks, d->n_chunks, sizeof *d->chunks)) {
-			d->oom = 1;
-			return 1;
-		}
-		d->chunks[d->n_chunks++] = (struct tl_chunk){r->chunks[i].t_ns, r->chunks[i].tokens};
+		double ts = (double)(r->chunks[i].t_ns - d->t0) / 1e9;
+		long b = (long)floor(ts / d->bin_s);
+		if (r->chunks[i].tokens && b >= 0 && (size_t)b < d->nb)
+			d->tok[b] += r->chunks[i].tokens;
 	}
+	/* Requests in flight: time-average of each bin (overlap / bin). */
+	tl_interval(d, (double)(r->t_send_ns - d->t0) / 1e9,
+		    (double)((r->t_end_ns >= 0 ? r->t_end_ns : d->tmax) - d->t0) / 1e9);
 	return 0;
 }
 
@@ -105,10 +122,12 @@ static int tl_scrape(void *ctx, const struct tt_scrape *s)
 	}
 	if (!x.has_running && !x.has_waiting && !x.has_kv)
 		return 0;
-	if (grow((void **)&d->scrapes, &d->cap_scrapes, d->n_scrapes, sizeof *d->scrapes)) {
-		d->oom = 1;
-		return 1;
+	if (d->pass == 1) {
+		d->scrapes_seen++;
+		return 0;
 	}
+	if (d->scrape_k++ % d->scrape_stride != 0 || d->n_scrapes >= d->cap_scrapes)
+		return 0;
 	d->scrapes[d->n_scrapes++] = x;
 	return 0;
 }
@@ -161,8 +180,9 @@ struct tl_read {
 
 static void tl_release(struct tl_read *t)
 {
-	free(t->d.chunks);
-	free(t->d.reqs);
+	free(t->d.tok);
+	free(t->d.act);
+	free(t->d.diff);
 	free(t->d.scrapes);
 	memset(t, 0, sizeof *t);
 	t->cell = -1;
@@ -179,7 +199,7 @@ struct tl_both {
 static int both_request(void *ctx, const struct tt_request *r)
 {
 	struct tl_both *b = ctx;
-	if (b->with_gaps)
+	if (b->with_gaps && b->d->pass == 1)
 		cdf_request(&b->cd, r);
 	return tl_request(b->d, r);
 }
@@ -188,6 +208,48 @@ static int both_scrape(void *ctx, const struct tt_scrape *s)
 {
 	struct tl_both *b = ctx;
 	return tl_scrape(b->d, s);
+}
+
+static double nice_bin(double span_s);
+
+/* Between the passes: time 0 is the cell's start; the span covers
+ * everything recorded, widened to the window and the end.  0 when out of
+ * memory. */
+static int tl_bins(struct tl_data *d, const struct tt_cell_info *ci)
+{
+	d->t0 = ci->start_ns >= 0 ? ci->start_ns : (d->tmin != INT64_MAX ? d->tmin : 0);
+	tl_span(d, ci->window_start_ns);
+	tl_span(d, ci->window_end_ns);
+	if (ci->end_ns >= 0)
+		tl_span(d, ci->end_ns);
+	if (d->tmax <= d->t0)
+		d->tmax = d->t0 + 1000000000;
+	d->span_s = (double)(d->tmax - d->t0) / 1e9;
+	d->bin_s = nice_bin(d->span_s);
+	if (d->span_s / d->bin_s > TL_MAX_BINS)
+		d->bin_s = d->span_s / TL_MAX_BINS; /* a span of hours or a forged time */
+	d->nb = (size_t)ceil(d->span_s / d->bin_s);
+	if (d->nb < 1)
+		d->nb = 1;
+	if (d->nb > TL_MAX_BINS)
+		d->nb = TL_MAX_BINS;
+	d->scrape_stride = d->scrapes_seen > TL_MAX_SCRAPES ?
+				   (d->scrapes_seen + TL_MAX_SCRAPES - 1) / TL_MAX_SCRAPES : 1;
+	d->cap_scrapes = d->scrapes_seen < TL_MAX_SCRAPES ? d->scrapes_seen : TL_MAX_SCRAPES;
+	d->tok = calloc(d->nb, sizeof *d->tok);
+	d->act = calloc(d->nb, sizeof *d->act);
+	d->diff = calloc(d->nb + 1, sizeof *d->diff);
+	d->scrapes = calloc(d->cap_scrapes + 1, sizeof *d->scrapes);
+	return d->tok && d->act && d->diff && d->scrapes;
+}
+
+static void tl_finish(struct tl_data *d)
+{
+	double run = 0;
+	for (size_t b = 0; b < d->nb; b++) {
+		run += d->diff[b];
+		d->act[b] += run;
+	}
 }
 
 static enum tt_code tl_load(struct tt_run *run, const struct tt_analysis_opts *o,
@@ -217,7 +279,18 @@ static enum tt_code tl_load(struct tt_run *run, const struct tt_analysis_opts *o
 	v.on_request = both_request;
 	v.on_scrape = both_scrape;
 	tt_error_clear(&rerr);
+	t->d.pass = 1;
 	t->rc = tt_run_read_cell(run, (size_t)cell, &v, &rerr);
+	if (t->rc <= TT_WARN && tl_bins(&t->d, ci)) {
+		struct tt_error e2;
+		both.with_gaps = 0;
+		t->d.pass = 2;
+		tt_error_clear(&e2);
+		(void)tt_run_read_cell(run, (size_t)cell, &v, &e2);
+		tl_finish(&t->d);
+	} else if (t->rc <= TT_WARN) {
+		t->d.oom = 1;
+	}
 	if (both.with_gaps && t->rc <= TT_WARN && !t->d.oom) {
 		g->tokens = both.cd.tokens;
 		g->rc = t->rc;
@@ -324,71 +397,34 @@ static void tl_plot_release(struct tl_plot *tp)
 	free(tp->skv);
 }
 
-/* Time 0 is the cell's start; the span covers everything recorded (d, a
- * copy of the cell's records, is widened to the window and the end). */
-static void tl_plot_span(struct tl_plot *tp, struct tl_data *d, const struct tt_cell_info *ci)
-{
-	tp->t0 = ci->start_ns >= 0 ? ci->start_ns : (d->tmin != INT64_MAX ? d->tmin : 0);
-	tl_span(d, ci->window_start_ns);
-	tl_span(d, ci->window_end_ns);
-	if (ci->end_ns >= 0)
-		tl_span(d, ci->end_ns);
-	if (d->tmax <= tp->t0)
-		d->tmax = tp->t0 + 1000000000;
-	tp->span_s = (double)(d->tmax - tp->t0) / 1e9;
-	tp->bin_s = nice_bin(tp->span_s);
-	tp->nb = (size_t)ceil(tp->span_s / tp->bin_s);
-	if (tp->nb < 1)
-		tp->nb = 1;
-	tp->ns = d->n_scrapes;
-}
-
-/* Bin the records of d over the span tl_plot_span chose. */
+/* The binned records of d, copied into the plot's series. */
 static enum tt_code tl_plot_fill(struct tl_plot *tp, const struct tl_data *d,
 				 struct tt_error *err)
 {
-	size_t nb = tp->nb, ns = tp->ns;
-	double bin_s = tp->bin_s, *tok, *act;
-	int64_t t0 = tp->t0;
+	size_t nb = d->nb, ns = d->n_scrapes;
 
+	tp->t0 = d->t0;
+	tp->span_s = d->span_s;
+	tp->bin_s = d->bin_s;
+	tp->nb = nb;
+	tp->ns = ns;
 	tp->xs = calloc(nb, sizeof *tp->xs);
-	tp->tok = tok = calloc(nb, sizeof *tp->tok);
-	tp->act = act = calloc(nb, sizeof *tp->act);
+	tp->tok = calloc(nb, sizeof *tp->tok);
+	tp->act = calloc(nb, sizeof *tp->act);
 	tp->sx = calloc(ns + 1, sizeof *tp->sx);
 	tp->srun = calloc(ns + 1, sizeof *tp->srun);
 	tp->swait = calloc(ns + 1, sizeof *tp->swait);
 	tp->skv = calloc(ns + 1, sizeof *tp->skv);
-	if (!tp->xs || !tok || !act || !tp->sx || !tp->srun || !tp->swait || !tp->skv)
+	if (!tp->xs || !tp->tok || !tp->act || !tp->sx || !tp->srun || !tp->swait || !tp->skv)
 		return tt_error_set(err, TT_ENOMEM, "out of memory drawing the timeline");
-	/* docs/metrics.md M-timeline: tokens per bin / bin width, every role. */
-	for (size_t i = 0; i < d->n_chunks; i++) {
-		double ts = (double)(d->chunks[i].t - t0) / 1e9;
-		long b = (long)floor(ts / bin_s);
-		if (b >= 0 && (size_t)b < nb)
-			tok[b] += d->chunks[i].tokens;
-	}
-	/* Requests in flight: time-average of each bin (overlap / bin). */
-	for (size_t i = 0; i < d->n_reqs; i++) {
-		double a = (double)(d->reqs[i].send - t0) / 1e9;
-		double e = (double)((d->reqs[i].end >= 0 ? d->reqs[i].end : d->tmax) - t0) / 1e9;
-		long b0 = (long)floor(a / bin_s), b1 = (long)floor(e / bin_s);
-		if (b0 < 0)
-			b0 = 0;
-		if (b1 >= (long)nb)
-			b1 = (long)nb - 1;
-		for (long b = b0; b <= b1; b++) {
-			double lo = fmax(a, (double)b * bin_s), hi = fmin(e, (double)(b + 1) * bin_s);
-			if (hi > lo)
-				act[b] += (hi - lo) / bin_s;
-		}
-	}
 	for (size_t b = 0; b < nb; b++) {
-		tp->xs[b] = ((double)b + 0.5) * bin_s;
-		tok[b] /= bin_s;
+		tp->xs[b] = ((double)b + 0.5) * d->bin_s;
+		tp->tok[b] = d->tok[b] / d->bin_s;
+		tp->act[b] = d->act[b];
 	}
 	for (size_t i = 0; i < ns; i++) {
 		const struct tl_scrape *sc = &d->scrapes[i];
-		tp->sx[i] = (double)(sc->t - t0) / 1e9;
+		tp->sx[i] = (double)(sc->t - tp->t0) / 1e9;
 		tp->srun[i] = sc->has_running ? sc->running : NAN;
 		tp->swait[i] = sc->has_waiting ? sc->waiting : NAN;
 		tp->skv[i] = sc->has_kv ? sc->kv : NAN;
@@ -560,7 +596,6 @@ enum tt_code tt__chart_draw_timeline(struct canvas *c, double x, double y, doubl
 	const struct tt_manifest *m = &r->manifest;
 	const struct tt_cell_info *ci;
 	struct tl_read local, *tr;
-	struct tl_data d;
 	struct tl_plot tp;
 	struct tl_panels pn;
 	struct vband band;
@@ -586,11 +621,8 @@ enum tt_code tt__chart_draw_timeline(struct canvas *c, double x, double y, doubl
 		if (rc != TT_OK)
 			goto cleanup;
 	}
-	/* a copy of the header: the window widens the span below */
-	d = tr->d;
 	read_rc = tr->rc;
-	tl_plot_span(&tp, &d, ci);
-	rc = tl_plot_fill(&tp, &d, err);
+	rc = tl_plot_fill(&tp, &tr->d, err);
 	if (rc != TT_OK)
 		goto cleanup;
 

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "format/manifest_ext.h"
+#include "core/text_clean.h"
 
 void tt_manifest_init(struct tt_manifest *m)
 {
@@ -73,6 +74,100 @@ enum tt_code tt_manifest_set_str(char **dst, const char *src)
 		return TT_FAILED;
 	free(*dst);
 	*dst = copy;
+	return TT_OK;
+}
+
+/* Append a note without looking for its key (the parser dedups once at
+ * the end: checking each note against all earlier ones is quadratic). */
+static enum tt_code append_note(struct tt_manifest *m, size_t *cap, const char *key,
+				const char *value)
+{
+	struct tt_note *n;
+	char *clean = NULL;
+
+	if (value && strstr(key, "command")) {
+		clean = tt_redact_secrets(value);
+		if (!clean)
+			return TT_FAILED;
+		value = clean;
+	}
+	if (m->n_notes == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		n = realloc(m->notes, nc * sizeof *n);
+		if (!n) {
+			free(clean);
+			return TT_FAILED;
+		}
+		m->notes = n;
+		*cap = nc;
+	}
+	n = m->notes;
+	n[m->n_notes].key = strdup(key);
+	n[m->n_notes].value = strdup(value ? value : "");
+	free(clean);
+	if (!n[m->n_notes].key || !n[m->n_notes].value) {
+		free(n[m->n_notes].key);
+		free(n[m->n_notes].value);
+		return TT_FAILED;
+	}
+	m->n_notes++;
+	return TT_OK;
+}
+
+struct note_ix {
+	const char *key;
+	size_t i;
+};
+
+static int cmp_note_ix(const void *a, const void *b)
+{
+	const struct note_ix *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : (x->i < y->i ? -1 : x->i > y->i);
+}
+
+/* A key given twice keeps its first place and its last value, as
+ * tt_manifest_set_note would have left it. */
+static enum tt_code dedup_notes(struct tt_manifest *m)
+{
+	struct note_ix *ix;
+	size_t n = m->n_notes, out = 0;
+	unsigned char *drop;
+
+	if (n < 2)
+		return TT_OK;
+	ix = malloc(n * sizeof *ix);
+	drop = calloc(n, 1);
+	if (!ix || !drop) {
+		free(ix);
+		free(drop);
+		return TT_FAILED;
+	}
+	for (size_t i = 0; i < n; i++) {
+		ix[i].key = m->notes[i].key;
+		ix[i].i = i;
+	}
+	qsort(ix, n, sizeof *ix, cmp_note_ix);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && strcmp(ix[i].key, ix[j].key) == 0; j++)
+			drop[ix[j].i] = 1;
+		if (j - i > 1) {
+			char *last = m->notes[ix[j - 1].i].value;
+			m->notes[ix[j - 1].i].value = m->notes[ix[i].i].value;
+			m->notes[ix[i].i].value = last;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (drop[i]) {
+			free(m->notes[i].key);
+			free(m->notes[i].value);
+			continue;
+		}
+		m->notes[out++] = m->notes[i];
+	}
+	m->n_notes = out;
+	free(ix);
+	free(drop);
 	return TT_OK;
 }
 
@@ -314,10 +409,26 @@ static int64_t get_i64(const cJSON *o, const char *k, int64_t dflt)
 	return (int64_t)d;
 }
 
+/* Every string read from a manifest reaches outputs: it is made valid
+ * UTF-8 without control characters and cut to TT__MAX_SHOWN_STRING here,
+ * once, so no renderer can pass an escape sequence or a 10 MB name on. */
+static char *clean_copy(const char *s, int keep_lines)
+{
+	return tt__text_clean(s, strlen(s), TT__MAX_SHOWN_STRING, keep_lines);
+}
+
 static int dup_str(char **dst, const cJSON *o, const char *k)
 {
 	const char *s = get_str(o, k);
-	return s ? tt_manifest_set_str(dst, s) != TT_OK : 0;
+	char *c;
+
+	if (!s)
+		return 0;
+	if (!(c = clean_copy(s, 0)))
+		return 1;
+	free(*dst);
+	*dst = c;
+	return 0;
 }
 
 /* Integer array member; non-integers and out-of-range values are errors. */
@@ -365,14 +476,81 @@ static int parse_state(const char *s, enum tt_cell_state *st)
 	return -1;
 }
 
+static int cmp_cell_id(const void *a, const void *b)
+{
+	const struct tt_cell_info *x = *(const struct tt_cell_info *const *)a;
+	const struct tt_cell_info *y = *(const struct tt_cell_info *const *)b;
+	return strcmp(x->id, y->id);
+}
+
+/* Cell ids are unique: sorted once, neighbours compared (linear-log, where
+ * looking each id up among the earlier ones was quadratic). */
+static enum tt_code check_unique_ids(const char *name, struct tt_manifest *m,
+				     struct tt_error *err)
+{
+	const struct tt_cell_info **v;
+	enum tt_code rc = TT_OK;
+
+	if (m->n_cells < 2)
+		return TT_OK;
+	v = malloc(m->n_cells * sizeof *v);
+	if (!v)
+		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	for (size_t i = 0; i < m->n_cells; i++)
+		v[i] = &m->cells[i];
+	qsort(v, m->n_cells, sizeof *v, cmp_cell_id);
+	for (size_t i = 1; i < m->n_cells; i++)
+		if (strcmp(v[i - 1]->id, v[i]->id) == 0) {
+			rc = tt_error_set(err, TT_EFORMAT, "%s: cell id '%s' appears twice", name,
+					  v[i]->id);
+			break;
+		}
+	free(v);
+	return rc;
+}
+
+/* The spec's pattern, ^[a-z]+-[0-9]+(x[0-9]+)?$ (formats/run-v1.md 1): an
+ * id reaches every output, so nothing else may pass. */
+static int valid_cell_id(const char *id)
+{
+	const char *p = id;
+	size_t n = 0;
+
+	while (*p >= 'a' && *p <= 'z')
+		p++;
+	if (p == id || *p++ != '-')
+		return 0;
+	while (*p >= '0' && *p <= '9')
+		p++, n++;
+	if (!n)
+		return 0;
+	if (*p == 'x') {
+		p++;
+		n = 0;
+		while (*p >= '0' && *p <= '9')
+			p++, n++;
+		if (!n)
+			return 0;
+	}
+	return *p == '\0' && p - id < 64;
+}
+
 static enum tt_code parse_cells(const cJSON *a, const char *name, struct tt_manifest *m,
 				struct tt_error *err)
 {
 	const cJSON *e;
-	size_t i = 0;
+	size_t i = 0, count;
 
 	if (!cJSON_IsArray(a))
 		return tt_error_set(err, TT_EFORMAT, "%s: 'cells' is not an array", name);
+	/* One allocation for all cells: growing by one per cell copies the
+	 * array each time. */
+	count = (size_t)cJSON_GetArraySize(a);
+	if (count) {
+		m->cells = calloc(count, sizeof *m->cells);
+		if (!m->cells)
+			return tt_error_set(err, TT_ENOMEM, "out of memory");
+	}
 	cJSON_ArrayForEach(e, a)
 	{
 		const char *id = get_str(e, "id");
@@ -383,6 +561,9 @@ static enum tt_code parse_cells(const cJSON *a, const char *name, struct tt_mani
 		size_t idx;
 		const char *trace = get_str(e, "trace");
 
+		if (id && !valid_cell_id(id))
+			return tt_error_set(err, TT_EFORMAT, "%s: cell %zu: id is not of the form "
+					    "prefill-<context> or decode-<context>x<concurrency>", name, i);
 		if (!id || parse_phase(get_str(e, "phase"), &phase) || !get_num(e, "context", &ctx) ||
 		    !get_num(e, "concurrency", &conc) || ctx < 0 || ctx > 1e15 || conc < 1 || conc > 1e6 ||
 		    parse_state(get_str(e, "state"), &st))
@@ -394,14 +575,16 @@ static enum tt_code parse_cells(const cJSON *a, const char *name, struct tt_mani
 		if (trace && (trace[0] == '/' || strstr(trace, "..")))
 			return tt_error_set(err, TT_EFORMAT, "%s: cell '%s': trace path '%s' leaves the run",
 					    name, id, trace);
-		if (tt_manifest_add_cell(m, phase, (int64_t)ctx, (int)conc, &idx))
-			return tt_error_set(err, TT_ENOMEM, "out of memory");
+		idx = m->n_cells;
 		c = &m->cells[idx];
+		memset(c, 0, sizeof *c);
+		m->n_cells++;
+		c->phase = phase;
+		c->context = (int64_t)ctx;
+		c->concurrency = phase == TT_PHASE_PREFILL ? 1 : (int)conc;
 		if (tt_manifest_set_str(&c->id, id) || dup_str(&c->reason, e, "reason") ||
 		    dup_str(&c->trace, e, "trace"))
 			return tt_error_set(err, TT_ENOMEM, "out of memory");
-		if (tt_manifest_find_cell(m, id) != (long)idx)
-			return tt_error_set(err, TT_EFORMAT, "%s: cell id '%s' appears twice", name, id);
 		c->state = st;
 		c->kv_need_tokens = get_i64(e, "kv_need_tokens", -1);
 		c->start_ns = get_i64(e, "start_ns", -1);
@@ -417,7 +600,29 @@ static enum tt_code parse_cells(const cJSON *a, const char *name, struct tt_mani
 		}
 		i++;
 	}
-	return TT_OK;
+	return check_unique_ids(name, m, err);
+}
+
+/* "MAJOR.MINOR", digits only; a number too large for an int is not a
+ * version we know, but it is still named as written (it was "-1.1"). */
+static int parse_version(const char *s, int *major, int *minor)
+{
+	long v[2];
+	for (int k = 0; k < 2; k++) {
+		const char *p = s;
+		v[k] = 0;
+		while (*p >= '0' && *p <= '9') {
+			v[k] = v[k] < 100000000 ? v[k] * 10 + (*p - '0') : 999999999;
+			p++;
+		}
+		if (p == s || (k == 0 ? *p != '.' : *p != '\0'))
+			return -1;
+		s = p + 1;
+	}
+	/* Saturated: a huge minor is still a readable 1.x. */
+	*major = (int)v[0];
+	*minor = (int)v[1];
+	return 0;
 }
 
 enum tt_code tt_manifest_from_json(const char *text, size_t len, const char *name,
@@ -443,15 +648,17 @@ enum tt_code tt_manifest_from_json(const char *text, size_t len, const char *nam
 		goto cleanup;
 	}
 	ver = get_str(root, "format_version");
-	if (!ver || sscanf(ver, "%d.%d", &major, &minor) != 2) {
-		rc = tt_error_set(err, TT_EFORMAT, "%s: missing or bad format_version", name);
+	if (!ver || parse_version(ver, &major, &minor)) {
+		rc = tt_error_set(err, TT_EFORMAT, "%s: missing or bad format_version (want "
+				  "\"MAJOR.MINOR\", e.g. \"1.0\")", name);
 		goto cleanup;
 	}
 	if (major != TT_RUN_FORMAT_MAJOR) {
 		rc = tt_error_set(err, TT_EVERSION,
-				  "%s: run format version %d.%d found; this tokentrace %s reads "
+				  "%s: run format version %.20s%s found; this tokentrace %s reads "
 				  "versions %d.x",
-				  name, major, minor, tt_version(), TT_RUN_FORMAT_MAJOR);
+				  name, ver, strlen(ver) > 20 ? "..." : "", tt_version(),
+				  TT_RUN_FORMAT_MAJOR);
 		goto cleanup;
 	}
 	m->format_major = major;
@@ -478,12 +685,24 @@ enum tt_code tt_manifest_from_json(const char *text, size_t len, const char *nam
 	o = cJSON_GetObjectItemCaseSensitive(root, "notes");
 	if (cJSON_IsArray(o)) {
 		const cJSON *n;
+		size_t cap = 0;
 		cJSON_ArrayForEach(n, o)
 		{
 			const char *k = get_str(n, "key"), *v = get_str(n, "value");
-			if (k && v && tt_manifest_set_note(m, k, v))
+			char *ck, *cv;
+			int bad;
+			if (!k || !v)
+				continue;
+			ck = clean_copy(k, 0);
+			cv = clean_copy(v, 1); /* a launch command may span lines */
+			bad = !ck || !cv || append_note(m, &cap, ck, cv);
+			free(ck);
+			free(cv);
+			if (bad)
 				goto nomem;
 		}
+		if (dedup_notes(m))
+			goto nomem;
 	}
 	o = cJSON_GetObjectItemCaseSensitive(root, "settings");
 	if (o) {

@@ -15,6 +15,7 @@
 #include <archive_entry.h>
 
 #include "format/run_adopt.h"
+#include "format/run_source.h"
 #include "format/trace_stream.h"
 
 #define MAX_MANIFEST ((size_t)64 << 20)
@@ -29,68 +30,40 @@ struct tt_run {
 	void *on_free_ctx;
 };
 
-static enum tt_code read_whole_file(const char *path, size_t max, char **data, size_t *len,
-				    struct tt_error *err)
+static struct tt__archive *open_archive(const char *path, struct tt_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	char *buf;
-	size_t got = 0;
+	struct tt__archive *ar = NULL;
 
-	if (fd < 0)
-		return tt_error_set(err, errno == ENOENT ? TT_ENOTFOUND : TT_EIO,
-				    "cannot open '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) != 0 || (size_t)st.st_size > max) {
-		close(fd);
-		return tt_error_set(err, TT_EFORMAT, "'%s' is too large or unreadable", path);
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return tt_error_set(err, TT_ENOMEM, "out of memory reading '%s'", path);
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t k = read(fd, buf + got, (size_t)st.st_size - got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		got += (size_t)k;
-	}
-	close(fd);
-	buf[got] = '\0';
-	*data = buf;
-	*len = got;
+	if (tt__archive_open(path, &ar, err))
+		return NULL;
+	return ar;
+}
+
+/* An entry the reader may take data from: a regular file, not encrypted. */
+static enum tt_code check_entry(struct archive_entry *e, const char *arch, struct tt_error *err)
+{
+	if (archive_entry_filetype(e) != AE_IFREG)
+		return tt_error_set(err, TT_EFORMAT, "'%s' in '%s' is not a regular file",
+				    archive_entry_pathname(e), arch);
+	if (archive_entry_is_encrypted(e))
+		return tt_error_set(err, TT_EFORMAT, "'%s' in '%s' is encrypted: tokentrace does "
+				    "not read encrypted archives", archive_entry_pathname(e), arch);
 	return TT_OK;
 }
 
-static struct archive *open_archive(const char *path, struct tt_error *err)
-{
-	struct archive *a = archive_read_new();
-
-	if (!a) {
-		tt_error_set(err, TT_ENOMEM, "out of memory");
-		return NULL;
-	}
-	archive_read_support_filter_all(a);
-	archive_read_support_format_all(a);
-	if (archive_read_open_filename(a, path, 64 * 1024) != ARCHIVE_OK) {
-		tt_error_set(err, TT_EFORMAT, "cannot read '%s' as a run archive: %s", path,
-			     archive_error_string(a) ? archive_error_string(a) : "unknown format");
-		archive_read_free(a);
-		return NULL;
-	}
-	return a;
-}
-
 /* Read the current entry's data (at most max bytes). */
-static enum tt_code read_entry(struct archive *a, struct archive_entry *e, const char *arch,
+static enum tt_code read_entry(struct tt__archive *ar, struct archive_entry *e, const char *arch,
 			       size_t max, char **data, size_t *len, struct tt_error *err)
 {
+	struct archive *a = tt__archive_handle(ar);
+	const char *damage = NULL;
 	size_t cap = 64 * 1024, n = 0;
 	char *buf;
 	la_int64_t size = archive_entry_size_is_set(e) ? archive_entry_size(e) : -1;
+	enum tt_code rc = check_entry(e, arch, err);
 
+	if (rc)
+		return rc;
 	if (size > 0) {
 		if ((size_t)size > max)
 			return tt_error_set(err, TT_EFORMAT, "'%s' in '%s' is too large",
@@ -118,11 +91,13 @@ static enum tt_code read_entry(struct archive *a, struct archive_entry *e, const
 			cap *= 2;
 		}
 		k = archive_read_data(a, buf + n, cap - n - 1);
+		if (k < 0)
+			damage = tt__archive_damage(ar);
 		if (k < 0) {
-			/* Keep what came before the damage: the trace reader skips a cut frame. */
-			tt_error_setv(err, TT_WARN, TT_ETRUNC, "'%s' in '%s': %s", archive_entry_pathname(e), arch,
-				     archive_error_string(a));
-			break;
+			rc = tt_error_set(err, TT_ETRUNC, "'%s' in '%s' is damaged: %s",
+					  archive_entry_pathname(e), arch, damage ? damage : archive_error_string(a));
+			free(buf);
+			return rc;
 		}
 		if (k == 0)
 			break;
@@ -147,14 +122,15 @@ static int ends_with_manifest(const char *name, size_t *dirlen)
 
 static enum tt_code open_archive_run(struct tt_run *run, struct tt_error *err)
 {
-	struct archive *a = open_archive(run->path, err);
+	struct tt__archive *ar = open_archive(run->path, err);
+	struct archive *a = ar ? tt__archive_handle(ar) : NULL;
 	struct archive_entry *e;
 	char *best = NULL;
 	size_t best_len = 0, best_dir = 0;
 	enum tt_code rc = TT_OK;
 	int r;
 
-	if (!a)
+	if (!ar)
 		return err ? err->code : TT_FAILED;
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
 		const char *name = archive_entry_pathname(e);
@@ -164,7 +140,7 @@ static enum tt_code open_archive_run(struct tt_run *run, struct tt_error *err)
 		if (name && ends_with_manifest(name, &dirlen) && (!best || dirlen < best_dir)) {
 			char *data = NULL;
 			size_t len = 0;
-			rc = read_entry(a, e, run->path, MAX_MANIFEST, &data, &len, err);
+			rc = read_entry(ar, e, run->path, MAX_MANIFEST, &data, &len, err);
 			if (rc)
 				goto cleanup;
 			free(best);
@@ -181,7 +157,12 @@ static enum tt_code open_archive_run(struct tt_run *run, struct tt_error *err)
 	}
 	if (r != ARCHIVE_EOF && !best) {
 		rc = tt_error_set(err, TT_EFORMAT, "cannot read '%s' as a run archive: %s", run->path,
-				  archive_error_string(a));
+				  tt__archive_damage(ar) ? tt__archive_damage(ar) : "unknown error");
+		goto cleanup;
+	}
+	if (!best && tt__archive_damage(ar)) {
+		rc = tt_error_set(err, TT_EFORMAT, "'%s' holds no readable manifest.json: %s",
+				  run->path, tt__archive_damage(ar));
 		goto cleanup;
 	}
 	if (!best) {
@@ -196,7 +177,7 @@ static enum tt_code open_archive_run(struct tt_run *run, struct tt_error *err)
 	}
 cleanup:
 	free(best);
-	archive_read_free(a);
+	tt__archive_free(ar);
 	return rc;
 }
 
@@ -221,7 +202,7 @@ enum tt_code tt_run_open(const char *path, struct tt_run **out, struct tt_error 
 		struct tt_error ferr;
 		snprintf(mp, sizeof mp, "%s/manifest.json", path);
 		tt_error_clear(&ferr);
-		rc = read_whole_file(mp, MAX_MANIFEST, &data, &len, &ferr);
+		rc = tt__read_regular(mp, "manifest", MAX_MANIFEST, &data, &len, &ferr);
 		if (rc > TT_WARN && ferr.kind == TT_ENOTFOUND)
 			rc = tt_error_set(err, TT_EFORMAT,
 					  "'%s' has no manifest.json: not a run directory", path);
@@ -230,6 +211,9 @@ enum tt_code tt_run_open(const char *path, struct tt_run **out, struct tt_error 
 		if (!rc)
 			rc = tt_manifest_from_json(data, len, mp, &run->m, err);
 		free(data);
+	} else if (!S_ISREG(st.st_mode)) {
+		rc = tt_error_set(err, TT_EFORMAT, "'%s' is neither a run directory nor a regular "
+				  "file (an archive): not a run", path);
 	} else if (st.st_size == 0) {
 		rc = tt_error_set(err, TT_EFORMAT, "'%s' is empty (0 bytes): not a run", path);
 	} else {
@@ -303,37 +287,60 @@ static ptrdiff_t read_archive(void *ctx, void *buf, size_t len)
 	return k < 0 ? -1 : (ptrdiff_t)k;
 }
 
+/* A 0-byte trace of a cell the capture had not finished is what a kill
+ * right after the cell started leaves: nothing recorded yet, not damage. */
+static int empty_unfinished(const struct tt_cell_info *c, uint64_t size)
+{
+	return size == 0 && c->state != TT_CELL_DONE;
+}
+
 /* Stream one cell's trace from a file or the current archive entry; memory
  * stays at a frame or two whatever the trace's size. */
 static enum tt_code decode_cell_fd(struct tt_run *run, size_t cell, const char *path,
 				   const struct tt_trace_visitor *v, struct tt_error *err)
 {
-	char name[4200];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char name[4200], what[300];
+	int fd;
+	uint64_t size = 0;
 	enum tt_code rc;
 
-	if (fd < 0)
-		return tt_error_set(err, errno == ENOENT ? TT_ENOTFOUND : TT_EIO,
-				    "cell '%s': cannot open '%s': %s", run->m.cells[cell].id, path,
-				    strerror(errno));
+	snprintf(what, sizeof what, "cell '%s': trace", run->m.cells[cell].id);
+	rc = tt__open_regular(path, what, TT__MAX_TRACE_BYTES, &fd, &size, err);
+	if (rc)
+		return rc;
+	if (empty_unfinished(&run->m.cells[cell], size)) {
+		close(fd);
+		return TT_OK;
+	}
 	cell_name(run, cell, name, sizeof name);
 	rc = tt__trace_decode_stream(read_fd, &fd, name, v, err);
 	close(fd);
 	return rc;
 }
 
-static enum tt_code decode_cell_archive(struct tt_run *run, size_t cell, struct archive *a,
-					const struct tt_trace_visitor *v, struct tt_error *err)
+static enum tt_code decode_cell_archive(struct tt_run *run, size_t cell, struct tt__archive *ar,
+					struct archive_entry *e, const struct tt_trace_visitor *v,
+					struct tt_error *err)
 {
 	char name[4200];
-	enum tt_code rc;
+	struct archive *a = tt__archive_handle(ar);
+	enum tt_code rc = check_entry(e, run->path, err);
 
+	if (rc)
+		return rc;
+	if (archive_entry_size_is_set(e) && archive_entry_size(e) == 0 &&
+	    empty_unfinished(&run->m.cells[cell], 0))
+		return TT_OK;
 	cell_name(run, cell, name, sizeof name);
 	rc = tt__trace_decode_stream(read_archive, a, name, v, err);
-	if (rc == TT_WARN || (rc > TT_WARN && err && (err->kind == TT_EFORMAT || err->kind == TT_ETRUNC))) {
-		const char *ae = archive_error_string(a);
-		if (ae && err)
+	if (rc == TT_WARN || (rc > TT_WARN && err && (err->kind == TT_EFORMAT || err->kind == TT_ETRUNC ||
+						     err->kind == TT_EIO))) {
+		const char *ae = tt__archive_damage(ar);
+		if (ae && err) {
 			tt_error_prefix(err, "archive: %s", ae);
+			if (rc > TT_WARN)
+				err->kind = TT_ETRUNC; /* the archive broke, not the machine */
+		}
 	}
 	return rc;
 }
@@ -356,23 +363,30 @@ enum tt_code tt_run_read_cell(struct tt_run *run, size_t cell, const struct tt_t
 		return decode_cell_fd(run, cell, p, v, err);
 	}
 	{
-		struct archive *a = open_archive(run->path, err);
+		struct tt__archive *ar = open_archive(run->path, err);
 		struct archive_entry *e;
 		char want[4200];
 		int r;
 
-		if (!a)
+		if (!ar)
 			return err ? err->code : TT_FAILED;
 		snprintf(want, sizeof want, "%s%s", run->prefix, c->trace);
-		rc = tt_error_set(err, TT_ENOTFOUND, "cell '%s': trace '%s' missing from '%s'", c->id,
-				  want, run->path);
-		while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+		rc = TT_EOF;
+		while ((r = archive_read_next_header(tt__archive_handle(ar), &e)) == ARCHIVE_OK ||
+		       r == ARCHIVE_WARN) {
 			if (strcmp(archive_entry_pathname(e), want) != 0)
 				continue;
-			rc = decode_cell_archive(run, cell, a, v, err);
+			rc = decode_cell_archive(run, cell, ar, e, v, err);
 			break;
 		}
-		archive_read_free(a);
+		if (rc == TT_EOF) {
+			const char *why = r != ARCHIVE_EOF ? tt__archive_damage(ar) : NULL;
+			rc = tt_error_set(err, why ? TT_ETRUNC : TT_ENOTFOUND,
+					  "cell '%s': trace '%s' missing from '%s'%s%s", c->id, want,
+					  run->path, why ? ", which is damaged before it: " : "",
+					  why ? why : "");
+		}
+		tt__archive_free(ar);
 		return rc;
 	}
 }
@@ -407,12 +421,31 @@ static void cell_done(const struct tt_run_visitor *v, size_t i, enum tt_code rc,
 	}
 }
 
+static int cmp_trace(const void *a, const void *b)
+{
+	const struct tt_cell_info *x = *(const struct tt_cell_info *const *)a;
+	const struct tt_cell_info *y = *(const struct tt_cell_info *const *)b;
+	int c = strcmp(x->trace, y->trace);
+	/* Equal names keep manifest order. */
+	return c ? c : (x < y ? -1 : x > y);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	const struct tt_cell_info *x = *(const struct tt_cell_info *const *)a;
+	const struct tt_cell_info *y = *(const struct tt_cell_info *const *)b;
+	return strcmp(x->trace, y->trace);
+}
+
 enum tt_code tt_run_read_all(struct tt_run *run, const struct tt_run_visitor *v,
 			     struct tt_error *err)
 {
 	struct tt_trace_visitor tv = v->trace;
 	struct tt_error acc;
 	unsigned char *seen = NULL;
+	struct tt_cell_info **byname = NULL;
+	size_t nbyname = 0;
+	char damage[300] = "";
 
 	tv.ctx = v->ctx;
 	tt_error_clear(&acc);
@@ -433,51 +466,82 @@ enum tt_code tt_run_read_all(struct tt_run *run, const struct tt_run_visitor *v,
 		return acc.code;
 	}
 	seen = calloc(run->m.n_cells + 1, 1);
-	if (!seen)
+	byname = malloc((run->m.n_cells + 1) * sizeof *byname);
+	if (!seen || !byname) {
+		free(seen);
+		free(byname);
 		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	}
+	/* Entries are matched to cells by a sorted index: linear in the size
+	 * of the archive, whatever the number of cells. */
+	for (size_t i = 0; i < run->m.n_cells; i++)
+		if (run->m.cells[i].trace)
+			byname[nbyname++] = &run->m.cells[i];
+	qsort(byname, nbyname, sizeof *byname, cmp_trace);
 	{
-		struct archive *a = open_archive(run->path, err);
+		struct tt__archive *ar = open_archive(run->path, err);
 		struct archive_entry *e;
 		size_t plen = strlen(run->prefix);
-		int r;
+		int r = ARCHIVE_EOF;
 
-		if (!a) {
+		if (!ar) {
 			free(seen);
+			free(byname);
 			return err ? err->code : TT_FAILED;
 		}
-		while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+		while ((r = archive_read_next_header(tt__archive_handle(ar), &e)) == ARCHIVE_OK ||
+		       r == ARCHIVE_WARN) {
 			const char *name = archive_entry_pathname(e);
-			for (size_t i = 0; name && i < run->m.n_cells; i++) {
-				const struct tt_cell_info *c = &run->m.cells[i];
-				struct tt_error cerr;
-				enum tt_code rc;
+			struct tt_cell_info key, *kp = &key, **hit;
+			struct tt_error cerr;
+			enum tt_code rc;
+			size_t i;
 
-				if (seen[i] || !c->trace || strncmp(name, run->prefix, plen) != 0 ||
-				    strcmp(name + plen, c->trace) != 0)
-					continue;
-				seen[i] = 1;
-				tt_error_clear(&cerr);
-				if (v->begin_cell)
-					v->begin_cell(v->ctx, i);
-				rc = decode_cell_archive(run, i, a, &tv, &cerr);
-				cell_done(v, i, rc, &cerr, &acc);
-				break;
-			}
+			if (!name || strncmp(name, run->prefix, plen) != 0)
+				continue;
+			key.trace = (char *)name + plen;
+			hit = bsearch(&kp, byname, nbyname, sizeof *byname, cmp_name);
+			if (!hit)
+				continue;
+			/* Several cells may name one trace: the first not yet read. */
+			while (hit > byname && strcmp(hit[-1]->trace, key.trace) == 0)
+				hit--;
+			while (hit < byname + nbyname && strcmp((*hit)->trace, key.trace) == 0 &&
+			       seen[*hit - run->m.cells])
+				hit++;
+			if (hit == byname + nbyname || strcmp((*hit)->trace, key.trace) != 0)
+				continue;
+			i = (size_t)(*hit - run->m.cells);
+			seen[i] = 1;
+			tt_error_clear(&cerr);
+			if (v->begin_cell)
+				v->begin_cell(v->ctx, i);
+			rc = decode_cell_archive(run, i, ar, e, &tv, &cerr);
+			cell_done(v, i, rc, &cerr, &acc);
 		}
-		archive_read_free(a);
+		if (r != ARCHIVE_EOF && tt__archive_damage(ar))
+			snprintf(damage, sizeof damage, "%s", tt__archive_damage(ar));
+		tt__archive_free(ar);
 	}
 	for (size_t i = 0; i < run->m.n_cells; i++) {
 		struct tt_error cerr;
 		enum tt_code rc;
 		if (seen[i] || !run->m.cells[i].trace)
 			continue;
-		rc = tt_error_set(&cerr, TT_ENOTFOUND, "cell '%s': trace '%s%s' missing from '%s'",
-				  run->m.cells[i].id, run->prefix, run->m.cells[i].trace, run->path);
+		if (damage[0])
+			rc = tt_error_set(&cerr, TT_ETRUNC, "cell '%s': trace '%s%s' not read: '%s' is "
+					  "damaged before it: %s", run->m.cells[i].id, run->prefix,
+					  run->m.cells[i].trace, run->path, damage);
+		else
+			rc = tt_error_set(&cerr, TT_ENOTFOUND, "cell '%s': trace '%s%s' missing from '%s'",
+					  run->m.cells[i].id, run->prefix, run->m.cells[i].trace,
+					  run->path);
 		if (v->begin_cell)
 			v->begin_cell(v->ctx, i);
 		cell_done(v, i, rc, &cerr, &acc);
 	}
 	free(seen);
+	free(byname);
 	if (acc.code != TT_OK && err)
 		*err = acc;
 	return acc.code;

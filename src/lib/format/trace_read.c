@@ -10,6 +10,7 @@
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_FRAMEHEADERSIZE_MAX */
 #include <zstd.h>
 
+#include "core/text_clean.h"
 #include "format/trace_stream.h"
 #include "format/varint.h"
 
@@ -30,10 +31,14 @@ struct decoder {
 	uint8_t *frame;
 	size_t frame_cap;
 	ZSTD_DCtx *dctx;
+	/* (role, slot, seq) of every request delivered: open addressing */
+	uint64_t *seen;
+	size_t seen_cap, seen_n;
 	/* damage */
 	unsigned damaged;
 	char first_damage[400];
 	int stopped;
+	const char *implausible;
 };
 
 static void note_damage(struct decoder *d, size_t offset, const char *what)
@@ -80,7 +85,59 @@ static int64_t to_ns(int64_t units, uint32_t unit, int *ok)
 	return units * (int64_t)unit;
 }
 
-/* Returns 0 if the record was good, -1 if damaged, -2 out of memory. */
+/* A chunk carrying more tokens than this is not a measurement. */
+#define MAX_CHUNK_TOKENS ((uint32_t)1 << 20)
+
+static uint64_t req_key(const struct tt_request *r)
+{
+	/* seq and slot below 2^28 each in any real run; the role on top. */
+	return (uint64_t)r->role << 58 ^ ((uint64_t)r->slot & 0x3FFFFFFF) << 28 ^
+	       ((uint64_t)r->seq & 0xFFFFFFF) ^ ((uint64_t)(r->seq >> 28) << 40);
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/* 1 if the key was there already, 0 if added, -2 out of memory.  Keys are
+ * stored plus one so that 0 marks an empty slot. */
+static int seen_add(struct decoder *d, uint64_t key)
+{
+	size_t i;
+
+	key += 1;
+	if (!key)
+		key = 1;
+	if (2 * (d->seen_n + 1) > d->seen_cap) {
+		size_t nc = d->seen_cap ? d->seen_cap * 2 : 1024;
+		uint64_t *n = calloc(nc, sizeof *n);
+		if (!n)
+			return -2;
+		for (size_t k = 0; k < d->seen_cap; k++) {
+			if (!d->seen[k])
+				continue;
+			for (i = mix(d->seen[k]) & (nc - 1); n[i]; i = (i + 1) & (nc - 1))
+				;
+			n[i] = d->seen[k];
+		}
+		free(d->seen);
+		d->seen = n;
+		d->seen_cap = nc;
+	}
+	for (i = mix(key) & (d->seen_cap - 1); d->seen[i]; i = (i + 1) & (d->seen_cap - 1))
+		if (d->seen[i] == key)
+			return 1;
+	d->seen[i] = key;
+	d->seen_n++;
+	return 0;
+}
+
+/* Returns 0 if the record was good, -1 if damaged, -2 out of memory, -3 if
+ * it was whole but not plausible (skipped alone, the frame goes on). */
 static int decode_request(struct decoder *d, struct tt_cursor *c, uint32_t unit, int64_t base)
 {
 	struct tt_request r;
@@ -120,6 +177,9 @@ static int decode_request(struct decoder *d, struct tt_cursor *c, uint32_t unit,
 			return -2;
 		memcpy(d->text, e, elen);
 		d->text[elen] = '\0';
+		/* A server's words: shown in reports and dump, so no escape
+		 * sequence and no invalid UTF-8 gets through. */
+		tt__text_scrub(d->text, elen);
 		r.error = d->text;
 	}
 	if (grow((void **)&d->chunks, &d->chunks_cap, n ? n : 1, sizeof *d->chunks))
@@ -129,12 +189,30 @@ static int decode_request(struct decoder *d, struct tt_cursor *c, uint32_t unit,
 		t = wadd(t, (int64_t)tt_get_varint(c));
 		d->chunks[i].t_ns = to_ns(t, unit, &c->ok);
 	}
-	for (uint64_t i = 0; i < n; i++)
-		d->chunks[i].tokens = (uint32_t)tt_get_varint(c);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t k = tt_get_varint(c);
+		d->chunks[i].tokens = k > MAX_CHUNK_TOKENS ? MAX_CHUNK_TOKENS + 1 : (uint32_t)k;
+	}
 	if (!c->ok)
 		return -1;
+	for (uint64_t i = 0; i < n; i++)
+		if (d->chunks[i].tokens > MAX_CHUNK_TOKENS) {
+			d->implausible = "a chunk claims over 2^20 tokens";
+			return -3;
+		}
 	r.n_chunks = (size_t)n;
 	r.chunks = d->chunks;
+	/* The same request twice (a writer's bug or a forged trace) would be
+	 * counted twice: 200 copies made 5.0 average active at concurrency 1. */
+	switch (seen_add(d, req_key(&r))) {
+	case -2:
+		return -2;
+	case 1:
+		d->implausible = "a request record repeated (same role, slot and seq)";
+		return -3;
+	default:
+		break;
+	}
 	if (d->v->on_request && d->v->on_request(d->v->ctx, &r))
 		d->stopped = 1;
 	return 0;
@@ -166,10 +244,12 @@ static int decode_scrape(struct decoder *d, struct tt_cursor *c, uint32_t unit, 
 			return -1;
 		memcpy(d->strs + off, name, nl);
 		d->strs[off + nl] = '\0';
+		tt__text_scrub(d->strs + off, nl);
 		d->samples[i].name = d->strs + off;
 		off += nl + 1;
 		memcpy(d->strs + off, labels, ll);
 		d->strs[off + ll] = '\0';
+		tt__text_scrub(d->strs + off, ll);
 		d->samples[i].labels = d->strs + off;
 		off += ll + 1;
 		d->samples[i].value = value;
@@ -239,6 +319,10 @@ static int decode_frame(struct decoder *d, const uint8_t *p, size_t len, size_t 
 		/* other types: skipped, forward compatible */
 		if (r == -2)
 			return -2;
+		if (r == -3) {
+			note_damage(d, offset, d->implausible);
+			continue;
+		}
 		if (r == -1) {
 			note_damage(d, offset, type == 2 ? "damaged request record" :
 							   "damaged scrape record");
@@ -448,6 +532,7 @@ static enum tt_code decode_source(struct source *s, const char *name,
 	}
 cleanup:
 	ZSTD_freeDCtx(d.dctx);
+	free(d.seen);
 	free(d.chunks);
 	free(d.text);
 	free(d.samples);

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,6 +165,7 @@ static int summary_concurrency(struct tt__imp *im, struct tt_error *err)
 	char path[4096];
 	size_t n = strlen(im->file);
 	FILE *f;
+	struct stat st;
 	char *text = NULL;
 	long len;
 	cJSON *root;
@@ -173,7 +175,9 @@ static int summary_concurrency(struct tt__imp *im, struct tt_error *err)
 	if (n < 6 || strcmp(im->file + n - 6, ".jsonl") != 0 || n + 16 > sizeof path)
 		return 0;
 	snprintf(path, sizeof path, "%.*s_aiperf.json", (int)(n - 6), im->file);
-	if (!(f = fopen(path, "rb")))
+	/* The summary beside the records: a regular file only (never wait on
+	 * a FIFO or read a device). */
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fopen(path, "rb")))
 		return 0;
 	if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && len < (64 << 20) &&
 	    fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)len + 1)) &&

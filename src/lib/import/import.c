@@ -54,7 +54,9 @@ enum tt_code tt_import_format_parse(const char *name, enum tt_import_format *out
 
 static enum tt_code read_file(const char *path, char **data, size_t *len, struct tt_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer (it is then
+	 * refused as not a regular file). */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	char *buf;
 	size_t got = 0;
@@ -536,14 +538,19 @@ enum tt_code tt_import_files(const char *const *paths, size_t n, const struct tt
 static int json_text(const char *path)
 {
 	char buf[256];
-	FILE *f = fopen(path, "rb");
-	size_t n;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n;
 
-	if (!f)
+	if (fd < 0)
 		return 0;
-	n = fread(buf, 1, sizeof buf, f);
-	fclose(f);
-	return is_one_json_value(buf, n);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	n = read(fd, buf, sizeof buf);
+	close(fd);
+	return n > 0 && is_one_json_value(buf, (size_t)n);
 }
 
 static void free_tmp(void *ctx)

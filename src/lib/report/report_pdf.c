@@ -446,15 +446,25 @@ enum tt_code tt__report_pdf(const struct tt_report *r, struct tt_run *run,
 	n_charts = tt__report_chart_list(r, run, charts, sizeof charts / sizeof charts[0]);
 	for (size_t k = 0; k < n_charts; k++) {
 		struct tt_error cerr;
+		struct canvas pc;
 		enum tt_code crc;
 		new_page(&f);
 		tt_error_clear(&cerr);
 		charts[k].format = TT_CHART_PDF;
-		cairo_save(c.cr);
-		crc = tt__chart_draw(&c, MARGIN, MARGIN - 10, PAGE_W - 2 * MARGIN,
-				 PAGE_H - 2 * MARGIN - FOOTER_H + 10, r, run, &charts[k], cache,
-				 NULL, &cerr);
-		cairo_restore(c.cr);
+		/* Drawn apart and merged only when good: a chart that fails in
+		 * cairo (a NaN reaching a transformation) would otherwise fail
+		 * the whole document. */
+		crc = tt__canvas_isolate(&c, &pc, &cerr);
+		if (crc == TT_OK) {
+			crc = tt__chart_draw(&pc, MARGIN, MARGIN - 10, PAGE_W - 2 * MARGIN,
+					 PAGE_H - 2 * MARGIN - FOOTER_H + 10, r, run, &charts[k],
+					 cache, NULL, &cerr);
+			if (crc == TT_OK)
+				crc = tt__canvas_merge(&c, &pc, tt__chart_kind_title(charts[k].kind),
+						       &cerr);
+			else
+				tt__canvas_release(&pc);
+		}
 		if (crc > TT_WARN && cerr.kind == TT_ENOMEM) {
 			rc = tt_error_set(err, TT_ENOMEM, "%s", cerr.msg);
 			goto cleanup;

@@ -118,6 +118,12 @@ int tt__render_has_decode_figures(const struct tt_cell_figures *c)
 	return c->phase == TT_PHASE_DECODE && tt__render_has_counts(c);
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
 /* Sorted distinct contexts (or concurrency levels) of cells in a phase; at
  * most cap of them (later new values are dropped once full). */
 size_t tt__render_distinct(const struct tt_report *r, enum tt_phase phase, int want_conc,
@@ -125,6 +131,18 @@ size_t tt__render_distinct(const struct tt_report *r, enum tt_phase phase, int w
 {
 	size_t n = 0, i, j, k;
 
+	/* Room for every cell: sort once (inserting one by one is quadratic,
+	 * which a manifest of 100k cells turns into minutes). */
+	if (cap >= r->n_cells) {
+		for (i = 0; i < r->n_cells; i++)
+			if (r->cells[i].phase == phase)
+				vals[n++] = want_conc ? r->cells[i].concurrency : r->cells[i].context;
+		qsort(vals, n, sizeof *vals, cmp_i64);
+		for (i = j = 0; i < n; i++)
+			if (j == 0 || vals[j - 1] != vals[i])
+				vals[j++] = vals[i];
+		return j;
+	}
 	for (i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *c = &r->cells[i];
 		int64_t v = want_conc ? c->concurrency : c->context;
@@ -141,4 +159,33 @@ size_t tt__render_distinct(const struct tt_report *r, enum tt_phase phase, int w
 		n++;
 	}
 	return n;
+}
+
+static size_t find_i64(const int64_t *v, size_t n, int64_t x)
+{
+	const int64_t *p = bsearch(&x, v, n, sizeof *v, cmp_i64);
+	return p ? (size_t)(p - v) : n;
+}
+
+const struct tt_cell_figures **tt__render_grid(const struct tt_report *r, const int64_t *ctxs,
+					       size_t nctx, const int64_t *concs, size_t nconc)
+{
+	const struct tt_cell_figures **g;
+
+	if (!nctx || !nconc || nctx > TT__RENDER_MAX_GRID / nconc)
+		return NULL;
+	g = calloc(nctx * nconc, sizeof *g);
+	if (!g)
+		return NULL;
+	for (size_t i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *c = &r->cells[i];
+		size_t row, col;
+		if (c->phase != TT_PHASE_DECODE)
+			continue;
+		row = find_i64(ctxs, nctx, c->context);
+		col = find_i64(concs, nconc, c->concurrency);
+		if (row < nctx && col < nconc && !g[row * nconc + col])
+			g[row * nconc + col] = c;
+	}
+	return g;
 }

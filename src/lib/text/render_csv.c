@@ -10,20 +10,15 @@
 
 static const char *const dist_names[] = {"per_request_tok_s", "ttft_ms", "tbt_ms"};
 
-/* RFC 4180: quote a field holding a comma, quote or line break; double quotes. */
-static void field(struct tt_buf *out, const char *s, int first)
+/* RFC 4180: quote a field holding a comma, quote or line break; double
+ * quotes.  A text field starting with = + - @ TAB or CR is what a
+ * spreadsheet runs as a formula: it gets a leading apostrophe and quotes
+ * (formats/report-csv.md 1).  Numbers go through num_field. */
+static void quoted(struct tt_buf *out, const char *s, int formula)
 {
 	const char *p;
 
-	if (!first)
-		tt_buf_puts(out, ",");
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		tt_buf_puts(out, s);
-		return;
-	}
-	tt_buf_puts(out, "\"");
+	tt_buf_puts(out, formula ? "\"'" : "\"");
 	for (p = s; *p; p++) {
 		if (*p == '"')
 			tt_buf_puts(out, "\"\"");
@@ -33,12 +28,36 @@ static void field(struct tt_buf *out, const char *s, int first)
 	tt_buf_puts(out, "\"");
 }
 
+static void field(struct tt_buf *out, const char *s, int first)
+{
+	if (!first)
+		tt_buf_puts(out, ",");
+	if (!s)
+		return;
+	if (strchr("=+-@\t\r", s[0]) && s[0]) {
+		quoted(out, s, 1);
+		return;
+	}
+	if (!strpbrk(s, ",\"\r\n")) {
+		tt_buf_puts(out, s);
+		return;
+	}
+	quoted(out, s, 0);
+}
+
+/* A number we formatted ourselves ("-0.5" is no formula). */
+static void num_field(struct tt_buf *out, const char *s)
+{
+	tt_buf_puts(out, ",");
+	tt_buf_puts(out, s);
+}
+
 static void exact(struct tt_buf *out, double v)
 {
 	char num[40];
 
 	tt__fmt_exact(v, num, sizeof num);
-	field(out, num, 0);
+	num_field(out, num);
 }
 
 static void count(struct tt_buf *out, long v, int known)
@@ -48,7 +67,7 @@ static void count(struct tt_buf *out, long v, int known)
 	num[0] = '\0';
 	if (known && v >= 0)
 		snprintf(num, sizeof num, "%ld", v);
-	field(out, num, 0);
+	num_field(out, num);
 }
 
 static void header(const struct tt_report *r, struct tt_buf *out)
@@ -101,29 +120,29 @@ static void row(const struct tt_report *r, const struct tt_cell_figures *c, stru
 
 	field(out, c->phase == TT_PHASE_PREFILL ? "prefill" : "decode", 1);
 	tt__render_context(c->context, num, sizeof num);
-	field(out, num, 0);
+	num_field(out, num);
 	snprintf(num, sizeof num, "%d", c->concurrency);
-	field(out, num, 0);
+	num_field(out, num);
 	field(out, tt_status_name(c->status), 0);
 	tt__fmt_rate_plain(counts ? c->total_tok_s : NAN, num, sizeof num);
-	field(out, num, 0);
+	num_field(out, num);
 	tt__fmt_plain(dec ? c->per_request_tok_s.p50 : NAN, 1, num, sizeof num);
-	field(out, num, 0);
+	num_field(out, num);
 	tt__fmt_plain(counts ? c->ttft_ms.p50 : NAN, 0, num, sizeof num);
-	field(out, num, 0);
+	num_field(out, num);
 	tt__fmt_plain(dec ? c->tbt_ms.p50 : NAN, 1, num, sizeof num);
-	field(out, num, 0);
+	num_field(out, num);
 	tt__fmt_plain(dec ? c->avg_active : NAN, 1, num, sizeof num);
-	field(out, num, 0);
+	num_field(out, num);
 	count(out, c->completed, counts);
 	count(out, c->output_tokens, dec);
 	tt__fmt_plain(dec ? c->measured_s : NAN, 1, num, sizeof num);
-	field(out, num, 0);
+	num_field(out, num);
 
 	tt__render_cell_id(r, c, text, sizeof text);
 	field(out, text, 0);
 	snprintf(num, sizeof num, "%lld", (long long)c->context);
-	field(out, num, 0);
+	num_field(out, num);
 	field(out, tt_status_key(c->status), 0);
 	exact(out, c->total_tok_s);
 	exact(out, c->avg_active);

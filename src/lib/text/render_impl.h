@@ -51,6 +51,15 @@ size_t tt__render_distinct(const struct tt_report *r, enum tt_phase phase, int w
 			  int64_t *vals, size_t cap);
 int tt__render_has_decode_figures(const struct tt_cell_figures *c);
 
+/* The decode matrix as a grid: entry [i * nconc + j] is the first decode
+ * cell at ctxs[i] (sorted) and concs[j] (sorted), or NULL.  One pass over
+ * the cells, where looking each entry up was quadratic.  NULL (no grid: the
+ * caller leaves the matrix out and says so) when nctx x nconc exceeds
+ * TT__RENDER_MAX_GRID or memory is short.  Caller frees. */
+#define TT__RENDER_MAX_GRID ((size_t)1 << 20)
+const struct tt_cell_figures **tt__render_grid(const struct tt_report *r, const int64_t *ctxs,
+					       size_t nctx, const int64_t *concs, size_t nconc);
+
 /* Plain number with at most `decimals` decimals, trailing zeros dropped,
  * no separators ("959.9", "972", "30"); "" for NaN/inf. */
 void tt__fmt_plain(double v, int decimals, char *buf, size_t len);

@@ -37,7 +37,10 @@ static void item(struct tt_buf *out, const char *label, const char *value)
 {
 	if (!value || !*value)
 		return;
-	tt_buf_printf(out, "- **%s:** ", label);
+	/* The label may be a note key from the run: escaped like any text. */
+	tt_buf_puts(out, "- **");
+	md_text(out, label);
+	tt_buf_puts(out, ":** ");
 	md_text(out, value);
 	tt_buf_puts(out, "\n");
 }
@@ -308,21 +311,6 @@ static void facts(const struct tt_report *r, int has_decode, struct tt_buf *out)
 
 /* ---- tables ------------------------------------------------------------ */
 
-static const struct tt_cell_figures *find_cell(const struct tt_report *r, enum tt_phase phase,
-					       int64_t context, int conc)
-{
-	size_t i;
-
-	for (i = 0; i < r->n_cells; i++) {
-		const struct tt_cell_figures *c = &r->cells[i];
-
-		if (c->phase == phase && c->context == context &&
-		    (phase == TT_PHASE_PREFILL || c->concurrency == conc))
-			return c;
-	}
-	return NULL;
-}
-
 /* One matrix or prefill entry: the rate, the status when not Valid, TTFT. */
 static void cell_summary(const struct tt_cell_figures *c, int with_ttft_word, struct tt_buf *out)
 {
@@ -374,8 +362,14 @@ static void decode_matrix(const struct tt_report *r, int64_t *ctxs, int64_t *con
 {
 	size_t nctx = tt__render_distinct(r, TT_PHASE_DECODE, 0, ctxs, r->n_cells);
 	size_t nconc = tt__render_distinct(r, TT_PHASE_DECODE, 1, concs, r->n_cells);
+	const struct tt_cell_figures **grid = tt__render_grid(r, ctxs, nctx, concs, nconc);
 	size_t i, j;
 
+	if (!grid) {
+		tt_buf_printf(out, "## Sustained decode\n\nThe matrix (%zu contexts by %zu "
+			      "concurrency levels) is left out: too large to print.\n\n", nctx, nconc);
+		return;
+	}
 	tt_buf_puts(out, "## Sustained decode\n\ntotal tok/s" MIDDOT
 			 "rows are context length, columns are simultaneous requests\n\n"
 			 "| Context |");
@@ -391,8 +385,7 @@ static void decode_matrix(const struct tt_report *r, int64_t *ctxs, int64_t *con
 		tt__render_context(ctxs[i], ctx, sizeof ctx);
 		tt_buf_printf(out, "| %s |", ctx);
 		for (j = 0; j < nconc; j++) {
-			const struct tt_cell_figures *c =
-				find_cell(r, TT_PHASE_DECODE, ctxs[i], (int)concs[j]);
+			const struct tt_cell_figures *c = grid[i * nconc + j];
 
 			tt_buf_puts(out, " ");
 			if (c)
@@ -404,6 +397,7 @@ static void decode_matrix(const struct tt_report *r, int64_t *ctxs, int64_t *con
 		tt_buf_puts(out, "\n");
 	}
 	tt_buf_puts(out, "\n");
+	free(grid);
 }
 
 /* The statuses that occur, Valid aside, each with its one-sentence legend. */

@@ -292,20 +292,9 @@ static enum tt_code prefill(const struct tt_report *r, const size_t *order, size
 }
 
 
-static const struct tt_cell_figures *find(const struct tt_report *r, int64_t ctx, int64_t conc)
-{
-	size_t i;
-
-	for (i = 0; i < r->n_cells; i++)
-		if (r->cells[i].phase == TT_PHASE_DECODE && r->cells[i].context == ctx &&
-		    r->cells[i].concurrency == conc)
-			return &r->cells[i];
-	return NULL;
-}
-
 /* A matrix of one figure (ttft = 0: total tok/s, 1: median TTFT), split into
  * column groups that fit the width. */
-static enum tt_code matrix(const struct tt_report *r, const int64_t *ctxs, size_t nctx,
+static enum tt_code matrix(const struct tt_cell_figures **grid, const int64_t *ctxs, size_t nctx,
 			   const int64_t *concs, size_t nconc, int ttft, size_t avail,
 			   int use_color, struct tt_buf *out)
 {
@@ -333,7 +322,7 @@ static enum tt_code matrix(const struct tt_report *r, const int64_t *ctxs, size_
 			tt__render_context(ctxs[i], s, sizeof s);
 			set(&t, i + 1, 0, s, NULL);
 			for (j = 0; j < take; j++) {
-				const struct tt_cell_figures *c = find(r, ctxs[i], concs[start + j]);
+				const struct tt_cell_figures *c = grid[i * nconc + start + j];
 				char v[48];
 
 				if (!c) {
@@ -382,6 +371,7 @@ static enum tt_code decode(const struct tt_report *r, size_t avail, int use_colo
 {
 	int64_t *ctxs = malloc(r->n_cells * sizeof *ctxs);
 	int64_t *concs = malloc(r->n_cells * sizeof *concs);
+	const struct tt_cell_figures **grid = NULL;
 	enum tt_code rc = TT_OK;
 	size_t nctx, nconc;
 
@@ -393,15 +383,23 @@ static enum tt_code decode(const struct tt_report *r, size_t avail, int use_colo
 	nconc = tt__render_distinct(r, TT_PHASE_DECODE, 1, concs, r->n_cells);
 	if (!nctx)
 		goto cleanup;
+	grid = tt__render_grid(r, ctxs, nctx, concs, nconc);
+	if (!grid) {
+		title("Sustained decode", avail, use_color, out);
+		tt_buf_printf(out, "The matrix (%zu contexts by %zu concurrency levels) is left out: "
+			      "too large to print.\n\n", nctx, nconc);
+		goto cleanup;
+	}
 	title("Sustained decode: total tok/s (rows: context, columns: simultaneous requests)",
 	      avail, use_color, out);
-	rc = matrix(r, ctxs, nctx, concs, nconc, 0, avail, use_color, out);
+	rc = matrix(grid, ctxs, nctx, concs, nconc, 0, avail, use_color, out);
 	if (rc)
 		goto cleanup;
 	title("Sustained decode: median TTFT", avail, use_color, out);
-	rc = matrix(r, ctxs, nctx, concs, nconc, 1, avail, use_color, out);
+	rc = matrix(grid, ctxs, nctx, concs, nconc, 1, avail, use_color, out);
 
 cleanup:
+	free(grid);
 	free(ctxs);
 	free(concs);
 	return rc;
