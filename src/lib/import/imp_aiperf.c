@@ -33,7 +33,7 @@ static enum tt_code metric(struct tt__imp *im, const cJSON *metrics, const char 
 	*found = 0;
 	if (!m || cJSON_IsNull(m))
 		return TT_OK;
-	snprintf(w, sizeof w, "%s.metrics.%s", where, name);
+	snprintf(w, sizeof w, "%s: metrics.%s", where, name);
 	if (!cJSON_IsObject(m))
 		return tt__imp_fail_err(im, err, w, "an object {value, unit} expected");
 	return tt__imp_num(im, m, w, "value", 1, out, found, err);
@@ -54,7 +54,7 @@ static enum tt_code record(struct tt__imp *im, const cJSON *o, const char *where
 	if ((rc = tt__imp_member(im, o, where, "metadata", cJSON_Object, 1, &md, err)) ||
 	    (rc = tt__imp_member(im, o, where, "metrics", cJSON_Object, 0, &metrics, err)))
 		return rc;
-	snprintf(w, sizeof w, "%s.metadata", where);
+	snprintf(w, sizeof w, "%s: metadata", where);
 	/* Newer: request_start_ns / request_end_ns; older: timestamp_ns. */
 	if ((rc = tt__imp_num(im, md, w, "request_start_ns", 0, &start, &f_start, err)))
 		return rc;
@@ -91,7 +91,7 @@ static enum tt_code record(struct tt__imp *im, const cJSON *o, const char *where
 		isl = v;
 	e = metrics ? cJSON_GetObjectItemCaseSensitive(metrics, "inter_chunk_latency") : NULL;
 	if (e && !cJSON_IsNull(e)) {
-		snprintf(w, sizeof w, "%s.metrics.inter_chunk_latency", where);
+		snprintf(w, sizeof w, "%s: metrics.inter_chunk_latency", where);
 		icl = cJSON_GetObjectItemCaseSensitive(e, "value");
 		if (!cJSON_IsArray(icl))
 			return tt__imp_fail_err(im, err, w, "{\"value\": [ms, ...]} expected");
@@ -114,7 +114,7 @@ static enum tt_code record(struct tt__imp *im, const cJSON *o, const char *where
 		cJSON_ArrayForEach(e, icl)
 		{
 			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0) {
-				snprintf(w, sizeof w, "%s.metrics.inter_chunk_latency.value[%zu]", where,
+				snprintf(w, sizeof w, "%s: metrics.inter_chunk_latency.value[%zu]", where,
 					 j - 1);
 				return tt__imp_fail_err(im, err, w, "a number of ms >= 0 expected");
 			}
@@ -288,7 +288,7 @@ enum tt_code tt__import_aiperf(struct tt__imp *im, const cJSON *root, struct tt_
 	}
 	{
 		int64_t ctx = pn ? (psum + pn / 2) / pn : 0;
-		if ((rc = tt__imp_cell(im, TT_PHASE_DECODE, ctx, conc, &cell, err)) ||
+		if ((rc = tt__imp_cell(im, "", TT_PHASE_DECODE, ctx, conc, &cell, err)) ||
 		    (rc = tt__imp_add_i64(im, &im->m->contexts, &im->m->n_contexts, ctx, err)) ||
 		    (rc = tt__imp_add_int(im, &im->m->concurrency, &im->m->n_concurrency, conc, err)))
 			goto cleanup;
