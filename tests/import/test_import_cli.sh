@@ -18,6 +18,7 @@ cases=(
   'vllm-detail|vllm-bench/detailed-c4.json|| Sustained decode | 512 | 4 | Errors | 327.4 | 83.9 | 47 ms | 11.8 ms | 3.7 | 12 | 768 | 2.3 s |'
   'genai|genai-perf/llama3-8b-concurrency1-profile_export.json|| Sustained decode | 189 | 1 | Valid | 73.6 | 76.1 | 25 ms | 13.2 ms | 0.9 | 53 | 2,650 | 36.0 s |'
   'aiperf|aiperf/run1-profile_export.jsonl|| Sustained decode | 550 | 100 | Valid | 2,320.7 | 36.2 | 2,369 ms | 22.7 ms |'
+  'aiperf-new|aiperf/newer-schema-docs-example.jsonl|| Sustained decode | 550 | 1 | Too few samples | 0.0 | 192.1 | 256 ms | 5.2 ms |'
   'guidellm|guidellm/qwen3-4b-sanity-benchmarks.json|| Sustained decode | 99 | 4 | Valid | 164.4 | 41.4 | 172 ms | 24.2 ms | 4.0 | 4 | 4,096 | 24.9 s |'
 )
 for c in "${cases[@]}"; do

@@ -64,7 +64,10 @@ static enum tt_code record(struct tt__imp *im, const cJSON *o, const char *where
 		return rc;
 	if (found)
 		end = v;
+	/* "ttft" in older exports, "time_to_first_token" in newer ones. */
 	if ((rc = metric(im, metrics, where, "ttft", &v, &found, err)))
+		return rc;
+	if (!found && (rc = metric(im, metrics, where, "time_to_first_token", &v, &found, err)))
 		return rc;
 	if (found)
 		ttft = v;
