@@ -61,6 +61,26 @@ check python3 "$here/check_summary.py" aiperf "$tmp/aiperf.json" "$fx/aiperf/run
 # AIPerf's cancelled requests are aborted on purpose, not errors.
 check python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['cells'][0]; assert c['errors'] == 0 and c['requests'] == 100, c" "$tmp/aiperf.json"
 check grep -q '"key":[[:space:]]*"aiperf_summary"' "$tmp/aiperf/manifest.json"
+# AIPerf's raw export (constructed from the GenAI-Perf fixture's first four
+# requests): each response a chunk, tokens counted from its SSE text or
+# packets; the same requests give the same TTFT and tokens as the GenAI-Perf
+# import, and the refused request is an HTTP failure.
+"$tt" dump "$fx/aiperf/raw-export-constructed.jsonl" > "$tmp/raw.dump"
+"$tt" dump "$tmp/genai" > "$tmp/genai.dump"
+check python3 - "$tmp/raw.dump" "$tmp/genai.dump" <<'PY'
+import json, sys
+def reqs(p):
+    out = []
+    for l in open(p):
+        r = json.loads(l)
+        first = next((t for t, k in r["chunks"] if k > 0), None)
+        out.append((None if first is None else first - r["send"], sum(k for _, k in r["chunks"]), r["fail"]))
+    return out
+raw, genai = reqs(sys.argv[1]), reqs(sys.argv[2])
+assert raw[:4] == genai[:4], (raw[:4], genai[:4])
+assert raw[4] == (None, 0, "http"), raw[4]
+PY
+
 # Several files of a sweep make one run.
 check "$tt" import "$fx"/vllm-bench/*.json -o "$tmp/vllm-all" -q
 check test "$(grep -c '"phase":' "$tmp/vllm-all/manifest.json")" = 3

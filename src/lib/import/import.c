@@ -124,8 +124,8 @@ enum tt_import_format tt__import_sniff(const char *data, size_t len, const cJSON
 			return TT_IMPORT_GUIDELLM;
 		if (has(root, "ttfts") || has(root, "mean_ttft_ms") || has(root, "median_ttft_ms"))
 			return TT_IMPORT_VLLM;
-		/* One AIPerf record alone (a one-line export). */
-		if (has(root, "metadata") && has(root, "metrics"))
+		/* One AIPerf record alone (a one-line export, records or raw). */
+		if (has(root, "metadata") && (has(root, "metrics") || has(root, "start_perf_ns")))
 			return TT_IMPORT_AIPERF;
 		return TT_IMPORT_AUTO;
 	}
