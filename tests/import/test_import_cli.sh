@@ -77,7 +77,8 @@ def reqs(p):
         out.append((None if first is None else first - r["send"], sum(k for _, k in r["chunks"]), r["fail"]))
     return out
 raw, genai = reqs(sys.argv[1]), reqs(sys.argv[2])
-assert raw[:4] == genai[:4], (raw[:4], genai[:4])
+# Equal to the trace's 1 us unit (each run rounds from its own origin).
+assert all(abs(a[0] - b[0]) <= 1000 and a[1:] == b[1:] for a, b in zip(raw[:4], genai[:4])), (raw[:4], genai[:4])
 assert raw[4] == (None, 0, "http"), raw[4]
 PY
 
