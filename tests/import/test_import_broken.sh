@@ -18,7 +18,7 @@ for dir in "$corpus"/import-*; do
   for f in "$dir"/*; do
     base=${f##*/}
     case $base in
-      valid.*|early.*|seed.*|aggregate.*|prefill.*|rate*|newer-schema.*|no-start-times.*|missing-start.*) want=0 ;;
+      valid.*|raw-valid.*|early.*|seed.*|aggregate.*|prefill.*|rate*|newer-schema.*|no-start-times.*|missing-start.*) want=0 ;;
       garbage-sse.*) want=0 ;; # imported; the request is failed as malformed (checked below)
       newer.*) want=3 ;;
       *) want=1 ;;

@@ -113,3 +113,13 @@ variants("guidellm", gl, {
     "rate": lambda d: d["benchmarks"][0]["config"].__setitem__("strategy", {"type_": "constant", "rate": 2.0}),
     "requests-not-object": lambda d: d["benchmarks"][0].__setitem__("requests", []),
 })
+
+# AIPerf raw export: two constructed records (one text, one packets), broken.
+raw = [json.loads(x) for x in open(f"{FX}/aiperf/raw-export-constructed.jsonl")]
+for r in raw:
+    r["responses"] = r["responses"][:6]
+write("aiperf", "raw-valid.jsonl", "".join(json.dumps(r) + "\n" for r in (raw[0], raw[3], raw[4])))
+bad = copy.deepcopy(raw[0]); bad["responses"][2]["perf_ns"] = "later"
+write("aiperf", "raw-wrong-type.jsonl", json.dumps(bad) + "\n")
+bad = copy.deepcopy(raw[0]); bad["responses"][3]["perf_ns"] = 0
+write("aiperf", "raw-backwards.jsonl", json.dumps(bad) + "\n")
