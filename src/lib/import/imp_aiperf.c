@@ -351,11 +351,14 @@ enum tt_code tt__import_aiperf(struct tt__imp *im, const cJSON *root, struct tt_
 			v = nv;
 			cap = nc;
 		}
+		memset(&v[n], 0, sizeof v[n]);
 		rc = cJSON_GetObjectItemCaseSensitive(o, "start_perf_ns") ?
 			     raw_record(im, o, where, &v[n], err) : record(im, o, where, &v[n], err);
 		cJSON_Delete(o);
-		if (rc)
+		if (rc) {
+			free(v[n].chunks); /* the record that failed is not counted in n */
 			goto cleanup;
+		}
 		if (v[n].r.t_send_ns < origin)
 			origin = v[n].r.t_send_ns;
 		n++;
