@@ -99,6 +99,9 @@ static enum tt_code read_metadata(struct tt__imp *im, const cJSON *md, struct tt
 	if ((rc = tt__imp_str(im, md, "metadata", "version", 0, &s, err)))
 		return rc;
 	im->src.tool = "llm-inference-bench";
+	/* The tool streams from /v1/chat/completions (REFERENCE section 1). */
+	if ((rc = tt__imp_set(im, &im->m->endpoint, "chat", err)))
+		return rc;
 	im->src.tool_version = (char *)s;
 	check_version(im, s);
 	if ((rc = tt__imp_str(im, md, "metadata", "engine", 0, &s, err)) ||

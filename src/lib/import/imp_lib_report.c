@@ -270,6 +270,9 @@ enum tt_code tt__import_lib_report(struct tt__imp *im, const cJSON *root, struct
 
 	(void)root;
 	im->src.tool = "llm-inference-bench";
+	/* The tool streams from /v1/chat/completions (REFERENCE section 1). */
+	if ((rc = tt__imp_set(im, &im->m->endpoint, "chat", err)))
+		return rc;
 	while (next_line(&cur, end, &no, &l)) {
 		const char *bar = memchr(l.p, '|', l.len);
 		clean(l.p, l.len, text, sizeof text);
