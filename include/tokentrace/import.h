@@ -51,6 +51,12 @@ struct tt_import_opts {
 enum tt_code tt_import_files(const char *const *paths, size_t n, const struct tt_import_opts *opts,
 			     const char *dir, struct tt_error *err);
 
+/* As tt_import_files for one file's bytes held in memory; name is used in
+ * messages and the provenance record. */
+enum tt_code tt_import_memory(const void *data, size_t len, const char *name,
+			      const struct tt_import_opts *opts, const char *dir,
+			      struct tt_error *err);
+
 /* Open path as tt_run_open does when it is a run (directory or archive);
  * otherwise import it (one file of another tool) into a private temporary
  * directory that tt_run_free removes.  tt_run_path then returns path.

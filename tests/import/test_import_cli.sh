@@ -18,6 +18,7 @@ cases=(
   'vllm-detail|vllm-bench/detailed-c4.json|| Sustained decode | 512 | 4 | Errors | 327.4 | 83.9 | 47 ms | 11.8 ms | 3.7 | 12 | 768 | 2.3 s |'
   'genai|genai-perf/llama3-8b-concurrency1-profile_export.json|| Sustained decode | 189 | 1 | Valid | 73.6 | 76.1 | 25 ms | 13.2 ms | 0.9 | 53 | 2,650 | 36.0 s |'
   'aiperf|aiperf/run1-profile_export.jsonl|| Sustained decode | 550 | 100 | Valid | 2,320.7 | 36.2 | 2,369 ms | 22.7 ms |'
+  'aiperf-new|aiperf/newer-schema-docs-example.jsonl|| Sustained decode | 550 | 1 | Too few samples | 0.0 | 192.1 | 256 ms | 5.2 ms |'
   'guidellm|guidellm/qwen3-4b-sanity-benchmarks.json|| Sustained decode | 99 | 4 | Valid | 164.4 | 41.4 | 172 ms | 24.2 ms | 4.0 | 4 | 4,096 | 24.9 s |'
 )
 for c in "${cases[@]}"; do
@@ -60,6 +61,27 @@ check python3 "$here/check_summary.py" aiperf "$tmp/aiperf.json" "$fx/aiperf/run
 # AIPerf's cancelled requests are aborted on purpose, not errors.
 check python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['cells'][0]; assert c['errors'] == 0 and c['requests'] == 100, c" "$tmp/aiperf.json"
 check grep -q '"key":[[:space:]]*"aiperf_summary"' "$tmp/aiperf/manifest.json"
+# AIPerf's raw export (constructed from the GenAI-Perf fixture's first four
+# requests): each response a chunk, tokens counted from its SSE text or
+# packets; the same requests give the same TTFT and tokens as the GenAI-Perf
+# import, and the refused request is an HTTP failure.
+"$tt" dump "$fx/aiperf/raw-export-constructed.jsonl" > "$tmp/raw.dump"
+"$tt" dump "$tmp/genai" > "$tmp/genai.dump"
+check python3 - "$tmp/raw.dump" "$tmp/genai.dump" <<'PY'
+import json, sys
+def reqs(p):
+    out = []
+    for l in open(p):
+        r = json.loads(l)
+        first = next((t for t, k in r["chunks"] if k > 0), None)
+        out.append((None if first is None else first - r["send"], sum(k for _, k in r["chunks"]), r["fail"]))
+    return out
+raw, genai = reqs(sys.argv[1]), reqs(sys.argv[2])
+# Equal to the trace's 1 us unit (each run rounds from its own origin).
+assert all(abs(a[0] - b[0]) <= 1000 and a[1:] == b[1:] for a, b in zip(raw[:4], genai[:4])), (raw[:4], genai[:4])
+assert raw[4] == (None, 0, "http"), raw[4]
+PY
+
 # Several files of a sweep make one run.
 check "$tt" import "$fx"/vllm-bench/*.json -o "$tmp/vllm-all" -q
 check test "$(grep -c '"phase":' "$tmp/vllm-all/manifest.json")" = 3

@@ -77,7 +77,8 @@ enum tt_code tt__imp_nomem(const struct tt__imp *im, struct tt_error *err);
 /* ---- building the run (import.c) ------------------------------------- */
 
 /* Add a cell; one already in the run (from another file) is an error. */
-enum tt_code tt__imp_cell(struct tt__imp *im, enum tt_phase phase, int64_t context,
+enum tt_code tt__imp_cell(struct tt__imp *im, const char *where, enum tt_phase phase,
+			  int64_t context,
 			  int concurrency, size_t *index, struct tt_error *err);
 /* Set a reported figure on a cell. */
 enum tt_code tt__imp_report(struct tt__imp *im, size_t cell, const char *key, double value,

@@ -1,9 +1,13 @@
 /* AIPerf profile_export.jsonl (per-request records), older schema
  * (metadata.timestamp_ns) and newer (metadata.request_start_ns,
- * request_end_ns, was_cancelled): formats/import-aiperf.md.  Each record
- * becomes a trace record: first chunk at start + ttft, then one chunk per
- * inter_chunk_latency gap. */
+ * request_end_ns, was_cancelled), and profile_export_raw.jsonl (every
+ * response with its perf_ns time and raw text): formats/import-aiperf.md.
+ * Each record becomes a trace record: from a records export, first chunk at
+ * start + ttft, then one chunk per inter_chunk_latency gap; from a raw
+ * export, one chunk per response, its tokens counted as our capture counts
+ * them. */
 #include "import/imp.h"
+#include "import/imp_sse.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -34,16 +38,18 @@ static enum tt_code metric(struct tt__imp *im, const cJSON *metrics, const char 
 	*found = 0;
 	if (!m || cJSON_IsNull(m))
 		return TT_OK;
-	snprintf(w, sizeof w, "%s.metrics.%s", where, name);
+	snprintf(w, sizeof w, "%s: metrics.%s", where, name);
 	if (!cJSON_IsObject(m))
 		return tt__imp_fail_err(im, err, w, "an object {value, unit} expected");
 	return tt__imp_num(im, m, w, "value", 1, out, found, err);
 }
 
+static void outcome(const cJSON *o, const cJSON *md, struct rec *out);
+
 static enum tt_code record(struct tt__imp *im, const cJSON *o, const char *where, struct rec *out,
 			   struct tt_error *err)
 {
-	const cJSON *md, *metrics, *e, *icl = NULL, *errobj;
+	const cJSON *md, *metrics, *e, *icl = NULL;
 	double start, end = NAN, ttft = NAN, lat = NAN, osl = NAN, isl = NAN, v;
 	int found, f_start;
 	size_t n = 0, j;
@@ -55,7 +61,7 @@ static enum tt_code record(struct tt__imp *im, const cJSON *o, const char *where
 	if ((rc = tt__imp_member(im, o, where, "metadata", cJSON_Object, 1, &md, err)) ||
 	    (rc = tt__imp_member(im, o, where, "metrics", cJSON_Object, 0, &metrics, err)))
 		return rc;
-	snprintf(w, sizeof w, "%s.metadata", where);
+	snprintf(w, sizeof w, "%s: metadata", where);
 	/* Newer: request_start_ns / request_end_ns; older: timestamp_ns. */
 	if ((rc = tt__imp_num(im, md, w, "request_start_ns", 0, &start, &f_start, err)))
 		return rc;
@@ -65,7 +71,10 @@ static enum tt_code record(struct tt__imp *im, const cJSON *o, const char *where
 		return rc;
 	if (found)
 		end = v;
+	/* "ttft" in older exports, "time_to_first_token" in newer ones. */
 	if ((rc = metric(im, metrics, where, "ttft", &v, &found, err)))
+		return rc;
+	if (!found && (rc = metric(im, metrics, where, "time_to_first_token", &v, &found, err)))
 		return rc;
 	if (found)
 		ttft = v;
@@ -92,7 +101,7 @@ static enum tt_code record(struct tt__imp *im, const cJSON *o, const char *where
 		isl = v;
 	e = metrics ? cJSON_GetObjectItemCaseSensitive(metrics, "inter_chunk_latency") : NULL;
 	if (e && !cJSON_IsNull(e)) {
-		snprintf(w, sizeof w, "%s.metrics.inter_chunk_latency", where);
+		snprintf(w, sizeof w, "%s: metrics.inter_chunk_latency", where);
 		icl = cJSON_GetObjectItemCaseSensitive(e, "value");
 		if (!cJSON_IsArray(icl))
 			return tt__imp_fail_err(im, err, w, "{\"value\": [ms, ...]} expected");
@@ -115,7 +124,7 @@ static enum tt_code record(struct tt__imp *im, const cJSON *o, const char *where
 		cJSON_ArrayForEach(e, icl)
 		{
 			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0) {
-				snprintf(w, sizeof w, "%s.metrics.inter_chunk_latency.value[%zu]", where,
+				snprintf(w, sizeof w, "%s: metrics.inter_chunk_latency.value[%zu]", where,
 					 j - 1);
 				return tt__imp_fail_err(im, err, w, "a number of ms >= 0 expected");
 			}
@@ -134,11 +143,18 @@ static enum tt_code record(struct tt__imp *im, const cJSON *o, const char *where
 	if (n && out->r.t_end_ns < out->chunks[n - 1].t_ns)
 		out->r.t_end_ns = out->chunks[n - 1].t_ns;
 	out->r.finish = TT_FINISH_STOP;
-	errobj = cJSON_GetObjectItemCaseSensitive(o, "error");
+	outcome(o, md, out);
+	return TT_OK;
+}
+
+/* The failure or cancellation of a record (both exports). */
+static void outcome(const cJSON *o, const cJSON *md, struct rec *out)
+{
+	const cJSON *errobj = cJSON_GetObjectItemCaseSensitive(o, "error");
+	const cJSON *type = cJSON_GetObjectItemCaseSensitive(errobj, "type");
+
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(md, "was_cancelled")) ||
-	    (cJSON_IsObject(errobj) &&
-	     cJSON_IsString(cJSON_GetObjectItemCaseSensitive(errobj, "type")) &&
-	     strstr(cJSON_GetObjectItemCaseSensitive(errobj, "type")->valuestring, "Cancel"))) {
+	    (cJSON_IsString(type) && strstr(type->valuestring, "Cancel"))) {
 		/* Cancelled on purpose (--request-cancellation-rate): not a failure. */
 		out->r.finish = TT_FINISH_ABORTED;
 		snprintf(out->error, sizeof out->error, "cancelled by AIPerf");
@@ -154,6 +170,101 @@ static enum tt_code record(struct tt__imp *im, const cJSON *o, const char *where
 			 cJSON_IsString(msg) ? msg->valuestring : "error");
 		out->r.error = out->error;
 	}
+}
+
+/* A raw export record: metadata, start_perf_ns, status, responses[]. */
+static enum tt_code raw_record(struct tt__imp *im, const cJSON *o, const char *where,
+			       struct rec *out, struct tt_error *err)
+{
+	const cJSON *md, *resp, *e, *st;
+	double start, perf0, v;
+	int found;
+	size_t n, j = 0;
+	struct tt__imp_stream s;
+	enum tt_code rc;
+	char w[160];
+
+	if ((rc = tt__imp_member(im, o, where, "metadata", cJSON_Object, 1, &md, err)) ||
+	    (rc = tt__imp_num(im, o, where, "start_perf_ns", 1, &perf0, NULL, err)) ||
+	    (rc = tt__imp_member(im, o, where, "responses", cJSON_Array, 0, &resp, err)))
+		return rc;
+	snprintf(w, sizeof w, "%s: metadata", where);
+	if ((rc = tt__imp_num(im, md, w, "request_start_ns", 0, &start, &found, err)))
+		return rc;
+	if (!found && (rc = tt__imp_num(im, md, w, "timestamp_ns", 1, &start, NULL, err)))
+		return rc;
+	n = resp ? (size_t)cJSON_GetArraySize(resp) : 0;
+	if (n > TT_IMPORT_MAX_CHUNKS)
+		return tt__imp_fail_err(im, err, where, "%zu responses: implausibly many", n);
+	memset(out, 0, sizeof *out);
+	if (n && !(out->chunks = calloc(n, sizeof *out->chunks)))
+		return tt__imp_nomem(im, err);
+	tt__imp_stream_init(&s);
+	cJSON_ArrayForEach(e, resp)
+	{
+		const cJSON *text = cJSON_GetObjectItemCaseSensitive(e, "text");
+		const cJSON *packets = cJSON_GetObjectItemCaseSensitive(e, "packets"), *pk;
+		int64_t tokens = 0;
+
+		snprintf(w, sizeof w, "%s: responses[%zu]", where, j);
+		if ((rc = tt__imp_num(im, e, w, "perf_ns", 1, &v, NULL, err)))
+			return rc;
+		out->chunks[j].t_ns = (int64_t)start + (int64_t)(v - perf0);
+		if (j && out->chunks[j].t_ns < out->chunks[j - 1].t_ns)
+			return tt__imp_fail_err(im, err, w, "perf_ns earlier than the response before");
+		if (cJSON_IsString(text)) {
+			const char *t = text->valuestring;
+			size_t len = strlen(t);
+			/* SSE text, or a whole body of a request that did not stream. */
+			tokens = strstr(t, "data:") ? tt__imp_stream_piece(&s, t, len) :
+						      tt__imp_stream_event(&s, t, len);
+		} else if (cJSON_IsArray(packets)) {
+			cJSON_ArrayForEach(pk, packets)
+			{
+				const cJSON *name = cJSON_GetObjectItemCaseSensitive(pk, "name");
+				const cJSON *val = cJSON_GetObjectItemCaseSensitive(pk, "value");
+				if (cJSON_IsString(name) && strcmp(name->valuestring, "data") == 0 &&
+				    cJSON_IsString(val))
+					tokens += tt__imp_stream_event(&s, val->valuestring,
+								       strlen(val->valuestring));
+			}
+		} else {
+			return tt__imp_fail_err(im, err, w, "a text or packets expected");
+		}
+		out->chunks[j].tokens = (uint32_t)(tokens > 0 ? tokens : 0);
+		j++;
+	}
+	out->r.role = TT_ROLE_MEASURED;
+	out->r.t_sched_ns = out->r.t_send_ns = (int64_t)start;
+	out->r.n_chunks = n;
+	out->r.chunks = out->chunks;
+	out->r.prompt_tokens = s.st.prompt_tokens;
+	out->r.cached_tokens = s.st.cached_tokens;
+	st = cJSON_GetObjectItemCaseSensitive(o, "status");
+	out->r.http_status = cJSON_IsNumber(st) ? (int)st->valuedouble : 0;
+	snprintf(w, sizeof w, "%s: metadata", where);
+	if ((rc = tt__imp_num(im, md, w, "request_end_ns", 0, &v, &found, err)))
+		return rc;
+	out->r.t_end_ns = found ? (int64_t)v : n ? out->chunks[n - 1].t_ns : out->r.t_send_ns;
+	if (n && out->r.t_end_ns < out->chunks[n - 1].t_ns)
+		out->r.t_end_ns = out->chunks[n - 1].t_ns;
+	out->r.finish = s.finish != TT_FINISH_UNKNOWN ? s.finish : TT_FINISH_STOP;
+	if (s.error) {
+		out->r.finish = TT_FINISH_ERROR;
+		out->r.fail = TT_FAIL_ERROR_EVENT;
+		snprintf(out->error, sizeof out->error, "%s", s.error_text);
+		out->r.error = out->error;
+	} else if (s.malformed) {
+		out->r.finish = TT_FINISH_ERROR;
+		out->r.fail = TT_FAIL_MALFORMED;
+		snprintf(out->error, sizeof out->error, "%ld malformed event%s in the responses",
+			 s.malformed, s.malformed == 1 ? "" : "s");
+		out->r.error = out->error;
+	} else if (out->r.http_status >= 400) {
+		out->r.finish = TT_FINISH_ERROR;
+		out->r.fail = TT_FAIL_HTTP;
+	}
+	outcome(o, md, out);
 	return TT_OK;
 }
 
@@ -244,10 +355,14 @@ enum tt_code tt__import_aiperf(struct tt__imp *im, const cJSON *root, struct tt_
 			v = nv;
 			cap = nc;
 		}
-		rc = record(im, o, where, &v[n], err);
+		memset(&v[n], 0, sizeof v[n]);
+		rc = cJSON_GetObjectItemCaseSensitive(o, "start_perf_ns") ?
+			     raw_record(im, o, where, &v[n], err) : record(im, o, where, &v[n], err);
 		cJSON_Delete(o);
-		if (rc)
+		if (rc) {
+			free(v[n].chunks); /* the record that failed is not counted in n */
 			goto cleanup;
+		}
 		if (v[n].r.t_send_ns < origin)
 			origin = v[n].r.t_send_ns;
 		n++;
@@ -292,7 +407,7 @@ enum tt_code tt__import_aiperf(struct tt__imp *im, const cJSON *root, struct tt_
 	}
 	{
 		int64_t ctx = pn ? (psum + pn / 2) / pn : 0;
-		if ((rc = tt__imp_cell(im, TT_PHASE_DECODE, ctx, conc, &cell, err)) ||
+		if ((rc = tt__imp_cell(im, "", TT_PHASE_DECODE, ctx, conc, &cell, err)) ||
 		    (rc = tt__imp_add_i64(im, &im->m->contexts, &im->m->n_contexts, ctx, err)) ||
 		    (rc = tt__imp_add_int(im, &im->m->concurrency, &im->m->n_concurrency, conc, err)))
 			goto cleanup;

@@ -79,7 +79,13 @@ static enum tt_code read_request(struct tt__imp *im, const cJSON *q, const char 
 	out->r.http_status = 200;
 	out->r.finish = st.finish != TT_FINISH_UNKNOWN ? st.finish : st.done ? TT_FINISH_STOP :
 				       TT_FINISH_UNKNOWN;
-	if (st.error || n == 0) {
+	if (st.malformed && !st.error) {
+		out->r.finish = TT_FINISH_ERROR;
+		out->r.fail = TT_FAIL_MALFORMED;
+		snprintf(out->error, sizeof out->error, "%ld malformed event%s in the response text",
+			 st.malformed, st.malformed == 1 ? "" : "s");
+		out->r.error = out->error;
+	} else if (st.error || n == 0) {
 		out->r.finish = TT_FINISH_ERROR;
 		out->r.fail = n == 0 ? TT_FAIL_OTHER : TT_FAIL_ERROR_EVENT;
 		snprintf(out->error, sizeof out->error, "%s",
@@ -160,7 +166,7 @@ static enum tt_code experiment(struct tt__imp *im, const cJSON *x, size_t k, int
 	}
 	{
 		int64_t ctx = pn ? (int64_t)llround(psum / (double)pn) : 0;
-		if ((rc = tt__imp_cell(im, TT_PHASE_DECODE, ctx, conc, &cell, err)) ||
+		if ((rc = tt__imp_cell(im, where, TT_PHASE_DECODE, ctx, conc, &cell, err)) ||
 		    (rc = tt__imp_add_i64(im, &im->m->contexts, &im->m->n_contexts, ctx, err)) ||
 		    (rc = tt__imp_add_int(im, &im->m->concurrency, &im->m->n_concurrency, conc, err)))
 			goto cleanup;

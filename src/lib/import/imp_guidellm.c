@@ -207,7 +207,7 @@ static enum tt_code benchmark(struct tt__imp *im, const cJSON *b, size_t k, stru
 	s.origin = im->m->origin_unix_ns;
 	/* The context: prompt tokens of the requests, known after reading
 	 * them; a provisional cell is renamed below. */
-	if ((rc = tt__imp_cell(im, TT_PHASE_DECODE, (int64_t)k, conc, &cell, err)) ||
+	if ((rc = tt__imp_cell(im, where, TT_PHASE_DECODE, (int64_t)k, conc, &cell, err)) ||
 	    (rc = tt__imp_trace(im, cell, &s.tw, err)))
 		return rc;
 	for (size_t g = 0; g < 3 && !rc; g++) {

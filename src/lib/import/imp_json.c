@@ -129,19 +129,26 @@ static const cJSON *member(const cJSON *o, const char *key)
 	return cJSON_IsNull(v) ? NULL : v;
 }
 
+/* Between a position and a member: "results[3].ttft", but "line 7: metadata". */
+static const char *sep(const char *where)
+{
+	if (!where || !where[0])
+		return "";
+	return strncmp(where, "line ", 5) == 0 && !strchr(where, ':') ? ": " : ".";
+}
+
 static enum tt_code missing(const struct tt__imp *im, const char *where, const char *key,
 			    const char *what, struct tt_error *err)
 {
 	return tt_error_set(err, TT_EFORMAT, "'%s': %s%s%s: missing (%s expected)", im->file,
-			    where ? where : "", where && where[0] ? "." : "", key, what);
+			    where ? where : "", sep(where), key, what);
 }
 
 static enum tt_code wrong(const struct tt__imp *im, const char *where, const char *key,
 			  const char *what, const cJSON *v, struct tt_error *err)
 {
 	return tt_error_set(err, TT_EFORMAT, "'%s': %s%s%s: %s expected, found %s", im->file,
-			    where ? where : "", where && where[0] ? "." : "", key, what,
-			    type_name(v));
+			    where ? where : "", sep(where), key, what, type_name(v));
 }
 
 enum tt_code tt__imp_num(const struct tt__imp *im, const cJSON *o, const char *where,

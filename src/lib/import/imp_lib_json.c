@@ -99,6 +99,9 @@ static enum tt_code read_metadata(struct tt__imp *im, const cJSON *md, struct tt
 	if ((rc = tt__imp_str(im, md, "metadata", "version", 0, &s, err)))
 		return rc;
 	im->src.tool = "llm-inference-bench";
+	/* The tool streams from /v1/chat/completions (REFERENCE section 1). */
+	if ((rc = tt__imp_set(im, &im->m->endpoint, "chat", err)))
+		return rc;
 	im->src.tool_version = (char *)s;
 	check_version(im, s);
 	if ((rc = tt__imp_str(im, md, "metadata", "engine", 0, &s, err)) ||
@@ -161,7 +164,7 @@ static enum tt_code read_prefill(struct tt__imp *im, const cJSON *root, struct t
 		if ((rc = tt__imp_num(im, e, where, "ttft_seconds", 0, &ttft, &f1, err)) ||
 		    (rc = tt__imp_num(im, e, where, "tok_per_sec", 0, &rate, &f2, err)))
 			return rc;
-		if ((rc = tt__imp_cell(im, TT_PHASE_PREFILL, ctx, 1, &idx, err)))
+		if ((rc = tt__imp_cell(im, where, TT_PHASE_PREFILL, ctx, 1, &idx, err)))
 			return rc;
 		im->m->cells[idx].state = TT_CELL_DONE;
 		if ((f1 && (rc = tt__imp_report(im, idx, "ttft_ms_p50", ttft * 1e3, err))) ||
@@ -234,7 +237,7 @@ static enum tt_code read_result(struct tt__imp *im, const cJSON *r, size_t i, si
 					"integer", ctx);
 	if ((rc = tt__imp_num(im, r, where, "aggregate_tps", 1, &v, NULL, err)))
 		return rc;
-	if ((rc = tt__imp_cell(im, TT_PHASE_DECODE, (int64_t)ctx, (int)conc, cell, err)))
+	if ((rc = tt__imp_cell(im, where, TT_PHASE_DECODE, (int64_t)ctx, (int)conc, cell, err)))
 		return rc;
 	c = &im->m->cells[*cell];
 	c->state = TT_CELL_DONE;
@@ -278,7 +281,7 @@ static enum tt_code rebuild_cell(struct tt__imp *im, int64_t ctx, int conc, stru
 	int64_t need = (int64_t)conc * (ctx + m->max_tokens);
 	size_t idx;
 	char reason[160];
-	enum tt_code rc = tt__imp_cell(im, TT_PHASE_DECODE, ctx, conc, &idx, err);
+	enum tt_code rc = tt__imp_cell(im, "metadata", TT_PHASE_DECODE, ctx, conc, &idx, err);
 
 	if (rc)
 		return rc;

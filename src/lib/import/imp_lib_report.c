@@ -145,9 +145,14 @@ static enum tt_code row(struct tt__imp *im, const int *at, char cells[][96], siz
 
 	snprintf(where, sizeof where, "line %zu", l->no);
 	for (int k = 0; k < C_COUNT; k++)
-		if (at[k] >= 0 && (size_t)at[k] >= n)
+		if (at[k] >= 0 && (size_t)at[k] >= n) {
+			/* The last line, without its newline: the text was cut. */
+			if (l->p + l->len >= im->data + im->len - 1 && im->data[im->len - 1] != '\n')
+				return tt_error_set(err, TT_ETRUNC, "'%s': %s: the text ends inside a "
+						    "table row: truncated", im->file, where);
 			return tt__imp_fail_err(im, err, where, "the row has %zu cells, the table "
 						"header more", n);
+		}
 	if (strcmp(cells[at[C_PHASE]], "Prefill") == 0)
 		phase = TT_PHASE_PREFILL;
 	else if (strstr(cells[at[C_PHASE]], "decode") || strstr(cells[at[C_PHASE]], "Decode"))
@@ -162,7 +167,7 @@ static enum tt_code row(struct tt__imp *im, const int *at, char cells[][96], siz
 				conc > 1e6 || conc != floor(conc)))
 		return tt__imp_fail_err(im, err, where, "column 'Requests at once': '%s' is not a "
 					"count", cells[at[C_CONC]]);
-	if ((rc = tt__imp_cell(im, phase, (int64_t)ctx, (int)conc, &idx, err)))
+	if ((rc = tt__imp_cell(im, where, phase, (int64_t)ctx, (int)conc, &idx, err)))
 		return rc;
 	c = &im->m->cells[idx];
 	c->state = TT_CELL_DONE;
@@ -265,6 +270,9 @@ enum tt_code tt__import_lib_report(struct tt__imp *im, const cJSON *root, struct
 
 	(void)root;
 	im->src.tool = "llm-inference-bench";
+	/* The tool streams from /v1/chat/completions (REFERENCE section 1). */
+	if ((rc = tt__imp_set(im, &im->m->endpoint, "chat", err)))
+		return rc;
 	while (next_line(&cur, end, &no, &l)) {
 		const char *bar = memchr(l.p, '|', l.len);
 		clean(l.p, l.len, text, sizeof text);

@@ -54,3 +54,10 @@ int64_t tt__imp_stream_piece(struct tt__imp_stream *s, const char *text, size_t 
 	tt_sse_release(&sse);
 	return f.tokens;
 }
+
+int64_t tt__imp_stream_event(struct tt__imp_stream *s, const char *data, size_t len)
+{
+	struct feed f = {s, 0};
+	on_event(&f, data, len);
+	return f.tokens;
+}

@@ -22,4 +22,8 @@ void tt__imp_stream_init(struct tt__imp_stream *s);
  * it carried. */
 int64_t tt__imp_stream_piece(struct tt__imp_stream *s, const char *text, size_t len);
 
+/* One event's data (no SSE framing: a packet already split, or a whole
+ * non-streamed body): the output tokens it carried. */
+int64_t tt__imp_stream_event(struct tt__imp_stream *s, const char *data, size_t len);
+
 #endif

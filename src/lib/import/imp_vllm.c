@@ -267,7 +267,7 @@ enum tt_code tt__import_vllm(struct tt__imp *im, const cJSON *root, struct tt_er
 	    (rc = tt__imp_num(im, root, "", "completed", 1, &done, NULL, err)))
 		return rc;
 	ctx = done > 0 ? floor(in / done + 0.5) : 0;
-	if ((rc = tt__imp_cell(im, TT_PHASE_DECODE, (int64_t)ctx, (int)conc, &cell, err)))
+	if ((rc = tt__imp_cell(im, "", TT_PHASE_DECODE, (int64_t)ctx, (int)conc, &cell, err)))
 		return rc;
 	im->m->cells[cell].state = TT_CELL_DONE;
 	if ((rc = tt__imp_add_i64(im, &im->m->contexts, &im->m->n_contexts, (int64_t)ctx, err)) ||

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* memmem, nftw */
 #include "tokentrace/import.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -125,8 +126,8 @@ enum tt_import_format tt__import_sniff(const char *data, size_t len, const cJSON
 			return TT_IMPORT_GUIDELLM;
 		if (has(root, "ttfts") || has(root, "mean_ttft_ms") || has(root, "median_ttft_ms"))
 			return TT_IMPORT_VLLM;
-		/* One AIPerf record alone (a one-line export). */
-		if (has(root, "metadata") && has(root, "metrics"))
+		/* One AIPerf record alone (a one-line export, records or raw). */
+		if (has(root, "metadata") && (has(root, "metrics") || has(root, "start_perf_ns")))
 			return TT_IMPORT_AIPERF;
 		return TT_IMPORT_AUTO;
 	}
@@ -202,8 +203,8 @@ enum tt_code tt_import_detect(const char *path, enum tt_import_format *fmt, stru
 
 /* ---- building the run ------------------------------------------------ */
 
-enum tt_code tt__imp_cell(struct tt__imp *im, enum tt_phase phase, int64_t context,
-			  int concurrency, size_t *index, struct tt_error *err)
+enum tt_code tt__imp_cell(struct tt__imp *im, const char *where, enum tt_phase phase,
+			  int64_t context, int concurrency, size_t *index, struct tt_error *err)
 {
 	char id[64];
 	long have;
@@ -214,8 +215,9 @@ enum tt_code tt__imp_cell(struct tt__imp *im, enum tt_phase phase, int64_t conte
 		snprintf(id, sizeof id, "decode-%lldx%d", (long long)context, concurrency);
 	have = tt_manifest_find_cell(im->m, id);
 	if (have >= 0)
-		return tt_error_set(err, TT_EFORMAT, "'%s': cell %s (%lld tokens of context, %d at "
-				    "once) appears twice%s", im->file, id, (long long)context,
+		return tt_error_set(err, TT_EFORMAT, "'%s': %s%scell %s (%lld tokens of context, %d "
+				    "at once) appears twice%s", im->file, where ? where : "",
+				    where && where[0] ? ": " : "", id, (long long)context,
 				    concurrency, (size_t)have < im->first_cell ?
 				    " (an earlier file of this import has it too)" : "");
 	if (tt_manifest_add_cell(im->m, phase, context, concurrency, index))
@@ -354,9 +356,9 @@ static enum tt_code mark_unavailable(struct tt__imp *im, struct tt_error *err)
 }
 
 /* Import one file into the run being written. */
-static enum tt_code import_one(struct tt_run_writer *w, const char *path,
-			       enum tt_import_format from, char *warn, size_t warn_len,
-			       struct tt_error *err)
+static enum tt_code import_one(struct tt_run_writer *w, const char *path, const void *mem,
+			       size_t mem_len, enum tt_import_format from, char *warn,
+			       size_t warn_len, struct tt_error *err)
 {
 	struct tt__imp im;
 	char *data = NULL, sha[65];
@@ -367,8 +369,16 @@ static enum tt_code import_one(struct tt_run_writer *w, const char *path,
 	const char *base = strrchr(path, '/');
 
 	memset(&im, 0, sizeof im);
-	if ((rc = read_file(path, &data, &len, err)))
+	if (mem) {
+		/* A copy: importers rely on the text ending in a NUL. */
+		if (!(data = malloc(mem_len + 1)))
+			return tt_error_set(err, TT_ENOMEM, "out of memory reading '%s'", path);
+		memcpy(data, mem, mem_len);
+		data[mem_len] = '\0';
+		len = mem_len;
+	} else if ((rc = read_file(path, &data, &len, err))) {
 		return rc;
+	}
 	im.file = path;
 	im.data = data;
 	im.len = len;
@@ -460,8 +470,8 @@ static void rm_tree(const char *dir)
 }
 
 /* Write every file into the run directory dir (which exists and is empty). */
-static enum tt_code import_into(const char *const *paths, size_t n,
-				const struct tt_import_opts *opts, const char *dir,
+static enum tt_code import_into(const char *const *paths, size_t n, const void *mem,
+				size_t mem_len, const struct tt_import_opts *opts, const char *dir,
 				struct tt_error *err)
 {
 	struct tt_manifest m;
@@ -487,8 +497,8 @@ static enum tt_code import_into(const char *const *paths, size_t n,
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < n; i++) {
-		rc = import_one(w, paths[i], opts ? opts->from : TT_IMPORT_AUTO, warn, sizeof warn,
-				err);
+		rc = import_one(w, paths[i], mem, mem_len, opts ? opts->from : TT_IMPORT_AUTO, warn,
+				sizeof warn, err);
 		if (rc > TT_WARN)
 			goto cleanup;
 	}
@@ -508,8 +518,25 @@ cleanup:
 	return rc;
 }
 
-enum tt_code tt_import_files(const char *const *paths, size_t n, const struct tt_import_opts *opts,
-			     const char *dir, struct tt_error *err)
+static int empty_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int empty = 1;
+
+	if (!d)
+		return 0;
+	while (empty && (e = readdir(d)))
+		empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+	closedir(d);
+	return empty;
+}
+
+/* Build the run beside dir and rename it into place when complete (a
+ * rename onto an empty directory replaces it). */
+static enum tt_code import_run(const char *const *paths, size_t n, const void *mem,
+			       size_t mem_len, const struct tt_import_opts *opts, const char *dir,
+			       struct tt_error *err)
 {
 	char tmp[PATH_MAX];
 	struct stat st;
@@ -517,14 +544,14 @@ enum tt_code tt_import_files(const char *const *paths, size_t n, const struct tt
 
 	if (n == 0)
 		return tt_error_set(err, TT_EARG, "no file to import");
-	if (stat(dir, &st) == 0 && !(S_ISDIR(st.st_mode) && rmdir(dir) == 0))
+	if (stat(dir, &st) == 0 && !(S_ISDIR(st.st_mode) && empty_dir(dir)))
 		return tt_error_set(err, TT_EIO, "cannot write the run '%s': it exists and is not "
 				    "an empty directory", dir);
 	if (snprintf(tmp, sizeof tmp, "%s.importing-XXXXXX", dir) >= (int)sizeof tmp)
 		return tt_error_set(err, TT_EARG, "run path '%s' is too long", dir);
 	if (!mkdtemp(tmp))
 		return tt_error_set(err, TT_EIO, "cannot create '%s': %s", tmp, strerror(errno));
-	rc = import_into(paths, n, opts, tmp, err);
+	rc = import_into(paths, n, mem, mem_len, opts, tmp, err);
 	if (rc <= TT_WARN && rename(tmp, dir) != 0) {
 		rc = tt_error_set(err, TT_EIO, "cannot rename '%s' to '%s': %s", tmp, dir,
 				  strerror(errno));
@@ -532,6 +559,22 @@ enum tt_code tt_import_files(const char *const *paths, size_t n, const struct tt
 	if (rc > TT_WARN)
 		rm_tree(tmp);
 	return rc;
+}
+
+enum tt_code tt_import_files(const char *const *paths, size_t n, const struct tt_import_opts *opts,
+			     const char *dir, struct tt_error *err)
+{
+	return import_run(paths, n, NULL, 0, opts, dir, err);
+}
+
+enum tt_code tt_import_memory(const void *data, size_t len, const char *name,
+			      const struct tt_import_opts *opts, const char *dir,
+			      struct tt_error *err)
+{
+	if (len > TT_IMPORT_MAX_BYTES)
+		return tt_error_set(err, TT_EFORMAT, "'%s': %zu bytes, more than the %zu an import "
+				    "reads", name, len, TT_IMPORT_MAX_BYTES);
+	return import_run(&name, 1, data ? data : "", len, opts, dir, err);
 }
 
 /* Does the file start (after white space) with '{' or '['? */
@@ -595,7 +638,7 @@ enum tt_code tt_import_open(const char *path, const struct tt_import_opts *opts,
 		return rc;
 	}
 	tt_error_clear(&werr);
-	irc = import_into(&path, 1, &o, dir, &werr);
+	irc = import_into(&path, 1, NULL, 0, &o, dir, &werr);
 	if (irc > TT_WARN) {
 		if (err)
 			*err = werr;
