@@ -557,9 +557,11 @@ static void test_llamacpp_slots(void **state)
 	assert_int_equal(s.status, 200);
 	assert_non_null(strstr(s.headers, "Keep-Alive: timeout=5, max=100"));
 	assert_null(strstr(s.headers, "Connection: close"));
-	assert_int_equal(s.n, 6);
-	assert_non_null(strstr(s.ev[4].data, "\"finish_reason\":\"length\""));
-	assert_int_equal(s.ev[4].completion_tokens, 4);
+	/* (a slow loop may merge tokens into fewer chunks) */
+	assert_true(s.n >= 3);
+	assert_non_null(strstr(s.ev[s.n - 2].data, "\"finish_reason\":\"length\""));
+	assert_int_equal(s.ev[s.n - 2].completion_tokens, 4);
+	assert_string_equal(s.ev[s.n - 1].data, "[DONE]");
 	stream_result_free(&s);
 	sim_stop_ok(&p);
 }
