@@ -18,7 +18,8 @@
 #   context  2 slots of 512 tokens: read from /props, a 512-token prompt's
 #            cells failed before sending with the arithmetic, 384 + 256
 #            output tokens stop at 128 (finish length) and the cell reads
-#            Short outputs; build_info is the engine version.
+#            Short outputs; build_info is the engine version, and the
+#            start line names it and the slots.
 set -u
 case_name=$1 llama_dir=$2 capture=$3 tokentrace=$4 work=$5
 server=$llama_dir/llama-server
@@ -73,11 +74,12 @@ PY
 	fail "llama-server not ready within 60 s: $(tail -3 "$work/server.log")"
 }
 
-# capture RUN ARGS...: tokentrace-capture into $work/RUN, bounded in time.
+# capture RUN ARGS...: tokentrace-capture into $work/RUN, bounded in time;
+# its start line and summary in $work/RUN.out.
 capture() {
 	local run=$1
 	shift
-	timeout 300 "$capture" "$url" -o "$work/$run" -q "$@" >"$work/$run.out" 2>&1 ||
+	timeout 300 "$capture" "$url" -o "$work/$run" "$@" >"$work/$run.out" 2>&1 ||
 		fail "capture $run exited $?: $(tail -5 "$work/$run.out")"
 }
 
@@ -173,6 +175,8 @@ context)
 	start_server -c 1024 -np 2
 	capture context --contexts 384,512 --concurrency 2 --duration 2s --max-tokens 256 \
 		--readiness 0.3s --readiness-timeout 3s
+	grep -q "llamacpp b0-unknown with /metrics, model '.*', KV capacity unknown, 2 slots of 512 tokens," \
+		"$work/context.out" || fail "start line: $(head -1 "$work/context.out")"
 	"$tokentrace" dump "$work/context" >"$work/context.jsonl" || fail "dump failed"
 	"$tokentrace" report "$work/context" --format json >"$work/context.json" || fail "report failed"
 	python3 - "$work" <<'PY' || exit 1
