@@ -1011,11 +1011,10 @@ static void test_tgi_eos(void **state)
  * at 32K x 4 and 32K x 16 (cells of the README demo) the seed says Valid.
  * The simulator's turnover hold once blocked admission and reported
  * Requests queued there (waiting in 5-10 % of scrapes).  The demo's own
- * settings: --kv-capacity 2000000 --max-model-len 131072, 1024 tokens. */
+ * settings: --max-model-len 131072, the default KV cache, 1024 tokens. */
 static void test_seed_statuses(void **state)
 {
-	const char *sim_args[] = {"--profile", profile_path, "--kv-capacity", "2000000",
-				  "--max-model-len", "131072", NULL};
+	const char *sim_args[] = {"--profile", profile_path, "--max-model-len", "131072", NULL};
 	const char *args[] = {"--contexts", "32K", "--concurrency", "4,16", "--cells",
 			      "decode-32Kx4,decode-32Kx16", "--duration", "3s", "--max-tokens",
 			      "1024", "--readiness", "1s", NULL};
