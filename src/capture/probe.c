@@ -160,6 +160,26 @@ static void probe_llamacpp_props(struct cap *c, struct tt_manifest *m)
 	xfer_put(&c->net, x);
 }
 
+/* TGI: /info gives the longest request (max_total_tokens, refused beyond
+ * as vLLM's max_model_len is) and the version (TGI has no /version). */
+static void probe_tgi_info(struct cap *c, struct tt_manifest *m)
+{
+	struct xfer *x = net_fetch(&c->net, "/info", NULL, 10, NULL);
+	int64_t total;
+	char ver[128];
+
+	if (!x)
+		return;
+	if (x->http_status == 200 && x->resp_len &&
+	    tt_tgi_info(x->resp, x->resp_len, &total, ver, sizeof ver)) {
+		if (total > 0 && m->max_model_len < 0)
+			m->max_model_len = total;
+		if (ver[0] && !m->engine_version)
+			tt_manifest_set_str(&m->engine_version, ver);
+	}
+	xfer_put(&c->net, x);
+}
+
 /* First model of /v1/models and its max_model_len. */
 static enum tt_code probe_models(struct cap *c, struct tt_manifest *m, struct tt_error *err)
 {
@@ -262,6 +282,8 @@ enum tt_code probe_server(struct cap *c, struct tt_manifest *m, struct tt_error 
 		probe_llamacpp_props(c, m);
 	else
 		m->slot_context = -1; /* meta.n_ctx means a slot on llama.cpp only */
+	if (c->engine == TT_ENGINE_TGI)
+		probe_tgi_info(c, m);
 
 	/* KV capacity: the user's word first, then the log (right for hybrid
 	 * models), then what the server says about itself. */

@@ -49,8 +49,8 @@ int run_matrix(struct cap *c)
 				 (long long)wm->kv_capacity_tokens,
 				 wm->kv_capacity_source ? wm->kv_capacity_source : "?");
 		if (wm->slot_context > 0 && wm->slots > 0)
-			snprintf(slots, sizeof slots, ", %d slots of %lld tokens", wm->slots,
-				 (long long)wm->slot_context);
+			snprintf(slots, sizeof slots, ", %d slot%s of %lld tokens", wm->slots,
+				 wm->slots == 1 ? "" : "s", (long long)wm->slot_context);
 		else if (wm->slot_context > 0)
 			snprintf(slots, sizeof slots, ", slots of %lld tokens",
 				 (long long)wm->slot_context);

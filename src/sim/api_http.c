@@ -68,7 +68,8 @@ static uint64_t take_first_byte(struct evhttp_request *http, uint64_t now)
 
 static const char *flavor_owner(enum sim_flavor f)
 {
-	return f == FLAVOR_SGLANG ? "sglang" : f == FLAVOR_LLAMACPP ? "llamacpp" : "vllm";
+	return f == FLAVOR_SGLANG ? "sglang" : f == FLAVOR_LLAMACPP ? "llamacpp" :
+	       f == FLAVOR_TGI ? "tgi" : "vllm";
 }
 
 /* ---- simple routes ---- */
@@ -88,6 +89,11 @@ static void h_version(struct sim_server *srv, struct evhttp_request *http)
 		api_reject(http, 404, "not_found_error", NULL, "File Not Found");
 		return;
 	}
+	if (srv->cfg.flavor == FLAVOR_TGI) {
+		/* TGI neither: its version is in /info */
+		api_reply_text(http, 404, "text/plain", "", 0);
+		return;
+	}
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "version", srv->cfg.server_version);
 	api_reply_json(http, 200, o);
@@ -104,7 +110,8 @@ static void h_models(struct sim_server *srv, struct evhttp_request *http)
 	cJSON_AddStringToObject(m, "owned_by", flavor_owner(srv->cfg.flavor));
 	cJSON_AddStringToObject(m, "root", srv->cfg.model);
 	cJSON_AddNullToObject(m, "parent");
-	if (srv->cfg.flavor != FLAVOR_LLAMACPP)
+	/* llama-server and TGI list no length (TGI's is in /info) */
+	if (srv->cfg.flavor != FLAVOR_LLAMACPP && srv->cfg.flavor != FLAVOR_TGI)
 		cJSON_AddNumberToObject(m, "max_model_len", (double)srv->cfg.max_model_len);
 	if (srv->cfg.flavor == FLAVOR_LLAMACPP) {
 		/* llama-server lists no max_model_len: meta.n_ctx is a slot's
@@ -132,6 +139,28 @@ static void h_metrics(struct sim_server *srv, struct evhttp_request *http)
 	api_add_headers(http, "text/plain; version=0.0.4; charset=utf-8");
 	evhttp_send_reply(http, 200, "OK", b);
 	evbuffer_free(b);
+}
+
+/* TGI's /info (its router's Info): the limits and the version. */
+static void h_info(struct sim_server *srv, struct evhttp_request *http)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "model_id", srv->cfg.model);
+	cJSON_AddNullToObject(o, "model_sha");
+	cJSON_AddStringToObject(o, "model_pipeline_tag", "text-generation");
+	cJSON_AddNumberToObject(o, "max_concurrent_requests", 128);
+	cJSON_AddNumberToObject(o, "max_best_of", 2);
+	cJSON_AddNumberToObject(o, "max_stop_sequences", 4);
+	cJSON_AddNumberToObject(o, "max_input_tokens", (double)(srv->cfg.max_model_len - 1));
+	cJSON_AddNumberToObject(o, "max_total_tokens", (double)srv->cfg.max_model_len);
+	cJSON_AddNumberToObject(o, "validation_workers", 2);
+	cJSON_AddNumberToObject(o, "max_client_batch_size", 4);
+	cJSON_AddStringToObject(o, "router", "text-generation-router");
+	cJSON_AddStringToObject(o, "version", srv->cfg.server_version);
+	cJSON_AddNullToObject(o, "sha");
+	cJSON_AddNullToObject(o, "docker_label");
+	api_reply_json(http, 200, o);
+	cJSON_Delete(o);
 }
 
 static void h_server_info(struct sim_server *srv, struct evhttp_request *http)
@@ -297,7 +326,10 @@ static void h_generate(struct sim_server *srv, struct evhttp_request *http, enum
 	if (rid)
 		snprintf(r->client_id, sizeof r->client_id, "%s", rid);
 	if (api_parse_generation(&srv->cfg, root, r, &ids, &pe)) {
-		api_reject(http, pe.status, pe.type, pe.param, "%s", pe.msg);
+		if (srv->cfg.flavor == FLAVOR_TGI)
+			api_reject_tgi(http, pe.status == 400 ? 422 : pe.status, "validation", pe.msg);
+		else
+			api_reject(http, pe.status, pe.type, pe.param, "%s", pe.msg);
 		truth_request(&srv->truth, r);
 		truth_end(&srv->truth, r, sim_now_ns(), OUT_REJECTED, pe.status);
 		srv->m.requests_err++;
@@ -401,9 +433,10 @@ static void h_chat(struct sim_server *srv, struct evhttp_request *http)
 	h_generate(srv, http, API_CHAT);
 }
 
-#define ALL 7
+#define ALL 15
 #define SGL (1 << FLAVOR_SGLANG)
 #define LCPP (1 << FLAVOR_LLAMACPP)
+#define TGI (1 << FLAVOR_TGI)
 
 static const struct route routes[] = {
 	{"/health", EVHTTP_REQ_GET, AUTH_NONE, ALL, h_health},
@@ -416,6 +449,7 @@ static const struct route routes[] = {
 	{"/get_server_info", EVHTTP_REQ_GET, AUTH_KEY, SGL, h_server_info},
 	{"/slots", EVHTTP_REQ_GET, AUTH_KEY, LCPP, h_slots},
 	{"/props", EVHTTP_REQ_GET, AUTH_KEY, LCPP, h_props},
+	{"/info", EVHTTP_REQ_GET, AUTH_KEY, TGI, h_info},
 	{"/sim/stats", EVHTTP_REQ_GET, AUTH_NONE, ALL, h_stats},
 };
 

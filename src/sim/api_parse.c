@@ -232,6 +232,15 @@ int api_parse_generation(const struct sim_config *c, const cJSON *root, struct s
 			return fail(pe, 404, "model", "The model `%s` does not exist.",
 				    v->valuestring);
 	}
+	if (c->flavor == FLAVOR_TGI && r->api == API_COMPLETIONS) {
+		/* TGI's prompt is a string or a list of strings */
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(root, "prompt");
+		const cJSON *first = cJSON_IsArray(p) ? cJSON_GetArrayItem(p, 0) : NULL;
+		if (cJSON_IsArray(p) && (!first || cJSON_IsNumber(first) || cJSON_IsArray(first)))
+			return fail(pe, 422, "prompt", "Failed to deserialize the JSON body into the "
+				    "target type: prompt: data did not match any variant of untagged "
+				    "enum Prompt");
+	}
 	if (r->api == API_CHAT) {
 		if (api_chat_ids(root, ids, pe))
 			return -1;
@@ -252,6 +261,12 @@ int api_parse_generation(const struct sim_config *c, const cJSON *root, struct s
 	    get_bool(root, "return_token_ids", &r->return_token_ids, pe) ||
 	    get_bool(root, "timings_per_token", &r->timings_per_token, pe))
 		return -1;
+	if (c->flavor == FLAVOR_TGI) {
+		/* TGI's OpenAI routes know neither: its outputs end at the
+		 * model's end of sequence */
+		ignore_eos = 0;
+		r->min_tokens = 0;
+	}
 	v = cJSON_GetObjectItemCaseSensitive(root, "temperature");
 	if (v && !cJSON_IsNull(v)) {
 		if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 100)
@@ -295,6 +310,11 @@ int api_parse_generation(const struct sim_config *c, const cJSON *root, struct s
 	} else if (!has_max) {
 		max_tokens = c->max_model_len - r->prompt_tokens;
 	}
+	if (c->flavor == FLAVOR_TGI && r->prompt_tokens + max_tokens > c->max_model_len)
+		return fail(pe, 422, "max_tokens", "`inputs` tokens + `max_new_tokens` must be <= "
+			    "%lld. Given: %lld `inputs` tokens and %lld `max_new_tokens`",
+			    (long long)c->max_model_len, (long long)r->prompt_tokens,
+			    (long long)max_tokens);
 	if (c->flavor != FLAVOR_LLAMACPP && (r->prompt_tokens + max_tokens > c->max_model_len ||
 					     max_tokens < 1))
 		return fail(pe, 400, has_max ? "max_tokens" : "prompt",

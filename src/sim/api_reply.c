@@ -87,3 +87,12 @@ void api_reject(struct evhttp_request *http, int status, const char *type, const
 	cJSON_free(s);
 	cJSON_Delete(root);
 }
+
+void api_reject_tgi(struct evhttp_request *http, int status, const char *type, const char *msg)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "error", msg);
+	cJSON_AddStringToObject(root, "error_type", type);
+	api_reply_json(http, status, root);
+	cJSON_Delete(root);
+}

@@ -18,6 +18,8 @@ void api_reply_text(struct evhttp_request *http, int status, const char *ctype,
 void api_reply_json(struct evhttp_request *http, int status, cJSON *obj);
 /* Sends {"error":{"message","type","param","code"}} with status (and
  * Retry-After: 1 on 429 and 503); param may be NULL. */
+/* TGI's error body: {"error":"MSG","error_type":"TYPE"}. */
+void api_reject_tgi(struct evhttp_request *http, int status, const char *type, const char *msg);
 void api_reject(struct evhttp_request *http, int status, const char *type, const char *param,
 		const char *fmt, ...)
 #if defined(__GNUC__)

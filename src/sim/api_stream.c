@@ -208,6 +208,55 @@ static void send_chunk(struct sim_req *r, struct evbuffer *b)
 	evbuffer_drain(b, len);
 }
 
+/* TGI writes one event per token, never merged (its router sends each
+ * token as the engine yields it), "data:" without a space, an empty id and
+ * a system_fingerprint "VERSION-native".  Completions: finish_reason ""
+ * until the last token, whose event carries the finish reason ("length",
+ * "eos_token") and usage; chat: role and content in every delta, usage in a
+ * chunk of its own at the end when asked (finish_stream). */
+static void ob_tgi(struct sim_server *srv, struct sim_req *r, int64_t n, int last)
+{
+	int chat = r->api == API_CHAT;
+	for (int64_t i = r->emitted; i < r->emitted + n; i++) {
+		int fin = last && i == r->emitted + n - 1;
+		const char *w = sim_word(r->text_seed, i, NULL);
+		if (chat)
+			OB_LIT(srv, "data:{\"object\":\"chat.completion.chunk\",\"id\":\"\",\"created\":");
+		else
+			OB_LIT(srv, "data:{\"id\":\"\",\"created\":");
+		ob_u64(srv, (uint64_t)r->created);
+		OB_LIT(srv, ",\"model\":\"");
+		ob_str(srv, srv->cfg.model);
+		OB_LIT(srv, "\",\"system_fingerprint\":\"");
+		ob_str(srv, srv->cfg.server_version);
+		OB_LIT(srv, "-native\",\"choices\":[{");
+		if (chat) {
+			OB_LIT(srv, "\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\" ");
+			ob_str(srv, w);
+			OB_LIT(srv, "\"},\"logprobs\":null,\"finish_reason\":");
+			if (fin) {
+				OB_LIT(srv, "\"");
+				ob_str(srv, finish_reason(r));
+				OB_LIT(srv, "\"}],\"usage\":null}\n\n");
+			} else {
+				OB_LIT(srv, "null}],\"usage\":null}\n\n");
+			}
+			continue;
+		}
+		OB_LIT(srv, "\"finish_reason\":\"");
+		if (fin)
+			ob_str(srv, r->target_len >= r->max_tokens ? "length" : "eos_token");
+		OB_LIT(srv, "\",\"index\":0,\"logprobs\":null,\"text\":\" ");
+		ob_str(srv, w);
+		OB_LIT(srv, "\"}]");
+		if (fin) {
+			OB_LIT(srv, ",");
+			ob_usage(srv, r, r->emitted + n);
+		}
+		OB_LIT(srv, "}\n\n");
+	}
+}
+
 /* One SSE event with tokens [emitted, emitted + n). */
 static void emit_content(struct sim_server *srv, struct sim_req *r, int64_t n, int last,
 			 uint64_t now)
@@ -219,6 +268,10 @@ static void emit_content(struct sim_server *srv, struct sim_req *r, int64_t n, i
 	const char *fr = last && !lcpp ? finish_reason(r) : NULL;
 
 	srv->oblen = 0;
+	if (srv->cfg.flavor == FLAVOR_TGI) {
+		ob_tgi(srv, r, n, last);
+		goto send;
+	}
 	if (chat && !r->role_sent) {
 		/* sent right before the first token, as vLLM does */
 		ob_head(srv, r);
@@ -284,6 +337,7 @@ static void emit_content(struct sim_server *srv, struct sim_req *r, int64_t n, i
 		evbuffer_drain(b, tl);
 	}
 	OB_LIT(srv, "}\n\n");
+send:
 	send_bytes(r, srv->ob, srv->oblen);
 
 	/* ground truth and metrics */
@@ -319,8 +373,10 @@ static void end_reply(struct sim_server *srv, struct sim_req *r, enum sim_outcom
 	if (http)
 		evhttp_send_reply_end(http);
 	metrics_observe(&srv->m.e2e, (double)(now - r->arrival_ns) / 1e9);
-	if (out == OUT_FINISHED)
+	if (out == OUT_FINISHED) {
 		srv->m.requests_ok++;
+		srv->m.finished_tokens += (uint64_t)r->emitted;
+	}
 	else
 		srv->m.requests_err++;
 	truth_end(&srv->truth, r, now, out, status);
@@ -334,6 +390,22 @@ static void finish_stream(struct sim_server *srv, struct sim_req *r)
 
 	if (r->fault.kind == FAULT_NO_DONE) {
 		end_reply(srv, r, OUT_FAULT_NO_DONE, 200);
+		return;
+	}
+	if (srv->cfg.flavor == FLAVOR_TGI) {
+		/* completions: usage came with the last token; chat: its own
+		 * chunk when asked */
+		if (r->api == API_CHAT && r->include_usage) {
+			evbuffer_add_printf(b, "data:{\"object\":\"chat.completion.chunk\",\"id\":\"\","
+					    "\"created\":%lld,\"model\":\"%s\",\"system_fingerprint\":"
+					    "\"%s-native\",\"choices\":[],", (long long)r->created,
+					    srv->cfg.model, srv->cfg.server_version);
+			add_usage(r, b, r->emitted);
+			ADD_LIT(b, "}\n\n");
+		}
+		ADD_LIT(b, "data:[DONE]\n\n");
+		send_chunk(r, b);
+		end_reply(srv, r, OUT_FINISHED, 200);
 		return;
 	}
 	if (lcpp) {
@@ -501,6 +573,7 @@ static void emit_whole(struct sim_server *srv, struct sim_req *r, uint64_t now)
 	evbuffer_drain(b, evbuffer_get_length(b));
 	metrics_observe(&srv->m.e2e, (double)(now - r->arrival_ns) / 1e9);
 	srv->m.requests_ok++;
+	srv->m.finished_tokens += (uint64_t)n;
 	srv->m.chunks++;
 	truth_end(&srv->truth, r, now, OUT_FINISHED, 200);
 	req_free(r);

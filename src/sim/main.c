@@ -39,7 +39,7 @@ static const struct opt opts[] = {
 	{"port", "N", "TCP port; 0 picks a free one (default 8000)", OPT_INT, OFF(port), 0, 65535},
 	{"model", "NAME", "served model name (default sim)", OPT_STR, OFF(model), 0, 0},
 	{"api-key", "KEY", "require 'Authorization: Bearer KEY'", OPT_STR, OFF(api_key), 0, 0},
-	{"flavor", "NAME", "vllm, sglang or llamacpp: metric names and routes (default vllm)",
+	{"flavor", "NAME", "vllm, sglang, llamacpp or tgi: metric names and routes (default vllm)",
 	 OPT_FLAVOR, OFF(flavor), 0, 0},
 	{"server-version", "V", "version string /version reports", OPT_STR, OFF(server_version), 0, 0},
 	{"max-model-len", "TOKENS", "longest prompt + output (default 128000; 8K = 8192)",
@@ -179,8 +179,10 @@ static int set_opt(struct sim_config *c, const struct opt *o, const char *val)
 			c->flavor = FLAVOR_SGLANG;
 		else if (!strcmp(val, "llamacpp"))
 			c->flavor = FLAVOR_LLAMACPP;
+		else if (!strcmp(val, "tgi"))
+			c->flavor = FLAVOR_TGI;
 		else
-			return bad(o->name, val, "one of vllm, sglang, llamacpp");
+			return bad(o->name, val, "one of vllm, sglang, llamacpp, tgi");
 		return 0;
 	case OPT_FAULT: {
 		char err[512];
@@ -287,7 +289,8 @@ static int check_config(struct sim_config *c)
 		c->silent_close = c->flavor == FLAVOR_LLAMACPP;
 	if (!c->server_version)
 		c->server_version = c->flavor == FLAVOR_SGLANG ? "0.5.3-sim" :
-				    c->flavor == FLAVOR_LLAMACPP ? "b6000-sim" : "0.11.0-sim";
+				    c->flavor == FLAVOR_LLAMACPP ? "b6000-sim" :
+				    c->flavor == FLAVOR_TGI ? "3.3.0-sim" : "0.11.0-sim";
 	return 0;
 }
 

@@ -206,11 +206,14 @@ static void render_sglang(const struct sim_metrics *m, const struct engine *e,
 		  "Histogram of End-to-end request latency in seconds", &m->e2e);
 }
 
-static void render_llamacpp(const struct engine *e, struct evbuffer *o)
+static void render_llamacpp(const struct sim_metrics *m, const struct engine *e,
+			    struct evbuffer *o)
 {
 	const struct engine_stats *s = &e->stats;
 
-	/* llama.cpp writes plain integers and no labels */
+	/* llama.cpp writes plain integers and no labels; its tokens_predicted
+	 * counts the tokens of requests that finished (checked: a request
+	 * the client cut is not counted) */
 	evbuffer_add_printf(o,
 		"# HELP llamacpp:prompt_tokens_total Number of prompt tokens processed.\n"
 		"# TYPE llamacpp:prompt_tokens_total counter\n"
@@ -234,8 +237,37 @@ static void render_llamacpp(const struct engine *e, struct evbuffer *o)
 		"# TYPE llamacpp:requests_deferred gauge\n"
 		"llamacpp:requests_deferred %zu\n",
 		(unsigned long long)s->prompt_tokens, (double)s->prompt_ns / 1e9,
-		(unsigned long long)s->generation_tokens, (unsigned long long)s->steps,
+		(unsigned long long)m->finished_tokens, (unsigned long long)s->steps,
 		s->steps ? s->busy_slot_sum / (double)s->steps : 0.0, e->nrunning, e->nwaiting);
+}
+
+/* TGI's names (its docs' metrics reference): written by Rust's
+ * metrics-exporter-prometheus, so counters keep their names (no _total)
+ * and nothing has labels except the batch series' method. */
+static void render_tgi(const struct sim_metrics *m, const struct engine *e,
+		       const struct sim_config *c, struct evbuffer *o)
+{
+	const struct engine_stats *s = &e->stats;
+	struct names n = {"tgi_", ""};
+	uint64_t requests = m->requests_ok + m->requests_err;
+
+	evbuffer_add_printf(o, "# TYPE tgi_queue_size gauge\ntgi_queue_size %zu\n"
+			    "# TYPE tgi_batch_current_size gauge\ntgi_batch_current_size %zu\n"
+			    "# TYPE tgi_batch_current_max_tokens gauge\n"
+			    "tgi_batch_current_max_tokens %lld\n"
+			    "# TYPE tgi_request_count counter\ntgi_request_count %llu\n"
+			    "# TYPE tgi_request_success counter\ntgi_request_success %llu\n"
+			    "# TYPE tgi_batch_inference_count counter\n"
+			    "tgi_batch_inference_count{method=\"decode\"} %llu\n",
+			    e->nwaiting, e->nrunning,
+			    (long long)(e->kv_blocks_used * c->block_size),
+			    (unsigned long long)requests, (unsigned long long)m->requests_ok,
+			    (unsigned long long)s->steps);
+	/* (the simulator keeps per-token gaps, not TGI's per-request means) */
+	histogram(o, &n, "request_mean_time_per_token_duration",
+		  "Mean time per token per request (inter-token latency)", &m->itl);
+	histogram(o, &n, "request_duration",
+		  "Total time spent processing the request (e2e latency)", &m->e2e);
 }
 
 void metrics_render(const struct sim_metrics *m, const struct engine *e,
@@ -253,7 +285,10 @@ void metrics_render(const struct sim_metrics *m, const struct engine *e,
 		render_sglang(m, e, c, out, &n);
 		break;
 	case FLAVOR_LLAMACPP:
-		render_llamacpp(e, out);
+		render_llamacpp(m, e, out);
+		break;
+	case FLAVOR_TGI:
+		render_tgi(m, e, c, out);
 		break;
 	case FLAVOR_VLLM:
 	default:

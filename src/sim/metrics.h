@@ -22,6 +22,8 @@ struct histogram {
 
 struct sim_metrics {
 	uint64_t requests_ok, requests_err, chunks, emitted_tokens;
+	uint64_t finished_tokens; /* tokens of requests that ended normally
+				   * (llama-server counts only those) */
 	struct histogram ttft, itl, e2e;
 };
 

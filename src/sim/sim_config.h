@@ -9,7 +9,7 @@
 
 struct tt_profile;
 
-enum sim_flavor { FLAVOR_VLLM = 0, FLAVOR_SGLANG, FLAVOR_LLAMACPP };
+enum sim_flavor { FLAVOR_VLLM = 0, FLAVOR_SGLANG, FLAVOR_LLAMACPP, FLAVOR_TGI };
 
 #define SIM_MAX_FAULTS 16
 

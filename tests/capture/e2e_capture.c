@@ -944,6 +944,108 @@ static void test_slot_context(void **state)
 	tt_run_free(run);
 }
 
+/* TGI flavour, end to end: engine from its tgi_ metrics, version and
+ * longest request from /info, text prompts calibrated from the usage of
+ * its last event, one token per event counted, the 8K cell failed before
+ * sending (8192 + 32 > max_total_tokens 8192), no error. */
+static void test_tgi_flavor(void **state)
+{
+	const char *sim_args[] = {"--flavor", "tgi", "--max-model-len", "8K", NULL};
+	const char *args[] = {"--contexts", "1K,8K", "--concurrency", "2", "--duration", "1s",
+			      "--max-tokens", "32", "--readiness", "0.2s", NULL};
+	char run_dir[600];
+	struct tt_run *run;
+	const struct tt_manifest *m;
+	struct tally t;
+	(void)state;
+
+	run = capture_run("tgi", sim_args, args, run_dir, sizeof run_dir);
+	m = tt_run_manifest(run);
+	assert_string_equal(m->engine, "tgi");
+	assert_string_equal(m->engine_version, "3.3.0-sim");
+	assert_int_equal(m->max_model_len, 8192);
+	assert_string_equal(m->prompt_kind, "text");
+	assert_int_equal(cell(run, "decode-8192x2")->state, TT_CELL_FAILED);
+	assert_string_equal(cell(run, "decode-8192x2")->reason,
+			    "8192 prompt + 32 output tokens = 8224 > max_model_len 8192");
+	tally_cell(run, "decode-1024x2", 1024, 32, &t);
+	assert_int_equal(t.errors, 0);
+	assert_true(t.finished_len > 2);
+	assert_int_equal(t.finished_len_tokens_ok, t.finished_len);
+	assert_int_equal(t.multi, 0); /* TGI: one token per event */
+	assert_int_equal(t.prompt_seen, t.requests);
+	assert_int_equal(t.prompt_within1, t.requests);
+	tt_run_free(run);
+}
+
+/* TGI's OpenAI routes ignore ignore_eos: outputs end at the model's end of
+ * sequence (40 tokens here) with finish "eos_token", and the report says
+ * Short outputs instead of passing shorter requests off as Valid. */
+static void test_tgi_eos(void **state)
+{
+	const char *sim_args[] = {"--flavor", "tgi", "--eos-after", "40", NULL};
+	const char *args[] = {"--contexts", "1K", "--concurrency", "2", "--cells", "decode-1Kx2",
+			      "--duration", "1s", "--max-tokens", "64", "--readiness", "0.2s", NULL};
+	char run_dir[600];
+	struct tt_run *run;
+	struct tt_report *rep = NULL;
+	struct tt_error err;
+	const struct tt_cell_figures *f;
+	(void)state;
+
+	run = capture_run("tgieos", sim_args, args, run_dir, sizeof run_dir);
+	assert_true(tt_analyze(run, NULL, &rep, &err) <= TT_WARN);
+	f = &rep->cells[tt_manifest_find_cell(tt_run_manifest(run), "decode-1024x2")];
+	assert_int_equal(f->errors, 0);
+	assert_int_equal(f->status, TT_STATUS_SHORT);
+	assert_true(f->ended > 2);
+	assert_int_equal(f->short_outputs, f->ended);
+	assert_int_equal(f->short_stop, f->ended);
+	assert_int_equal(f->short_max_tokens, 40);
+	assert_non_null(strstr(f->reason, "ended before the 64 tokens asked (finish stop"));
+	tt_report_free(rep);
+	tt_run_free(run);
+}
+
+/* The simulator calibrated to the seed report gives the seed's statuses:
+ * at 32K x 4 and 32K x 16 (cells of the README demo) the seed says Valid.
+ * The simulator's turnover hold once blocked admission and reported
+ * Requests queued there (waiting in 5-10 % of scrapes).  The demo's own
+ * settings: --max-model-len 131072, the default KV cache, 1024 tokens. */
+static void test_seed_statuses(void **state)
+{
+	const char *sim_args[] = {"--profile", profile_path, "--max-model-len", "131072", NULL};
+	const char *args[] = {"--contexts", "32K", "--concurrency", "4,16", "--cells",
+			      "decode-32Kx4,decode-32Kx16", "--duration", "3s", "--max-tokens",
+			      "1024", "--readiness", "1s", NULL};
+	char run_dir[600];
+	struct tt_run *run;
+	struct tt_report *rep = NULL;
+	struct tt_error err;
+	struct tt_profile *prof = NULL;
+	(void)state;
+
+	assert_int_equal(tt_profile_load(profile_path, &prof, &err), TT_OK);
+	run = capture_run("seedstatus", sim_args, args, run_dir, sizeof run_dir);
+	assert_true(tt_analyze(run, NULL, &rep, &err) <= TT_WARN);
+	for (size_t i = 0; i < rep->n_cells; i++) {
+		const struct tt_cell_figures *f = &rep->cells[i];
+		const struct tt_profile_point *pt;
+		if (f->phase != TT_PHASE_DECODE || rep->manifest.cells[i].state != TT_CELL_DONE)
+			continue;
+		pt = tt_profile_find(prof, TT_PHASE_DECODE, f->context, f->concurrency);
+		assert_non_null(pt);
+		if (strcmp(tt_status_name(f->status), pt->status) != 0)
+			fail_msg("decode %lld x %d: '%s' (%s), the seed says '%s'",
+				 (long long)f->context, f->concurrency, tt_status_name(f->status),
+				 f->reason, pt->status);
+	}
+	assert_int_equal(cell(run, "decode-32768x16")->state, TT_CELL_DONE);
+	tt_report_free(rep);
+	tt_profile_free(prof);
+	tt_run_free(run);
+}
+
 /* SGLang flavour: engine and KV capacity from its own server info. */
 static void test_sglang_flavor(void **state)
 {
@@ -1167,6 +1269,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_sglang_flavor),
 		cmocka_unit_test(test_silent_close),
 		cmocka_unit_test(test_slot_context),
+		cmocka_unit_test(test_tgi_flavor),
+		cmocka_unit_test(test_tgi_eos),
+		cmocka_unit_test(test_seed_statuses),
 		cmocka_unit_test(test_arrival_never_before_emission),
 		cmocka_unit_test(test_arrival_connection_close),
 		cmocka_unit_test(test_arrival_under_loss),

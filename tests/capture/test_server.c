@@ -125,11 +125,32 @@ static void test_llamacpp_props(void **state)
 	assert_int_equal(tt_llamacpp_props(NULL, 0, &p), 0);
 }
 
+/* TGI's /info (fields as its router's Info struct names them). */
+static void test_tgi_info(void **state)
+{
+	static const char body[] =
+		"{\"model_id\":\"m\",\"model_sha\":null,\"max_input_tokens\":4095,"
+		"\"max_total_tokens\":4096,\"router\":\"text-generation-router\","
+		"\"version\":\"3.3.0\",\"sha\":null,\"docker_label\":null}";
+	int64_t total;
+	char ver[32];
+	(void)state;
+
+	assert_int_equal(tt_tgi_info(body, strlen(body), &total, ver, sizeof ver), 1);
+	assert_int_equal(total, 4096);
+	assert_string_equal(ver, "3.3.0");
+	assert_int_equal(tt_tgi_info("{\"version\":3}", 13, &total, ver, sizeof ver), 0);
+	assert_int_equal(total, -1);
+	assert_string_equal(ver, "");
+	assert_int_equal(tt_tgi_info("nope", 4, &total, ver, sizeof ver), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_engine_detect),
 		cmocka_unit_test(test_llamacpp_props),
+		cmocka_unit_test(test_tgi_info),
 		cmocka_unit_test(test_kv_from_metrics),
 		cmocka_unit_test(test_kv_sglang_info),
 		cmocka_unit_test(test_kv_server_log),

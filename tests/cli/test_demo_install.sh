@@ -60,7 +60,9 @@ for kind in heatmap throughput per-request tradeoff ttft tbt prefill timeline tb
 	[ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "$f is not a PNG"
 done
 grep -q 'Sustained decode' demo-out/report.md || fail "report.md has no decode matrix"
-grep -q 'Over capacity' demo-out/report.md || fail "report.md: 32K x 64 should be over capacity"
+# Every cell of the demo fits the simulator's KV cache, as in the seed
+# report (whose statuses e2e_capture.test_seed_statuses compares).
+if grep -q 'Over capacity' demo-out/report.md; then fail "report.md: a cell over capacity"; fi
 # The simulator was stopped, not left behind.
 if grep -q '^tokentrace-sim listening on ' demo-out/sim.log; then
 	port=$(sed -n 's|^tokentrace-sim listening on http://[^:]*:||p' demo-out/sim.log)

@@ -15,10 +15,11 @@
 #            token the server counted (/metrics) is in the run; each
 #            finished request matches the server's own timing of it (its
 #            log); requests beyond the slots queue.
-#   context  2 slots of 1024 tokens: read from /props, a 1K prompt's cells
-#            failed before sending with the arithmetic, 512 + 768 output
-#            tokens stop at 512 (finish length) and the cell reads Short
-#            outputs; build_info is the engine version.
+#   context  2 slots of 512 tokens: read from /props, a 512-token prompt's
+#            cells failed before sending with the arithmetic, 384 + 256
+#            output tokens stop at 128 (finish length) and the cell reads
+#            Short outputs; build_info is the engine version, and the
+#            start line names it and the slots.
 set -u
 case_name=$1 llama_dir=$2 capture=$3 tokentrace=$4 work=$5
 server=$llama_dir/llama-server
@@ -73,11 +74,12 @@ PY
 	fail "llama-server not ready within 60 s: $(tail -3 "$work/server.log")"
 }
 
-# capture RUN ARGS...: tokentrace-capture into $work/RUN, bounded in time.
+# capture RUN ARGS...: tokentrace-capture into $work/RUN, bounded in time;
+# its start line and summary in $work/RUN.out.
 capture() {
 	local run=$1
 	shift
-	timeout 300 "$capture" "$url" -o "$work/$run" -q "$@" >"$work/$run.out" 2>&1 ||
+	timeout 300 "$capture" "$url" -o "$work/$run" "$@" >"$work/$run.out" 2>&1 ||
 		fail "capture $run exited $?: $(tail -5 "$work/$run.out")"
 }
 
@@ -170,9 +172,11 @@ sys.exit(1 if bad else 0)
 PY
 	;;
 context)
-	start_server -c 2048 -np 2
-	capture context --contexts 512,1K --concurrency 2 --duration 2s --max-tokens 768 \
+	start_server -c 1024 -np 2
+	capture context --contexts 384,512 --concurrency 2 --duration 2s --max-tokens 256 \
 		--readiness 0.3s --readiness-timeout 3s
+	grep -q "llamacpp b0-unknown with /metrics, model '.*', KV capacity unknown, 2 slots of 512 tokens," \
+		"$work/context.out" || fail "start line: $(head -1 "$work/context.out")"
 	"$tokentrace" dump "$work/context" >"$work/context.jsonl" || fail "dump failed"
 	"$tokentrace" report "$work/context" --format json >"$work/context.json" || fail "report failed"
 	python3 - "$work" <<'PY' || exit 1
@@ -181,42 +185,42 @@ work = sys.argv[1]
 bad = []
 m = json.load(open(work + "/context/manifest.json"))
 print("server:", m["server"], "model:", {k: v for k, v in m["model"].items() if k != "id"})
-if m["model"].get("slot_context") != 1024 or m["server"].get("slots") != 2:
-    bad.append(f"slots read as {m['server'].get('slots')} x {m['model'].get('slot_context')}, want 2 x 1024")
+if m["model"].get("slot_context") != 512 or m["server"].get("slots") != 2:
+    bad.append(f"slots read as {m['server'].get('slots')} x {m['model'].get('slot_context')}, want 2 x 512")
 if not m["server"].get("engine_version"):
     bad.append("no engine version (build_info)")
 cells = {c["id"]: c for c in m["cells"]}
-for cid in ("prefill-1024", "decode-1024x2"):
+for cid in ("prefill-512", "decode-512x2"):
     c = cells[cid]
-    if c["state"] != "failed" or "1024 prompt tokens >= slot context 1024" not in c.get("reason", "") \
+    if c["state"] != "failed" or "512 prompt tokens >= slot context 512" not in c.get("reason", "") \
             or c.get("trace"):
         bad.append(f"{cid}: {c['state']} {c.get('reason')!r} trace {c.get('trace')!r}")
-c = cells["decode-512x2"]
-want = "512 prompt + 768 output tokens = 1280 > slot context 1024: at most 512 output tokens per request"
+c = cells["decode-384x2"]
+want = "384 prompt + 256 output tokens = 640 > slot context 512: at most 128 output tokens per request"
 if c["state"] != "done" or c.get("reason") != want:
-    bad.append(f"decode-512x2: {c['state']} {c.get('reason')!r}")
+    bad.append(f"decode-384x2: {c['state']} {c.get('reason')!r}")
 reqs = [json.loads(l) for l in open(work + "/context.jsonl")]
 reqs = [r for r in reqs if r.get("type") == "request"]
 fails = [r for r in reqs if r["finish"] == "error"]
 if fails:
     bad.append(f"{len(fails)} requests failed, e.g. {fails[0]['error']}")
-ended = [r for r in reqs if r["cell"] == "decode-512x2" and r["role"] == "measured"
+ended = [r for r in reqs if r["cell"] == "decode-384x2" and r["role"] == "measured"
          and r["finish"] in ("stop", "length")]
 if not ended:
-    bad.append("no measured request of decode-512x2 ended")
+    bad.append("no measured request of decode-384x2 ended")
 for r in ended:
     n = sum(c[1] for c in r["chunks"])
-    if r["finish"] != "length" or n != 512:
-        bad.append(f"decode-512x2 request: finish {r['finish']}, {n} tokens; want length, 512")
+    if r["finish"] != "length" or n != 128:
+        bad.append(f"decode-384x2 request: finish {r['finish']}, {n} tokens; want length, 128")
         break
 cut = [r for r in reqs if r["finish"] == "cut"]
-if any(r["prompt_tokens"] != 512 for r in cut):
-    bad.append("a cut request does not record the 512 prompt tokens it asked for")
+if any(r["prompt_tokens"] != 384 for r in cut):
+    bad.append("a cut request does not record the 384 prompt tokens it asked for")
 rep = {c["id"]: c for c in json.load(open(work + "/context.json"))["cells"]}
-f = rep["decode-512x2"]
-print("decode-512x2:", f["status"], "-", f["status_reason"])
+f = rep["decode-384x2"]
+print("decode-384x2:", f["status"], "-", f["status_reason"])
 if f["status"] != "Short outputs" or f["short_outputs"] != len(ended):
-    bad.append(f"decode-512x2: {f['status']!r}, {f['short_outputs']} short; want Short outputs, {len(ended)}")
+    bad.append(f"decode-384x2: {f['status']!r}, {f['short_outputs']} short; want Short outputs, {len(ended)}")
 for b in bad:
     print("FAILED:", b)
 sys.exit(1 if bad else 0)

@@ -124,6 +124,32 @@ static void test_legend_and_evidence(void **state)
 	free(md);
 }
 
+/* A cell of one request reads "1 request", and Short outputs has its
+ * legend sentence and its evidence line. */
+static void test_short_outputs_one_request(void **state)
+{
+	struct tt_report r;
+	struct tt_cell_figures *c = NULL;
+	char *md;
+	(void)state;
+
+	fx_report(&r);
+	for (size_t i = 0; i < r.n_cells && !c; i++)
+		if (r.cells[i].phase == TT_PHASE_DECODE && r.cells[i].concurrency == 1 &&
+		    r.cells[i].status == TT_STATUS_VALID)
+			c = &r.cells[i];
+	assert_non_null(c);
+	c->status = TT_STATUS_SHORT;
+	snprintf(c->reason, sizeof c->reason, "3 of 3 requests ended before the 4096 tokens asked "
+		 "(finish length; at most 1000 tokens)");
+	md = fx_render(&r, TT_FORMAT_MD, 0, 0);
+	fx_contains(md, "context \xc3\x97 1 request: Short outputs \xc2\xb7 3 of 3 requests ended "
+			"before the 4096 tokens asked (finish length; at most 1000 tokens)\n");
+	fx_lacks(md, "1 requests");
+	fx_contains(md, tt_status_legend(TT_STATUS_SHORT));
+	free(md);
+}
+
 static void test_all_measurements(void **state)
 {
 	struct tt_report r;
@@ -249,6 +275,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_prefill_and_matrix),
 		cmocka_unit_test(test_legend_and_evidence),
 		cmocka_unit_test(test_all_measurements),
+		cmocka_unit_test(test_short_outputs_one_request),
 		cmocka_unit_test(test_order_does_not_depend_on_report_order),
 		cmocka_unit_test(test_empty_report_and_bad_args),
 		cmocka_unit_test(test_output_ceiling),

@@ -510,6 +510,111 @@ static void test_flavor_sglang(void **state)
 	sim_stop_ok(&p);
 }
 
+/* llama-server's slots: /props and /v1/models tell each slot's context, a
+ * prompt that fills it is refused as llama-server refuses it, and an output
+ * stops when the slot is full (finish length, fewer tokens than asked);
+ * replies say keep-alive (the connection is then closed silently). */
+static void test_llamacpp_slots(void **state)
+{
+	(void)state;
+	const char *args[] = {"--flavor", "llamacpp", "--max-num-seqs", "4", "--kv-capacity", "256",
+			      "--max-model-len", "256",
+			      NULL};
+	struct sim_proc p = sim_start_ok(args);
+	struct http_reply r;
+	cJSON *j;
+	const char *fill = "{\"prompt\":[" "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,"
+			   "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1],"
+			   "\"max_tokens\":4,\"stream\":true}";
+	const char *over = "{\"prompt\":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,"
+			   "23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,"
+			   "47,48,49,50,51,52,53,54,55,56,57,58,59,60],\"max_tokens\":10,"
+			   "\"ignore_eos\":true,\"stream\":true}";
+	const char *bodies[] = {over};
+	struct stream_result s;
+
+	assert_int_equal(http_do(&p, "/props", NULL, NULL, &r), 0);
+	j = cJSON_Parse(r.body);
+	assert_int_equal((long)cJSON_GetObjectItem(cJSON_GetObjectItem(j, "default_generation_settings"),
+						  "n_ctx")->valuedouble, 64);
+	assert_int_equal((long)cJSON_GetObjectItem(j, "total_slots")->valuedouble, 4);
+	assert_string_equal(cJSON_GetObjectItem(j, "build_info")->valuestring, "b6000-sim");
+	cJSON_Delete(j);
+	http_reply_free(&r);
+	assert_int_equal(http_do(&p, "/v1/models", NULL, NULL, &r), 0);
+	assert_non_null(strstr(r.body, "\"n_ctx\":64"));
+	assert_null(strstr(r.body, "max_model_len"));
+	http_reply_free(&r);
+	/* 64 prompt tokens in a 64-token slot: refused */
+	assert_int_equal(http_do(&p, "/v1/completions", fill, NULL, &r), 0);
+	assert_int_equal(r.status, 400);
+	assert_non_null(strstr(r.body, "exceed_context_size_error"));
+	assert_non_null(strstr(r.body, "request (64 tokens) exceeds the available context size "
+				       "(64 tokens)"));
+	http_reply_free(&r);
+	/* 60 + 10 > 64: 4 tokens, finish length */
+	stream_many(&p, "/v1/completions", bodies, 1, 1, 20, NULL, NULL, &s);
+	assert_int_equal(s.status, 200);
+	assert_non_null(strstr(s.headers, "Keep-Alive: timeout=5, max=100"));
+	assert_null(strstr(s.headers, "Connection: close"));
+	/* (a slow loop may merge tokens into fewer chunks) */
+	assert_true(s.n >= 3);
+	assert_non_null(strstr(s.ev[s.n - 2].data, "\"finish_reason\":\"length\""));
+	assert_int_equal(s.ev[s.n - 2].completion_tokens, 4);
+	assert_string_equal(s.ev[s.n - 1].data, "[DONE]");
+	stream_result_free(&s);
+	sim_stop_ok(&p);
+}
+
+/* TGI: its routes (/info, no /version, no token-id prompts), one event
+ * per token written "data:{...}", usage with the last token only, finish
+ * "eos_token" since ignore_eos is not TGI's, its /metrics names. */
+static void test_flavor_tgi(void **state)
+{
+	(void)state;
+	const char *args[] = {"--flavor", "tgi", "--eos-after", "5", "--merge", "3", NULL};
+	struct sim_proc p = sim_start_ok(args);
+	struct http_reply r;
+	const char *body = "{\"prompt\":\"a b c d\",\"max_tokens\":8,\"ignore_eos\":true,"
+			   "\"stream\":true}";
+	const char *bodies[] = {body};
+	struct stream_result s;
+
+	stream_many(&p, "/v1/completions", bodies, 1, 1, 20, NULL, NULL, &s);
+	assert_int_equal(s.status, 200);
+	assert_int_equal(s.n, 6); /* 5 tokens (EOS after 5), one event each, then [DONE] */
+	assert_non_null(strstr(s.raw, "data:{\"id\":\"\","));
+	for (size_t i = 0; i < 4; i++) {
+		assert_null(strstr(s.ev[i].data, "\"usage\""));
+		assert_non_null(strstr(s.ev[i].data, "\"finish_reason\":\"\""));
+	}
+	assert_non_null(strstr(s.ev[4].data, "\"finish_reason\":\"eos_token\""));
+	assert_int_equal(s.ev[4].completion_tokens, 5);
+	assert_string_equal(s.ev[5].data, "[DONE]");
+	stream_result_free(&s);
+	assert_int_equal(http_do(&p, "/v1/completions",
+				 "{\"prompt\":[1,2,3],\"max_tokens\":2,\"stream\":true}", NULL, &r), 0);
+	assert_int_equal(r.status, 422);
+	assert_non_null(strstr(r.body, "\"error_type\":\"validation\""));
+	http_reply_free(&r);
+	assert_int_equal(http_do(&p, "/info", NULL, NULL, &r), 0);
+	assert_non_null(strstr(r.body, "\"max_total_tokens\":128000"));
+	assert_non_null(strstr(r.body, "\"version\":\"3.3.0-sim\""));
+	http_reply_free(&r);
+	assert_int_equal(http_do(&p, "/version", NULL, NULL, &r), 0);
+	assert_int_equal(r.status, 404);
+	http_reply_free(&r);
+	assert_int_equal(http_do(&p, "/metrics", NULL, NULL, &r), 0);
+	const char *names[] = {"tgi_queue_size", "tgi_batch_current_size", "tgi_request_count",
+			       "tgi_request_success", "tgi_request_duration_count"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (isnan(prom_value(r.body, names[i])))
+			fail_msg("metric %s missing", names[i]);
+	assert_true(prom_value(r.body, "tgi_request_success") == 1.0);
+	http_reply_free(&r);
+	sim_stop_ok(&p);
+}
+
 static void test_flavor_llamacpp(void **state)
 {
 	(void)state;
@@ -683,6 +788,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_flavor_vllm_metrics),
 		cmocka_unit_test(test_flavor_sglang),
 		cmocka_unit_test(test_flavor_llamacpp),
+		cmocka_unit_test(test_llamacpp_slots),
+		cmocka_unit_test(test_flavor_tgi),
 		cmocka_unit_test(test_sigterm_exit_zero),
 		cmocka_unit_test(test_help_matches_docs),
 		cmocka_unit_test(test_max_runtime_and_sigint),

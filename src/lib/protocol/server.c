@@ -136,6 +136,36 @@ int tt_llamacpp_props(const char *json, size_t len, struct tt_llamacpp_props *ou
 	return found;
 }
 
+int tt_tgi_info(const char *json, size_t len, int64_t *max_total_tokens, char *version,
+		size_t version_len)
+{
+	cJSON *root, *v;
+	int found = 0;
+
+	*max_total_tokens = -1;
+	if (version && version_len)
+		version[0] = '\0';
+	if (!json)
+		return 0;
+	root = cJSON_ParseWithLength(json, len);
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return 0;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(root, "max_total_tokens");
+	if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble < 1e12) {
+		*max_total_tokens = (int64_t)v->valuedouble;
+		found = 1;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(root, "version");
+	if (cJSON_IsString(v) && v->valuestring[0] && version && version_len) {
+		snprintf(version, version_len, "%s", v->valuestring);
+		found = 1;
+	}
+	cJSON_Delete(root);
+	return found;
+}
+
 const char *tt_metric_running(enum tt_engine e)
 {
 	switch (e) {

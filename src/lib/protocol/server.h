@@ -49,6 +49,12 @@ struct tt_llamacpp_props {
  * the body is a JSON object with at least one of them, else 0. */
 int tt_llamacpp_props(const char *json, size_t len, struct tt_llamacpp_props *out);
 
+/* TGI's GET /info: max_total_tokens (prompt + output a request may hold;
+ * longer is refused with HTTP 422) and version.  Fields absent: -1, "".
+ * Returns 1 when the body is a JSON object with at least one of them. */
+int tt_tgi_info(const char *json, size_t len, int64_t *max_total_tokens, char *version,
+		size_t version_len);
+
 /* Gauges the capture watches, by engine (NULL when the engine has none). */
 const char *tt_metric_running(enum tt_engine e); /* requests decoding now */
 const char *tt_metric_waiting(enum tt_engine e); /* requests queued */
