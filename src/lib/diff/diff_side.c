@@ -548,6 +548,10 @@ static int boot_slices(struct collect *c, struct rng *r, struct tt__boot *total,
 		if (h.n >= 2) {
 			rank_table(50, (double)h.n, hist_value, &h, tbt50);
 			rank_table(c->o->tail, (double)h.n, hist_value, &h, tbtq);
+			for (int i = 0; i < TT__CDF_POINTS; i++) {
+				double p = 100.0 * i / (TT__CDF_POINTS - 1);
+				c->rb->tbt_cdf[c->cell][i] = hist_value(&h, p) * 1e-6;
+			}
 		}
 	}
 	return 0;
@@ -669,20 +673,25 @@ enum tt_code tt_diff_side_add(struct tt_diff_side *s, struct tt_run *run,
 		tt_analysis_opts_init(&opts);
 	rb.tail_q = with_tail(&opts, s->o.tail);
 	rb.boot = calloc(m->n_cells ? m->n_cells : 1, sizeof *rb.boot);
+	rb.tbt_cdf = malloc((m->n_cells ? m->n_cells : 1) * sizeof *rb.tbt_cdf);
 	c.slice = malloc(s->o.slices * sizeof *c.slice);
 	c.slice_used = calloc(s->o.slices, sizeof *c.slice_used);
 	c.slice_tokens = calloc(s->o.slices, sizeof *c.slice_tokens);
 	grown = realloc(s->runs, (s->n_runs + 1) * sizeof *s->runs);
 	if (grown)
 		s->runs = grown;
-	if (!rb.boot || !c.slice || !c.slice_used || !c.slice_tokens || !grown) {
+	if (!rb.boot || !rb.tbt_cdf || !c.slice || !c.slice_used || !c.slice_tokens || !grown) {
 		free(rb.boot);
+		free(rb.tbt_cdf);
 		collect_release(&c);
 		return tt_error_set(err, TT_ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < m->n_cells; i++)
+	for (size_t i = 0; i < m->n_cells; i++) {
 		for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++)
 			rb.boot[i][f].se = NAN;
+		for (int k = 0; k < TT__CDF_POINTS; k++)
+			rb.tbt_cdf[i][k] = NAN;
+	}
 	for (unsigned k = 0; k < s->o.slices; k++)
 		tt__hist_reset(&c.slice[k]);
 	c.o = &s->o;
@@ -703,12 +712,14 @@ enum tt_code tt_diff_side_add(struct tt_diff_side *s, struct tt_run *run,
 	collect_release(&c);
 	if (rc > TT_WARN) {
 		free(rb.boot);
+		free(rb.tbt_cdf);
 		return rc;
 	}
 	rb.rep->opts.hook = NULL; /* it pointed into this frame */
 	if (c.oom) {
 		tt_report_free(rb.rep);
 		free(rb.boot);
+		free(rb.tbt_cdf);
 		return tt_error_set(err, TT_ENOMEM, "out of memory while resampling '%s'",
 				    tt_run_path(run));
 	}
@@ -723,6 +734,7 @@ void tt_diff_side_free(struct tt_diff_side *s)
 	for (size_t i = 0; i < s->n_runs; i++) {
 		tt_report_free(s->runs[i].rep);
 		free(s->runs[i].boot);
+		free(s->runs[i].tbt_cdf);
 	}
 	free(s->runs);
 	free(s);
