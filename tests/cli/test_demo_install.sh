@@ -60,6 +60,11 @@ for kind in heatmap throughput per-request tradeoff ttft tbt prefill timeline tb
 	[ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "$f is not a PNG"
 done
 grep -q 'Sustained decode' demo-out/report.md || fail "report.md has no decode matrix"
+# The diff against the second, slower engine (docs/diff.md).
+for f in diff.md diff.json diff.html diff.pdf run-slower/manifest.json charts/diff-heatmap.png; do
+	[ -s "demo-out/$f" ] || fail "demo-out/$f missing or empty"
+done
+grep -q ' slower' demo-out/diff.md || fail "diff.md finds nothing slower against a 10% slower engine"
 grep -q 'Over capacity' demo-out/report.md || fail "report.md: 32K x 64 should be over capacity"
 # The simulator was stopped, not left behind.
 if grep -q '^tokentrace-sim listening on ' demo-out/sim.log; then
