@@ -56,7 +56,7 @@ const char *tt_verdict_key(enum tt_verdict v);  /* "faster", "same", "slower", "
 
 struct tt_diff_opts {
 	double alpha;        /* false-positive rate of the whole diff (0.05) */
-	unsigned replicates; /* bootstrap replicates per run and cell (400) */
+	unsigned replicates; /* bootstrap replicates per run and cell (200) */
 	unsigned slices;     /* time slices of a decode window (20) */
 	uint64_t seed;       /* bootstrap seed (1): same inputs, same output */
 	double tail;         /* tail percentile of TTFT and TBT, in (50, 100) (90) */

@@ -44,7 +44,7 @@ static const char usage_text[] =
 	"  --chart-format F       svg (default), png or pdf for --charts\n"
 	"  --alpha A              false-positive rate of the whole diff (default 0.05)\n"
 	"  --min-change PCT       report significant changes under PCT as none (default 1%)\n"
-	"  --replicates N         bootstrap replicates per run and cell (default 400)\n"
+	"  --replicates N         bootstrap replicates per run and cell (default 200)\n"
 	"  --seed N               bootstrap seed (default 1)\n"
 	"  --skip-first D         start each decode window D later (e.g. 5s)\n"
 	"  --window D             measure at most D of each window (e.g. 10s)\n"

@@ -229,6 +229,11 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 	int64_t ws = a->ws, we = a->we;
 	int64_t first = -1, last = -1, prev = -1;
 	long first_tokens = 0, total_tokens = 0;
+	/* the samples for a hook, passed a batch at a time */
+	const struct tt_sample_hook *hook =
+		a->opts.hook && a->opts.hook->chunks ? a->opts.hook : NULL;
+	struct tt_sample_chunk hb[TT_SAMPLE_BATCH];
+	size_t hn = 0;
 
 	if (r->finish == TT_FINISH_ERROR)
 		a->errors++; /* M-errors: any role, anywhere in the cell */
@@ -261,9 +266,15 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 				if (prev >= 0)
 					tt_hist_add(a->tbt, (t - prev) / (int64_t)k, k);
 			}
-			if (a->opts.hook && a->opts.hook->chunk)
-				a->opts.hook->chunk(a->opts.hook->ctx, a->index, t, k,
-						    prev >= 0 ? (t - prev) / (int64_t)k : 0);
+			if (hook) {
+				hb[hn].t_ns = t;
+				hb[hn].gap_ns = prev >= 0 ? (t - prev) / (int64_t)k : 0;
+				hb[hn++].k = k;
+				if (hn == TT_SAMPLE_BATCH) {
+					hook->chunks(hook->ctx, a->index, hb, hn);
+					hn = 0;
+				}
+			}
 		}
 		if (first < 0) {
 			first = t;
@@ -271,6 +282,8 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 		}
 		prev = t;
 	}
+	if (hn)
+		hook->chunks(hook->ctx, a->index, hb, hn);
 	last = prev;
 	if (r->t_send_ns < we && r->t_end_ns >= ws)
 		a->requests++;
