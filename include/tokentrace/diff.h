@@ -127,7 +127,7 @@ struct tt_diff {
 	size_t n_cells;
 	size_t n_tests;          /* comparisons judged: the Bonferroni family */
 	double level;            /* two-sided level of each comparison: alpha / n_tests */
-	size_t n_faster, n_slower, n_same, n_unjudged; /* over every figure of every cell */
+	size_t n_faster, n_slower, n_same, n_unjudged; /* over the figures of matched cells */
 	size_t n_status_changed, n_base_only, n_cand_only;
 };
 
