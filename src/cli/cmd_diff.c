@@ -175,7 +175,7 @@ int cmd_diff(int argc, char **argv)
 	struct tt_error err;
 	struct tt_buf buf;
 	int f, status = 2, no_color = 0, quiet = 0, list = 0; /* 1 base, 2 candidate */
-	int positional = 0, listed = 0;
+	int positional = 0, listed = 0, chart_format_set = 0;
 	enum tt_code rc;
 
 	tt_analysis_opts_init(&ao);
@@ -246,6 +246,7 @@ int cmd_diff(int argc, char **argv)
 			} else if (!strcmp(a, "--charts")) {
 				charts = v;
 			} else if (!strcmp(a, "--chart-format")) {
+				chart_format_set = 1;
 				if (!strcmp(v, "svg"))
 					chart_format = TT_CHART_SVG;
 				else if (!strcmp(v, "png"))
@@ -353,6 +354,15 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (f == TT_FORMAT_PDF && !out) {
 		cli_error("--format pdf needs -o FILE.pdf");
+		goto cleanup;
+	}
+	if (cell && f != TT_FORMAT_HTML && f != TT_FORMAT_PDF && !charts) {
+		cli_error("--cell chooses the cell of the time-between-tokens chart: it needs "
+			  "--format html or pdf, or --charts DIR");
+		goto cleanup;
+	}
+	if (chart_format_set && !charts) {
+		cli_error("--chart-format is the format of --charts DIR: it needs --charts");
 		goto cleanup;
 	}
 

@@ -136,6 +136,8 @@ expect "unknown cell" 2 "tbt-cdf: no decode cell 'decode-1x1'" -- \
 expect "charts" 0 "" -- "$tt" diff "$tmp/base" "$tmp/slow" --charts "$tmp/charts" --chart-format png -q
 n_png=$(ls "$tmp/charts"/diff-*.png 2> /dev/null | wc -l)
 if [ "$n_png" = 7 ]; then ok "charts: 7 files"; else bad "charts: $n_png files"; fi
+expect "cell without a page" 2 "--cell chooses the cell" -- "$tt" diff "$tmp/base" "$tmp/slow" --cell decode-8192x4
+expect "chart format without charts" 2 "it needs --charts" -- "$tt" diff "$tmp/base" "$tmp/slow" --chart-format png
 expect "bad chart format" 2 "--chart-format: 'gif'" -- "$tt" diff "$tmp/base" "$tmp/slow" --charts "$tmp/c2" --chart-format gif
 
 # --- replicates --------------------------------------------------------------
