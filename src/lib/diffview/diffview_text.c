@@ -74,7 +74,7 @@ static void fmt_entry(const struct tt_diff_value *v, char *buf, size_t len)
 	else if (v->verdict == TT_VERDICT_FASTER || v->verdict == TT_VERDICT_SLOWER)
 		snprintf(buf, len, "%s %s", pct, tt_verdict_name(v->verdict));
 	else if (v->verdict == TT_VERDICT_UNJUDGED)
-		snprintf(buf, len, "%s (not judged)", pct);
+		snprintf(buf, len, "(%s)", pct);
 	else
 		snprintf(buf, len, "%s", pct);
 }
@@ -408,6 +408,8 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 		}
 		t_draw(&t, md, color, out);
 		free(t.c);
+		tt_buf_puts(out, "A change in parentheses was not judged (Notes say why); one "
+				 "without a word is no significant change.\n\n");
 	}
 	/* Every figure judged faster or slower (md: every figure), with values. */
 	{
