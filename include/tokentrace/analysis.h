@@ -102,7 +102,8 @@ struct tt_sample_chunk {
 struct tt_sample_hook {
 	void *ctx;
 	/* The analyzer of a cell was created: its window (M-window) in ns, or
-	 * -1, -1 when it has none; then finished (its figures are final). */
+	 * -1, -1 when it has none; end: its records are all in (called by
+	 * tt_cell_analyzer_finish). */
 	void (*begin)(void *ctx, size_t cell, int64_t ws_ns, int64_t we_ns);
 	void (*end)(void *ctx, size_t cell);
 	/* Token-bearing chunks arriving in the window, n at a time (at most
