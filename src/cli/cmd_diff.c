@@ -99,7 +99,7 @@ static int write_out(const char *path, const char *data, size_t len)
 
 /* Every chart of the diff into dir (created if missing). */
 static int write_charts(const struct tt_diff *d, const char *dir, enum tt_chart_format cf,
-			const char *cell)
+			const char *cell, const struct tt_diff_gate_opts *gate)
 {
 	static const char *const ext[] = {"png", "svg", "pdf"};
 
@@ -118,6 +118,8 @@ static int write_charts(const struct tt_diff *d, const char *dir, enum tt_chart_
 		o.kind = (enum tt_diff_chart_kind)k;
 		o.format = cf;
 		o.cell = cell;
+		if (gate->on) /* the heatmap shows the figure the gate judges */
+			o.figure = gate->figure;
 		snprintf(path, sizeof path, "%s/diff-%s.%s", dir, tt_diff_chart_kind_name(o.kind),
 			 ext[cf]);
 		tt_buf_init(&b, 0);
@@ -390,7 +392,7 @@ int cmd_diff(int argc, char **argv)
 		cli_error("%s", err.msg);
 		goto cleanup;
 	}
-	if (charts && write_charts(d, charts, chart_format, cell))
+	if (charts && write_charts(d, charts, chart_format, cell, &gate))
 		goto cleanup;
 	if (write_out(out, buf.data ? buf.data : "", buf.len))
 		goto cleanup;

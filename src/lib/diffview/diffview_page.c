@@ -264,6 +264,8 @@ enum tt_code tt_diff_render_html(const struct tt_diff *d, const struct tt_diff_g
 		o.kind = (enum tt_diff_chart_kind)k;
 		o.format = TT_CHART_SVG;
 		o.cell = cell;
+		if (gate && gate->on) /* the heatmap shows the figure the gate judges */
+			o.figure = gate->figure;
 		tt_buf_reset(&img);
 		tt_error_clear(&cerr);
 		if (tt_diff_chart_render(d, &o, &img, &cerr) != TT_OK) {
@@ -441,6 +443,8 @@ enum tt_code tt_diff_render_pdf(const struct tt_diff *d, const struct tt_diff_ga
 		tt_diff_chart_opts_init(&o);
 		o.kind = (enum tt_diff_chart_kind)k;
 		o.cell = cell;
+		if (gate && gate->on)
+			o.figure = gate->figure;
 		tt__canvas_next_page(&c);
 		rc = tt__diff_chart_draw(&c, 20, 40, A4_W - 40, A4_H - 80, d, &o, err);
 	}
