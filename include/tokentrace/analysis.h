@@ -113,15 +113,25 @@ struct tt_cell_figures {
  * intervals of `tokentrace diff`, docs/diff.md).  Each callback may be NULL;
  * `cell` is the manifest index.  Values are passed before the summaries drop
  * non-positive ones (a receiver that mirrors a figure drops them too). */
+struct tt_sample_chunk {
+	int64_t t_ns;
+	int64_t gap_ns;
+	uint32_t k;
+};
+#define TT_SAMPLE_BATCH 256
+
 struct tt_sample_hook {
 	void *ctx;
 	/* The analyzer of a cell was created: its window (M-window) in ns, or
-	 * -1, -1 when it has none; then finished (its figures are final). */
+	 * -1, -1 when it has none; end: its records are all in (called by
+	 * tt_cell_analyzer_finish). */
 	void (*begin)(void *ctx, size_t cell, int64_t ws_ns, int64_t we_ns);
 	void (*end)(void *ctx, size_t cell);
-	/* A token-bearing chunk of k tokens arriving at t_ns in the window
-	 * (M-total); gap_ns > 0 is the per-token gap it adds k times (M-tbt). */
-	void (*chunk)(void *ctx, size_t cell, int64_t t_ns, uint32_t k, int64_t gap_ns);
+	/* Token-bearing chunks arriving in the window, n at a time (at most
+	 * TT_SAMPLE_BATCH, those of one request in arrival order): each of
+	 * k tokens at t_ns (M-total), and gap_ns > 0 the per-token gap it
+	 * adds k times (M-tbt), 0 for a request's first chunk. */
+	void (*chunks)(void *ctx, size_t cell, const struct tt_sample_chunk *c, size_t n);
 	/* One request's TTFT in ms (M-ttft), per request tok/s (M-per-request),
 	 * or a prefill scout's prompt tok/s (M-prefill); t_ns is the first token. */
 	void (*ttft)(void *ctx, size_t cell, int64_t t_ns, double ms);

@@ -56,7 +56,7 @@ const char *tt_verdict_key(enum tt_verdict v);  /* "faster", "same", "slower", "
 
 struct tt_diff_opts {
 	double alpha;        /* false-positive rate of the whole diff (0.05) */
-	unsigned replicates; /* bootstrap replicates per run and cell (400) */
+	unsigned replicates; /* bootstrap replicates per run and cell (200) */
 	unsigned slices;     /* time slices of a decode window (20) */
 	uint64_t seed;       /* bootstrap seed (1): same inputs, same output */
 	double tail;         /* tail percentile of TTFT and TBT, in (50, 100) (90) */
@@ -127,7 +127,7 @@ struct tt_diff {
 	size_t n_cells;
 	size_t n_tests;          /* comparisons judged: the Bonferroni family */
 	double level;            /* two-sided level of each comparison: alpha / n_tests */
-	size_t n_faster, n_slower, n_same, n_unjudged; /* over every figure of every cell */
+	size_t n_faster, n_slower, n_same, n_unjudged; /* over the figures of matched cells */
 	size_t n_status_changed, n_base_only, n_cand_only;
 };
 

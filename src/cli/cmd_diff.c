@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tokentrace/analysis.h"
@@ -29,16 +30,21 @@ static const char usage_text[] =
 	"  --base RUN...          several runs of the base setup (replicates)\n"
 	"  --candidate RUN...     several runs of the candidate setup\n"
 	"  -f, --format F         term (default on a terminal), md (default otherwise),\n"
-	"                         csv, json\n"
+	"                         csv, json, html, pdf (pdf needs -o)\n"
 	"  -o, --output FILE      write to FILE instead of standard output\n"
 	"  --fail-if-slower PCT   exit 1 when a cell is significantly slower by more\n"
 	"                         than PCT (e.g. 5%) in the gate's figure\n"
 	"  --figure NAME          the gate's figure: total (default), per-request,\n"
 	"                         ttft, ttft-tail, tbt, tbt-tail, prefill\n"
 	"  --tail P               tail percentile of TTFT and TBT (default 90)\n"
+	"  --cell ID              the cell whose time between tokens the html and pdf\n"
+	"                         overlay (e.g. decode-8192x16; default: the largest change)\n"
+	"  --charts DIR           also write every chart as DIR/diff-KIND.svg (or .png\n"
+	"                         with --chart-format png)\n"
+	"  --chart-format F       svg (default), png or pdf for --charts\n"
 	"  --alpha A              false-positive rate of the whole diff (default 0.05)\n"
 	"  --min-change PCT       report significant changes under PCT as none (default 1%)\n"
-	"  --replicates N         bootstrap replicates per run and cell (default 400)\n"
+	"  --replicates N         bootstrap replicates per run and cell (default 200)\n"
 	"  --seed N               bootstrap seed (default 1)\n"
 	"  --skip-first D         start each decode window D later (e.g. 5s)\n"
 	"  --window D             measure at most D of each window (e.g. 10s)\n"
@@ -91,6 +97,43 @@ static int write_out(const char *path, const char *data, size_t len)
 	return 0;
 }
 
+/* Every chart of the diff into dir (created if missing). */
+static int write_charts(const struct tt_diff *d, const char *dir, enum tt_chart_format cf,
+			const char *cell, const struct tt_diff_gate_opts *gate)
+{
+	static const char *const ext[] = {"png", "svg", "pdf"};
+
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		cli_error("cannot create '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	for (int k = 0; k < TT_DIFF_CHART_KIND_COUNT_; k++) {
+		struct tt_diff_chart_opts o;
+		struct tt_error err;
+		struct tt_buf b;
+		char path[4096];
+		int bad;
+
+		tt_diff_chart_opts_init(&o);
+		o.kind = (enum tt_diff_chart_kind)k;
+		o.format = cf;
+		o.cell = cell;
+		if (gate->on) /* the heatmap shows the figure the gate judges */
+			o.figure = gate->figure;
+		snprintf(path, sizeof path, "%s/diff-%s.%s", dir, tt_diff_chart_kind_name(o.kind),
+			 ext[cf]);
+		tt_buf_init(&b, 0);
+		tt_error_clear(&err);
+		bad = tt_diff_chart_render(d, &o, &b, &err) || tt_buf_write_file(&b, path, &err);
+		tt_buf_release(&b);
+		if (bad) {
+			cli_error("%s: %s", path, err.msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Open and analyse every run of a side. */
 static int load_side(const char *name, const char *const *paths, size_t n,
 		     const struct tt_analysis_opts *ao, struct tt_diff_side *side)
@@ -122,6 +165,8 @@ static int load_side(const char *name, const char *const *paths, size_t n,
 int cmd_diff(int argc, char **argv)
 {
 	const char **base = NULL, **cand = NULL, *out = NULL, *fmt = NULL, *figure = NULL;
+	const char *cell = NULL, *charts = NULL;
+	enum tt_chart_format chart_format = TT_CHART_SVG;
 	size_t n_base = 0, n_cand = 0;
 	struct tt_analysis_opts ao;
 	struct tt_diff_opts dopts;
@@ -132,7 +177,8 @@ int cmd_diff(int argc, char **argv)
 	struct tt_error err;
 	struct tt_buf buf;
 	int f, status = 2, no_color = 0, quiet = 0, list = 0; /* 1 base, 2 candidate */
-	int positional = 0, listed = 0;
+	int positional = 0, listed = 0, chart_format_set = 0;
+	enum tt_code rc;
 
 	tt_analysis_opts_init(&ao);
 	tt_diff_opts_init(&dopts);
@@ -171,7 +217,7 @@ int cmd_diff(int argc, char **argv)
 			static const char *const with_value[] = {
 				"-f", "--format", "-o", "--output", "--fail-if-slower", "--figure",
 				"--tail", "--alpha", "--min-change", "--replicates", "--seed",
-				"--skip-first", "--window"};
+				"--skip-first", "--window", "--cell", "--charts", "--chart-format"};
 			int known = 0;
 			list = 0;
 			for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
@@ -197,6 +243,22 @@ int cmd_diff(int argc, char **argv)
 				gate.on = 1;
 			} else if (!strcmp(a, "--figure")) {
 				figure = v;
+			} else if (!strcmp(a, "--cell")) {
+				cell = v;
+			} else if (!strcmp(a, "--charts")) {
+				charts = v;
+			} else if (!strcmp(a, "--chart-format")) {
+				chart_format_set = 1;
+				if (!strcmp(v, "svg"))
+					chart_format = TT_CHART_SVG;
+				else if (!strcmp(v, "png"))
+					chart_format = TT_CHART_PNG;
+				else if (!strcmp(v, "pdf"))
+					chart_format = TT_CHART_PDF;
+				else {
+					cli_error("--chart-format: '%s' is not svg, png or pdf", v);
+					goto cleanup;
+				}
 			} else if (!strcmp(a, "--tail")) {
 				if (parse_num(v, &x) || !(x > 50 && x < 100)) {
 					cli_error("--tail: '%s' is not a percentile in (50, 100), e.g. 90", v);
@@ -288,8 +350,21 @@ int cmd_diff(int argc, char **argv)
 	if (!fmt)
 		fmt = !out && isatty(STDOUT_FILENO) ? "term" : "md";
 	f = tt_format_parse(fmt);
-	if (f < 0 || f == TT_FORMAT_HTML || f == TT_FORMAT_PDF) {
-		cli_error("unknown format '%s' for diff (term, md, csv, json)", fmt);
+	if (f < 0) {
+		cli_error("unknown format '%s' for diff (term, md, csv, json, html, pdf)", fmt);
+		goto cleanup;
+	}
+	if (f == TT_FORMAT_PDF && !out) {
+		cli_error("--format pdf needs -o FILE.pdf");
+		goto cleanup;
+	}
+	if (cell && f != TT_FORMAT_HTML && f != TT_FORMAT_PDF && !charts) {
+		cli_error("--cell chooses the cell of the time-between-tokens chart: it needs "
+			  "--format html or pdf, or --charts DIR");
+		goto cleanup;
+	}
+	if (chart_format_set && !charts) {
+		cli_error("--chart-format is the format of --charts DIR: it needs --charts");
 		goto cleanup;
 	}
 
@@ -307,10 +382,18 @@ int cmd_diff(int argc, char **argv)
 	memset(&ro, 0, sizeof ro);
 	ro.color = f == TT_FORMAT_TERM && !out && !no_color && isatty(STDOUT_FILENO) &&
 		   !getenv("NO_COLOR");
-	if (tt_diff_render(d, (enum tt_format)f, &ro, &gate, &buf, &err)) {
+	if (f == TT_FORMAT_HTML)
+		rc = tt_diff_render_html(d, &gate, cell, &buf, &err);
+	else if (f == TT_FORMAT_PDF)
+		rc = tt_diff_render_pdf(d, &gate, cell, &buf, &err);
+	else
+		rc = tt_diff_render(d, (enum tt_format)f, &ro, &gate, &buf, &err);
+	if (rc) {
 		cli_error("%s", err.msg);
 		goto cleanup;
 	}
+	if (charts && write_charts(d, charts, chart_format, cell, &gate))
+		goto cleanup;
 	if (write_out(out, buf.data ? buf.data : "", buf.len))
 		goto cleanup;
 	if (!quiet) {

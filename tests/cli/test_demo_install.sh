@@ -63,6 +63,11 @@ grep -q 'Sustained decode' demo-out/report.md || fail "report.md has no decode m
 # Every cell of the demo fits the simulator's KV cache, as in the seed
 # report (whose statuses e2e_capture.test_seed_statuses compares).
 if grep -q 'Over capacity' demo-out/report.md; then fail "report.md: a cell over capacity"; fi
+# The diff against the second, slower engine (docs/diff.md).
+for f in diff.md diff.json diff.html diff.pdf run-slower/manifest.json charts/diff-heatmap.png; do
+	[ -s "demo-out/$f" ] || fail "demo-out/$f missing or empty"
+done
+grep -q ' slower' demo-out/diff.md || fail "diff.md finds nothing slower against a 10% slower engine"
 # The simulator was stopped, not left behind.
 if grep -q '^tokentrace-sim listening on ' demo-out/sim.log; then
 	port=$(sed -n 's|^tokentrace-sim listening on http://[^:]*:||p' demo-out/sim.log)

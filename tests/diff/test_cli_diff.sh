@@ -116,6 +116,30 @@ if cmp -s "$tmp/d.json" "$tmp/d2.json"; then ok "json: same inputs, same output"
 expect "term" 0 "" -- "$tt" diff "$tmp/base" "$tmp/slow" --format term --no-color
 if grep -q 'Changes found' "$tmp/out" && ! grep -q $'\x1b\[' "$tmp/out"; then ok "term: changes, no colour"; else bad "term output"; fi
 
+# --- html, pdf, charts ---------------------------------------------------------
+expect "html" 0 "" -- "$tt" diff "$tmp/base" "$tmp/slow" --format html -o "$tmp/d.html" --cell decode-8192x4
+for id in facts status-changes one-side figures chart-heatmap chart-throughput chart-per-request \
+	chart-tradeoff chart-ttft chart-prefill chart-tbt-cdf; do
+	if grep -q "id=\"$id\"" "$tmp/d.html"; then ok "html: $id"; else bad "html: no $id"; fi
+done
+# the facts differ in the model's start time? no: synth runs share it; the
+# rows that differ are highlighted, the others not
+if grep -q '<tr class="differs"><td>Cells</td><td class="l">6</td><td class="l">6</td>' "$tmp/d.html"; then
+	bad "html: equal facts highlighted"
+else ok "html: equal facts not highlighted"; fi
+expect "pdf" 0 "" -- "$tt" diff "$tmp/base" "$tmp/slow" --format pdf -o "$tmp/d.pdf"
+pages=$(grep -ac '/Type /Page$\|/Type /Page[^s]' "$tmp/d.pdf")
+if head -c 5 "$tmp/d.pdf" | grep -q '%PDF-' && [ "$pages" -ge 9 ]; then ok "pdf: $pages pages"; else bad "pdf: $pages pages"; fi
+expect "pdf needs -o" 2 "--format pdf needs -o" -- "$tt" diff "$tmp/base" "$tmp/slow" --format pdf
+expect "unknown cell" 2 "tbt-cdf: no decode cell 'decode-1x1'" -- \
+	"$tt" diff "$tmp/base" "$tmp/slow" --format html --cell decode-1x1
+expect "charts" 0 "" -- "$tt" diff "$tmp/base" "$tmp/slow" --charts "$tmp/charts" --chart-format png -q
+n_png=$(ls "$tmp/charts"/diff-*.png 2> /dev/null | wc -l)
+if [ "$n_png" = 7 ]; then ok "charts: 7 files"; else bad "charts: $n_png files"; fi
+expect "cell without a page" 2 "--cell chooses the cell" -- "$tt" diff "$tmp/base" "$tmp/slow" --cell decode-8192x4
+expect "chart format without charts" 2 "it needs --charts" -- "$tt" diff "$tmp/base" "$tmp/slow" --chart-format png
+expect "bad chart format" 2 "--chart-format: 'gif'" -- "$tt" diff "$tmp/base" "$tmp/slow" --charts "$tmp/c2" --chart-format gif
+
 # --- replicates --------------------------------------------------------------
 expect "replicates" 1 "FAIL (2 cells)" -- "$tt" diff --base "$tmp/base" "$tmp/base2" "$tmp/base3" \
 	--candidate "$tmp/slow" "$tmp/slow2" --fail-if-slower 5% --format md
@@ -141,8 +165,8 @@ expect "unknown figure" 2 "--figure: unknown figure 'speed'" -- \
 	"$tt" diff "$tmp/base" "$tmp/slow" --fail-if-slower 5% --figure speed
 expect "figure without gate" 2 "it needs --fail-if-slower" -- \
 	"$tt" diff "$tmp/base" "$tmp/slow" --figure ttft
-expect "bad format" 2 "unknown format 'pdf' for diff" -- \
-	"$tt" diff "$tmp/base" "$tmp/slow" --format pdf
+expect "bad format" 2 "unknown format 'docx' for diff" -- \
+	"$tt" diff "$tmp/base" "$tmp/slow" --format docx
 expect "bad tail" 2 "--tail: '30' is not a percentile in (50, 100)" -- \
 	"$tt" diff "$tmp/base" "$tmp/slow" --tail 30
 expect "bad alpha" 2 "--alpha" -- "$tt" diff "$tmp/base" "$tmp/slow" --alpha 2

@@ -350,6 +350,61 @@ static void test_model_noise_false_positive_rate(void **state)
 	free(tmp);
 }
 
+/* The same with two runs on each side (replicates): the spread between
+ * runs, pooled over the cells, takes over from the bootstrap's where it is
+ * larger; the false-positive rate must still hold. */
+#define REPLICATE_PAIRS 25
+
+static void test_model_noise_replicates(void **state)
+{
+	char *tmp = tu_tmpdir("diff-noise-repl"), *p[4];
+	struct tt_diff_opts o;
+	struct gen g;
+	size_t diffs_flagged = 0, comparisons = 0, beyond95 = 0;
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		char name[8];
+		snprintf(name, sizeof name, "r%d", i);
+		p[i] = path_in(tmp, name);
+	}
+	gen_init(&g);
+	tt_diff_opts_init(&o);
+	o.min_change = 0;
+	for (uint64_t seed = 1; seed <= REPLICATE_PAIRS; seed++) {
+		struct tt_diff_side *sb, *sc;
+		struct tt_diff *d;
+		const char *base[] = {p[0], p[1], NULL}, *cand[] = {p[2], p[3], NULL};
+		for (int i = 0; i < 4; i++) {
+			tu_rmrf(p[i]);
+			gen_run(p[i], &g, 5000 + seed * 10 + (uint64_t)i);
+		}
+		d = diff_of(&o, base, cand, &sb, &sc);
+		diffs_flagged += d->n_faster + d->n_slower > 0;
+		for (size_t i = 0; i < d->n_cells; i++)
+			for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
+				const struct tt_diff_value *v = &d->cells[i].v[f];
+				if (!v->applies || v->verdict == TT_VERDICT_UNJUDGED)
+					continue;
+				comparisons++;
+				beyond95 += fabs(v->z) > 1.96;
+			}
+		diff_done(d, sb, sc);
+	}
+	printf("noise only, 2 runs a side, %d diffs, %zu comparisons:\n", REPLICATE_PAIRS,
+	       comparisons);
+	printf("  diffs with any verdict: %zu of %d = %.3f\n", diffs_flagged, REPLICATE_PAIRS,
+	       (double)diffs_flagged / REPLICATE_PAIRS);
+	printf("  per comparison |z| > 1.96: %.3f\n", (double)beyond95 / (double)comparisons);
+	assert_true(comparisons >= REPLICATE_PAIRS * 30);
+	/* 25 diffs at a true 5 %: 4 or more has chance ~4 %. */
+	assert_true(diffs_flagged <= 3);
+	for (int i = 0; i < 4; i++)
+		free(p[i]);
+	tu_rmrf(tmp);
+	free(tmp);
+}
+
 /* Replicates bring the run-to-run spread into the verdict: one base run and
  * one candidate run 10 % apart are judged different; the same difference
  * between sides whose own runs spread by 16 % is not. */
@@ -608,6 +663,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_model_slowdown_flagged),
 		cmocka_unit_test(test_model_noise_false_positive_rate),
+		cmocka_unit_test(test_model_noise_replicates),
 		cmocka_unit_test(test_replicates_add_variance),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_synth_slowdown_and_matrix),

@@ -245,6 +245,11 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 	int64_t ws = a->ws, we = a->we;
 	int64_t first = -1, last = -1, prev = -1;
 	long first_tokens = 0, total_tokens = 0;
+	/* the samples for a hook, passed a batch at a time */
+	const struct tt_sample_hook *hook =
+		a->opts.hook && a->opts.hook->chunks ? a->opts.hook : NULL;
+	struct tt_sample_chunk hb[TT_SAMPLE_BATCH];
+	size_t hn = 0;
 
 	if (r->finish == TT_FINISH_ERROR)
 		a->errors++; /* M-errors: any role, anywhere in the cell */
@@ -285,9 +290,15 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 			/* M-stall: the whole wait between two chunks of one request. */
 			if (prev >= 0 && t - prev > a->longest_gap)
 				a->longest_gap = t - prev;
-			if (a->opts.hook && a->opts.hook->chunk)
-				a->opts.hook->chunk(a->opts.hook->ctx, a->index, t, k,
-						    prev >= 0 ? (t - prev) / (int64_t)k : 0);
+			if (hook) {
+				hb[hn].t_ns = t;
+				hb[hn].gap_ns = prev >= 0 ? (t - prev) / (int64_t)k : 0;
+				hb[hn++].k = k;
+				if (hn == TT_SAMPLE_BATCH) {
+					hook->chunks(hook->ctx, a->index, hb, hn);
+					hn = 0;
+				}
+			}
 		}
 		if (first < 0) {
 			first = t;
@@ -295,6 +306,8 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 		}
 		prev = t;
 	}
+	if (hn)
+		hook->chunks(hook->ctx, a->index, hb, hn);
 	last = prev;
 	/* M-requests: the request's [send, end] meets [ws, we); cut: of those,
 	 * the ones still running when the window closed (cut by the capture, or

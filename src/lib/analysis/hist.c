@@ -28,11 +28,6 @@ static void bucket_range(int idx, double *lo, double *hi)
 	*hi = ldexp((double)(TT_HIST_SUB + j + 1), e - 10);
 }
 
-void tt__hist_bucket_range(int idx, double *lo, double *hi)
-{
-	bucket_range(idx, lo, hi);
-}
-
 /* Value of the sample with 0-based rank r (fractional ranks are handled by
  * the caller's interpolation). */
 static double value_at(const struct tt_hist *h, uint64_t r)

@@ -43,9 +43,6 @@ static inline void tt_hist_add(struct tt_hist *h, int64_t v, uint64_t weight)
 		h->max = v;
 }
 
-/* The values bucket idx holds: [lo, hi) (exact integers below 2 x SUB). */
-void tt__hist_bucket_range(int idx, double *lo, double *hi);
-
 /* Percentile p in [0,100] with linear interpolation between closest ranks,
  * samples spread evenly inside their bucket.  NaN if empty. */
 double tt__hist_percentile(const struct tt_hist *h, double p);

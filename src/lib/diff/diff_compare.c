@@ -503,7 +503,7 @@ enum tt_code tt_diff_compare(const struct tt_diff_side *base, const struct tt_di
 		judge(d, &d->cells[i], (const struct tt__boot *const (*)[2])only[i]);
 		for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
 			const struct tt_diff_value *v = &d->cells[i].v[f];
-			if (!v->applies)
+			if (!v->applies || d->cells[i].presence != TT_DIFF_BOTH)
 				continue;
 			d->n_faster += v->verdict == TT_VERDICT_FASTER;
 			d->n_slower += v->verdict == TT_VERDICT_SLOWER;

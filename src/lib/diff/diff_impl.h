@@ -24,8 +24,13 @@ struct tt__boot {
  * clamped to 0.5..6): log values, lo and hi.  0 when b has none. */
 int tt__boot_rank_interval(const struct tt__boot *b, double k, double *lo, double *hi);
 
+/* A cell's time between tokens at percentiles 0, 1, ... 100, in ms (NaN:
+ * none): enough to draw its distribution beside another run's. */
+#define TT__CDF_POINTS 101
+
 struct tt__run_boot {
 	struct tt_report *rep;          /* owned */
+	double (*tbt_cdf)[TT__CDF_POINTS]; /* rep->n_cells rows */
 	struct tt__boot (*boot)[TT_DIFF_FIGURE_COUNT_]; /* rep->n_cells rows */
 	int have_samples;               /* the hook saw raw samples (a trace was read) */
 	size_t tail_q;                  /* index of opts.tail in rep->opts.quantiles */

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/hist.h"
 
 #define MIN_REQUESTS 10 /* fewer requests: no bootstrap of a request figure */
 #define MIN_SLICES 4    /* fewer slices with tokens: none of a token figure */
@@ -17,7 +16,7 @@ void tt_diff_opts_init(struct tt_diff_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->alpha = 0.05;
-	o->replicates = 400;
+	o->replicates = 200;
 	o->slices = 20;
 	o->seed = 1;
 	o->tail = 90;
@@ -76,6 +75,83 @@ static void rng_seed(struct rng *r, uint64_t seed, size_t run, const struct tt_c
 
 /* ---- samples of the current cell ---------------------------------------- */
 
+/* A slice's histogram of per-token gaps (ns): log-linear like the
+ * analysis' (analysis/hist.h) but 128 buckets per octave instead of 1024, so
+ * the slices of a cell (20 x 29 KiB) stay in cache while every chunk of the
+ * trace lands in one of them.  It serves the bootstrap's spread, the rank
+ * interval and the drawn distribution, never a figure: each bucket is at
+ * most 0.8 % of its value wide, and values inside a bucket are spread evenly
+ * as in tt__hist_percentile. */
+#define SH_SUB 128
+#define SH_BUCKETS (2 * SH_SUB + 56 * SH_SUB)
+
+struct shist {
+	uint32_t count[SH_BUCKETS];
+	uint64_t n;
+	int64_t min, max;
+};
+
+static void sh_reset(struct shist *h)
+{
+	memset(h->count, 0, sizeof h->count);
+	h->n = 0;
+	h->min = INT64_MAX;
+	h->max = INT64_MIN;
+}
+
+static int sh_index(int64_t v)
+{
+	int e;
+	if (v < 2 * SH_SUB)
+		return (int)v;
+	e = 63 - __builtin_clzll((unsigned long long)v); /* >= 8 */
+	return 2 * SH_SUB + (e - 8) * SH_SUB + (int)((v >> (e - 7)) - SH_SUB);
+}
+
+static void sh_range(int idx, double *lo, double *hi)
+{
+	int e, j;
+	if (idx < 2 * SH_SUB) {
+		*lo = idx;
+		*hi = idx + 1;
+		return;
+	}
+	e = (idx - 2 * SH_SUB) / SH_SUB + 8;
+	j = (idx - 2 * SH_SUB) % SH_SUB;
+	*lo = ldexp((double)(SH_SUB + j), e - 7);
+	*hi = ldexp((double)(SH_SUB + j + 1), e - 7);
+}
+
+/* Called for every chunk of a trace: no more than the count.  The extremes
+ * are read from the buckets when the cell ends (sh_extremes). */
+static inline void sh_add(struct shist *h, int64_t v, uint32_t k)
+{
+	if (v > 0)
+		h->count[sh_index(v)] += k;
+}
+
+/* n, and min and max as the edges of the outer non-empty buckets. */
+static void sh_extremes(struct shist *h)
+{
+	double lo, hi;
+	int first = -1, last = -1;
+
+	h->n = 0;
+	for (int i = 0; i < SH_BUCKETS; i++)
+		if (h->count[i]) {
+			h->n += h->count[i];
+			if (first < 0)
+				first = i;
+			last = i;
+		}
+	if (first < 0)
+		return;
+	sh_range(first, &lo, &hi);
+	h->min = (int64_t)lo;
+	sh_range(last, &lo, &hi);
+	h->max = (int64_t)hi;
+}
+
 /* A request's value and the time slice it belongs to. */
 struct sample {
 	double v;
@@ -111,13 +187,15 @@ struct collect {
 	/* the cell being read */
 	long cell;              /* -1: none */
 	int64_t ws, we;
-	struct tt_hist *slice;  /* o->slices histograms of per-token gaps, ns */
+	struct shist *slice;    /* o->slices histograms of per-token gaps, ns */
+	double slice_per_ns;    /* slices per ns of the window */
 	int *slice_used;
-	double *slice_tokens;
+	uint64_t *slice_tokens;  /* tokens arriving in each slice */
 	struct svec ttft, rate, prefill;
 	/* scratch of the bootstrap */
 	size_t *mult;
 	size_t mult_cap;
+	unsigned char mark[SH_BUCKETS]; /* buckets non-empty in some slice */
 	int *g_index;           /* union of the slices' non-empty buckets */
 	uint64_t *cum;          /* slices x buckets: cumulative counts */
 	size_t g_cap;
@@ -130,10 +208,11 @@ static void on_begin(void *ctx, size_t cell, int64_t ws, int64_t we)
 	c->cell = (long)cell;
 	c->ws = ws;
 	c->we = we;
+	c->slice_per_ns = we > ws ? c->o->slices / (double)(we - ws) : 0;
 	c->ttft.n = c->rate.n = c->prefill.n = 0;
 	for (unsigned k = 0; k < c->o->slices; k++) {
-		if (c->slice_used[k])
-			tt__hist_reset(&c->slice[k]);
+		if (c->slice_used[k] || c->slice_tokens[k])
+			sh_reset(&c->slice[k]);
 		c->slice_used[k] = 0;
 		c->slice_tokens[k] = 0;
 	}
@@ -146,23 +225,22 @@ static unsigned slice_of(const struct collect *c, int64_t t)
 
 	if (c->ws < 0 || t <= c->ws)
 		return 0;
-	x = (double)(t - c->ws) / (double)(c->we - c->ws) * c->o->slices;
+	x = (double)(t - c->ws) * c->slice_per_ns;
 	return x >= c->o->slices ? c->o->slices - 1 : (unsigned)x;
 }
 
-static void on_chunk(void *ctx, size_t cell, int64_t t, uint32_t k, int64_t gap)
+static void on_chunks(void *ctx, size_t cell, const struct tt_sample_chunk *ch, size_t n)
 {
 	struct collect *c = ctx;
-	unsigned s;
 
 	if ((long)cell != c->cell || c->ws < 0)
 		return;
-	s = slice_of(c, t);
-	c->slice_tokens[s] += k;
-	c->rb->have_samples = 1;
-	if (gap > 0) {
-		tt_hist_add(&c->slice[s], gap, k);
-		c->slice_used[s] = 1;
+	/* Every chunk of the trace passes here: counts only (on_end reads
+	 * the rest from them). */
+	for (size_t i = 0; i < n; i++) {
+		unsigned s = slice_of(c, ch[i].t_ns);
+		c->slice_tokens[s] += ch[i].k;
+		sh_add(&c->slice[s], ch[i].gap_ns, ch[i].k);
 	}
 }
 
@@ -396,7 +474,7 @@ static uint64_t wcum(const struct collect *c, size_t ng, size_t g)
 }
 
 /* Value of rank r in the weighted sum of the slice histograms, as
- * tt__hist_percentile reads one histogram. */
+ * tt__hist_percentile reads one (analysis/hist.c). */
 static double hist_rank_value(const struct collect *c, size_t ng, uint64_t r, double vmin,
 			      double vmax)
 {
@@ -413,8 +491,8 @@ static double hist_rank_value(const struct collect *c, size_t ng, uint64_t r, do
 	}
 	before = lo ? wcum(c, ng, lo - 1) : 0;
 	here = wcum(c, ng, lo) - before;
-	tt__hist_bucket_range(c->g_index[lo], &blo, &bhi);
-	if (c->g_index[lo] < 2 * TT_HIST_SUB)
+	sh_range(c->g_index[lo], &blo, &bhi);
+	if (c->g_index[lo] < 2 * SH_SUB)
 		return blo;
 	v = blo + ((double)(r - before) + 0.5) * (bhi - blo) / (double)here;
 	return v < vmin ? vmin : v > vmax ? vmax : v;
@@ -459,6 +537,11 @@ static int boot_slices(struct collect *c, struct rng *r, struct tt__boot *total,
 	struct sdacc at, a50, aq;
 
 	for (unsigned k = 0; k < K; k++) {
+		if (c->slice_tokens[k]) {
+			sh_extremes(&c->slice[k]);
+			c->slice_used[k] = c->slice[k].n > 0;
+			c->rb->have_samples = 1;
+		}
 		with_tokens += c->slice_tokens[k] > 0;
 		with_gaps += c->slice_used[k];
 	}
@@ -471,11 +554,14 @@ static int boot_slices(struct collect *c, struct rng *r, struct tt__boot *total,
 		return -1;
 	/* The union of non-empty buckets, with each slice's cumulative counts. */
 	if (with_gaps >= MIN_SLICES) {
-		for (int i = 0; i < TT_HIST_BUCKETS; i++) {
-			int any = 0;
-			for (unsigned k = 0; k < K && !any; k++)
-				any = c->slice_used[k] && c->slice[k].count[i];
-			if (!any)
+		/* Slice by slice (each a contiguous array), then the union. */
+		memset(c->mark, 0, SH_BUCKETS);
+		for (unsigned k = 0; k < K; k++)
+			if (c->slice_used[k])
+				for (int i = 0; i < SH_BUCKETS; i++)
+					c->mark[i] |= c->slice[k].count[i] != 0;
+		for (int i = 0; i < SH_BUCKETS; i++) {
+			if (!c->mark[i])
 				continue;
 			if (ng == c->g_cap) {
 				size_t cap = c->g_cap ? c->g_cap * 2 : 1024;
@@ -512,7 +598,7 @@ static int boot_slices(struct collect *c, struct rng *r, struct tt__boot *total,
 		for (unsigned k = 0; k < K; k++) {
 			if (!c->mult[k])
 				continue;
-			tokens += (double)c->mult[k] * c->slice_tokens[k];
+			tokens += (double)c->mult[k] * (double)c->slice_tokens[k];
 			if (c->slice_used[k]) {
 				n += c->mult[k] * c->slice[k].n;
 				if ((double)c->slice[k].min < vmin)
@@ -548,6 +634,10 @@ static int boot_slices(struct collect *c, struct rng *r, struct tt__boot *total,
 		if (h.n >= 2) {
 			rank_table(50, (double)h.n, hist_value, &h, tbt50);
 			rank_table(c->o->tail, (double)h.n, hist_value, &h, tbtq);
+			for (int i = 0; i < TT__CDF_POINTS; i++) {
+				double p = 100.0 * i / (TT__CDF_POINTS - 1);
+				c->rb->tbt_cdf[c->cell][i] = hist_value(&h, p) * 1e-6;
+			}
 		}
 	}
 	return 0;
@@ -669,22 +759,27 @@ enum tt_code tt_diff_side_add(struct tt_diff_side *s, struct tt_run *run,
 		tt_analysis_opts_init(&opts);
 	rb.tail_q = with_tail(&opts, s->o.tail);
 	rb.boot = calloc(m->n_cells ? m->n_cells : 1, sizeof *rb.boot);
+	rb.tbt_cdf = malloc((m->n_cells ? m->n_cells : 1) * sizeof *rb.tbt_cdf);
 	c.slice = malloc(s->o.slices * sizeof *c.slice);
 	c.slice_used = calloc(s->o.slices, sizeof *c.slice_used);
 	c.slice_tokens = calloc(s->o.slices, sizeof *c.slice_tokens);
 	grown = realloc(s->runs, (s->n_runs + 1) * sizeof *s->runs);
 	if (grown)
 		s->runs = grown;
-	if (!rb.boot || !c.slice || !c.slice_used || !c.slice_tokens || !grown) {
+	if (!rb.boot || !rb.tbt_cdf || !c.slice || !c.slice_used || !c.slice_tokens || !grown) {
 		free(rb.boot);
+		free(rb.tbt_cdf);
 		collect_release(&c);
 		return tt_error_set(err, TT_ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < m->n_cells; i++)
+	for (size_t i = 0; i < m->n_cells; i++) {
 		for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++)
 			rb.boot[i][f].se = NAN;
+		for (int k = 0; k < TT__CDF_POINTS; k++)
+			rb.tbt_cdf[i][k] = NAN;
+	}
 	for (unsigned k = 0; k < s->o.slices; k++)
-		tt__hist_reset(&c.slice[k]);
+		sh_reset(&c.slice[k]);
 	c.o = &s->o;
 	c.m = m;
 	c.rb = &rb;
@@ -694,7 +789,7 @@ enum tt_code tt_diff_side_add(struct tt_diff_side *s, struct tt_run *run,
 	hook.ctx = &c;
 	hook.begin = on_begin;
 	hook.end = on_end;
-	hook.chunk = on_chunk;
+	hook.chunks = on_chunks;
 	hook.ttft = on_ttft;
 	hook.rate = on_rate;
 	hook.prefill = on_prefill;
@@ -703,12 +798,14 @@ enum tt_code tt_diff_side_add(struct tt_diff_side *s, struct tt_run *run,
 	collect_release(&c);
 	if (rc > TT_WARN) {
 		free(rb.boot);
+		free(rb.tbt_cdf);
 		return rc;
 	}
 	rb.rep->opts.hook = NULL; /* it pointed into this frame */
 	if (c.oom) {
 		tt_report_free(rb.rep);
 		free(rb.boot);
+		free(rb.tbt_cdf);
 		return tt_error_set(err, TT_ENOMEM, "out of memory while resampling '%s'",
 				    tt_run_path(run));
 	}
@@ -723,6 +820,7 @@ void tt_diff_side_free(struct tt_diff_side *s)
 	for (size_t i = 0; i < s->n_runs; i++) {
 		tt_report_free(s->runs[i].rep);
 		free(s->runs[i].boot);
+		free(s->runs[i].tbt_cdf);
 	}
 	free(s->runs);
 	free(s);

@@ -8,4 +8,7 @@
 enum tt_code tt__diff_render_json(const struct tt_diff *d, const struct tt_diff_gate_opts *gate,
 				 struct tt_buf *out, struct tt_error *err);
 
+/* The method in one paragraph, for every format. */
+void tt__diff_method_text(const struct tt_diff *d, char *line, size_t len);
+
 #endif

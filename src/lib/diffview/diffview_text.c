@@ -74,7 +74,7 @@ static void fmt_entry(const struct tt_diff_value *v, char *buf, size_t len)
 	else if (v->verdict == TT_VERDICT_FASTER || v->verdict == TT_VERDICT_SLOWER)
 		snprintf(buf, len, "%s %s", pct, tt_verdict_name(v->verdict));
 	else if (v->verdict == TT_VERDICT_UNJUDGED)
-		snprintf(buf, len, "%s (not judged)", pct);
+		snprintf(buf, len, "(%s)", pct);
 	else
 		snprintf(buf, len, "%s", pct);
 }
@@ -226,19 +226,24 @@ static void side_facts(struct tt_buf *out, int md, const char *name, const struc
 	}
 }
 
-static void method_line(const struct tt_diff *d, struct tt_buf *out)
+void tt__diff_method_text(const struct tt_diff *d, char *line, size_t len)
 {
-	char line[400];
-
-	tt__snprintf_c(line, sizeof line,
+	tt__snprintf_c(line, len,
 		       "Method: bootstrap (%u replicates; decode windows in %u time slices), "
 		       "runs per side %zu and %zu; %zu comparisons held together to a %g%% "
 		       "false-positive rate (Bonferroni: each a t test at %.2g)%s.  "
-		       "See docs/diff.md.\n\n",
+		       "See docs/diff.md.",
 		       d->opts.replicates, d->opts.slices, tt_diff_side_runs(d->base),
 		       tt_diff_side_runs(d->cand), d->n_tests, d->opts.alpha * 100, d->level,
 		       d->opts.min_change > 0 ? "; smaller changes than the minimum count as none" : "");
-	tt_buf_puts(out, line);
+}
+
+static void method_line(const struct tt_diff *d, struct tt_buf *out)
+{
+	char line[600];
+
+	tt__diff_method_text(d, line, sizeof line);
+	tt_buf_printf(out, "%s\n\n", line);
 }
 
 void tt_diff_summary(const struct tt_diff *d, const struct tt_diff_gate_opts *gate, char *buf,
@@ -403,6 +408,8 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 		}
 		t_draw(&t, md, color, out);
 		free(t.c);
+		tt_buf_puts(out, "A change in parentheses was not judged (Notes say why); one "
+				 "without a word is no significant change.\n\n");
 	}
 	/* Every figure judged faster or slower (md: every figure), with values. */
 	{
