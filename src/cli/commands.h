@@ -6,6 +6,7 @@ int cmd_report(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
 int cmd_chart(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* Shared helpers (cli_util.c). */
 struct tt_run;

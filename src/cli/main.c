@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{"synth", cmd_synth, "write a synthetic run that reproduces a profile CSV"},
 	{"chart", cmd_chart, "draw one chart of a run (PNG, SVG or PDF)"},
 	{"dump", cmd_dump, "print a run's raw records as JSON lines"},
+	{"export", cmd_export, "write requests, chunks, scrapes or cells as CSV or JSON lines"},
 };
 
 static void usage(FILE *f)
