@@ -138,6 +138,73 @@ static void test_judge_request(void **state)
 	tt_slo_judge_free(j);
 }
 
+static int cmp_d(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+/* The per-request quantile (selected, not sorted) equals M-pct over the
+ * sorted gaps, on random requests with repeated values, any length. */
+static void test_judge_quantile_matches_sorted(void **state)
+{
+	static struct tt_chunk ch[700];
+	static double sorted[700];
+	static const double pcts[] = {0.5, 10, 50, 90, 99, 99.9, 100};
+	unsigned seed = 12345;
+
+	(void)state;
+	for (int trial = 0; trial < 300; trial++) {
+		size_t n = 2 + (size_t)(trial * 7 % 600);
+		struct tt_request r;
+		int64_t t = 0;
+		memset(&r, 0, sizeof r);
+		r.finish = TT_FINISH_STOP;
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			t += 1000 * (1 + (int64_t)((seed >> 16) % (trial % 3 ? 50 : 4)));
+			ch[i] = (struct tt_chunk){t, 1};
+			if (i)
+				sorted[i - 1] = (double)(ch[i].t_ns - ch[i - 1].t_ns);
+		}
+		r.chunks = ch;
+		r.n_chunks = n;
+		r.t_end_ns = t;
+		qsort(sorted, n - 1, sizeof *sorted, cmp_d);
+		for (size_t k = 0; k < sizeof pcts / sizeof *pcts; k++) {
+			struct tt_slo s;
+			struct tt_slo_judge *j;
+			struct tt_slo_verdict v;
+			struct tt_error err;
+			double want = tt_percentile_sorted(sorted, n - 1, pcts[k]) / 1e6;
+			tt_slo_init(&s);
+			s.tbt_ms = 1000;
+			s.tbt_pct = pcts[k];
+			assert_int_equal(tt_slo_judge_create(&s, &j, &err), TT_OK);
+			assert_int_equal(tt_slo_judge_request(j, &r, &v), TT_OK);
+			if (fabs(v.tbt_ms - want) > 1e-12 * want)
+				fail_msg("n %zu p%g: got %.15g want %.15g", n, pcts[k], v.tbt_ms, want);
+			tt_slo_judge_free(j);
+			/* the one-pass decision agrees at the boundary: equal meets,
+			 * a hair less does not */
+			s.tbt_ms = want;
+			assert_int_equal(tt_slo_judge_create(&s, &j, &err), TT_OK);
+			assert_int_equal(tt_slo_judge_request(j, &r, &v), TT_OK);
+			if (!v.meets)
+				fail_msg("n %zu p%g: bound %.15g equal to the quantile missed", n,
+					 pcts[k], want);
+			tt_slo_judge_free(j);
+			s.tbt_ms = want - 1e-7; /* 0.1 ns less */
+			assert_int_equal(tt_slo_judge_create(&s, &j, &err), TT_OK);
+			assert_int_equal(tt_slo_judge_request(j, &r, &v), TT_OK);
+			if (v.meets)
+				fail_msg("n %zu p%g: bound below the quantile %.15g met", n, pcts[k],
+					 want);
+			tt_slo_judge_free(j);
+		}
+	}
+}
+
 /* A decode cell, window [10 s, 20 s): ten requests end in it (8 meet, one
  * too slow to its first token, one failed), one is cut, one ended before. */
 static void run_cell(double attain, struct tt_cell_figures *f)
@@ -269,6 +336,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_judge_request),
+		cmocka_unit_test(test_judge_quantile_matches_sorted),
 		cmocka_unit_test(test_cell_goodput),
 		cmocka_unit_test(test_stalls),
 		cmocka_unit_test(test_max_concurrency),

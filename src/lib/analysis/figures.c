@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/hist.h"
+#include "analysis/slo_impl.h"
 #include "tokentrace/gauges.h"
 #include "core/c_locale.h"
 
@@ -131,7 +132,7 @@ struct tt_cell_analyzer {
 	double inflight_ns, streaming_ns;
 	int64_t stall_ns, longest_gap;   /* M-stall */
 	long gaps_over;
-	struct tt_slo_judge *judge;      /* M-slo; NULL without SLOs */
+	int judge;                       /* M-slo: SLOs set, decode cell */
 	long slo_judged, slo_met, slo_tokens;
 
 	/* scrapes (M-gauges): each gauge over the scrapes that hold it */
@@ -176,14 +177,7 @@ enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
 		a->opts.stall_ms = 100;
 	a->stall_ns = (int64_t)(a->opts.stall_ms * 1e6);
 	a->longest_gap = -1;
-	if (tt_slo_active(&a->opts.slo) && c->phase == TT_PHASE_DECODE) {
-		enum tt_code rc = tt_slo_judge_create(&a->opts.slo, &a->judge, err);
-		if (rc) {
-			free(a->tbt);
-			free(a);
-			return rc;
-		}
-	}
+	a->judge = tt_slo_active(&a->opts.slo) && c->phase == TT_PHASE_DECODE;
 	a->duration_s = m->duration_s;
 	copy_text(a->engine, sizeof a->engine, m->engine ? m->engine : "");
 	/* M-window: the recorded window, moved by --skip-first, capped by --window. */
@@ -305,15 +299,11 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 	if (a->judge && r->t_end_ns >= ws && r->t_end_ns < we &&
 	    (r->finish == TT_FINISH_STOP || r->finish == TT_FINISH_LENGTH ||
 	     r->finish == TT_FINISH_ERROR)) {
-		struct tt_slo_verdict v;
-		if (tt_slo_judge_request(a->judge, r, &v)) {
-			a->oom = 1;
-		} else {
-			a->slo_judged++;
-			if (v.meets) {
-				a->slo_met++;
-				a->slo_tokens += v.tokens;
-			}
+		long tokens;
+		a->slo_judged++;
+		if (tt__slo_meets(&a->opts.slo, r, &tokens)) {
+			a->slo_met++;
+			a->slo_tokens += tokens;
 		}
 	}
 	/* M-active (client): time-averages over the window. */
@@ -689,7 +679,6 @@ void tt_cell_analyzer_free(struct tt_cell_analyzer *a)
 	free(a->scout_ttft.v);
 	free(a->scout_rate.v);
 	free(a->scout_prompt.v);
-	tt_slo_judge_free(a->judge);
 	free(a);
 }
 
