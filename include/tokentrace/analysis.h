@@ -98,6 +98,19 @@ struct tt_cell_figures {
 	double goodput_req_s;      /* slo_met / measured_s */
 	double goodput_tok_s;      /* output tokens of the requests that met / measured_s */
 	int slo_ok;                /* slo_share >= opts.slo.attain */
+
+	/* chunks and the server's own timings (M-chunks, M-ttft-parts,
+	 * M-spec); decode only, NaN when unknown */
+	double tokens_per_chunk;   /* output_tokens / chunks */
+	long chunks_by_tokens[5];  /* token-bearing chunks in the window carrying 1, 2, 3, 4, 5+ */
+	double queue_ms;           /* server: mean queue time of requests over the window */
+	double prefill_ms;         /* server: mean prefill time */
+	double server_ttft_ms;     /* server: mean time to first token */
+	double ttft_rest_ms;       /* client mean TTFT - queue - prefill: network, client, rest */
+	double spec_draft_tokens;  /* increase of the draft token counter over the window */
+	double spec_accepted_tokens;
+	double spec_acceptance;    /* accepted / draft tokens */
+	double spec_accepted_len;  /* 1 + accepted / drafts: tokens per verification step */
 };
 
 struct tt_analysis_opts {

@@ -113,6 +113,19 @@ static int dvec_push(struct dvec *d, double x)
 	return 0;
 }
 
+/* Counters and histogram sums read as deltas over the window (vLLM's
+ * names; M-ttft-parts, M-spec). */
+enum counter {
+	C_QUEUE_SUM, C_QUEUE_N, C_PREFILL_SUM, C_PREFILL_N, C_TTFT_SUM, C_TTFT_N,
+	C_SPEC_ACCEPTED, C_SPEC_DRAFT_TOKENS, C_SPEC_DRAFTS, C_COUNT
+};
+static const char *const counter_names[C_COUNT] = {
+	"vllm:request_queue_time_seconds_sum", "vllm:request_queue_time_seconds_count",
+	"vllm:request_prefill_time_seconds_sum", "vllm:request_prefill_time_seconds_count",
+	"vllm:time_to_first_token_seconds_sum", "vllm:time_to_first_token_seconds_count",
+	"vllm:spec_decode_num_accepted_tokens_total", "vllm:spec_decode_num_draft_tokens_total",
+	"vllm:spec_decode_num_drafts_total"};
+
 struct tt_cell_analyzer {
 	const struct tt_cell_info *cell;
 	struct tt_analysis_opts opts;
@@ -133,6 +146,9 @@ struct tt_cell_analyzer {
 	int64_t stall_ns, longest_gap;   /* M-stall */
 	long gaps_over;
 	int judge;                       /* M-slo: SLOs set, decode cell */
+	long by_tokens[5];               /* M-chunks: chunks of 2, 3, 4, 5+ tokens ([0] unused) */
+	double ctr_first[C_COUNT], ctr_last[C_COUNT]; /* M-ttft-parts, M-spec */
+	int ctr_seen[C_COUNT];
 	long slo_judged, slo_met, slo_tokens;
 
 	/* scrapes (M-gauges): each gauge over the scrapes that hold it */
@@ -255,6 +271,7 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 				}
 			} else {
 				a->multi++;
+				a->by_tokens[k < 5 ? k - 1 : 4]++;
 				if (prev >= 0) {
 					tt_hist_add(a->tbt, (t - prev) / (int64_t)k, k);
 					if ((t - prev) / (int64_t)k > a->stall_ns)
@@ -312,6 +329,36 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 		a->streaming_ns += (double)overlap(first, r->t_end_ns, ws, we);
 }
 
+/* First and last value (summed over label sets) of each counter in the
+ * window's scrapes. */
+static void scrape_counters(struct tt_cell_analyzer *a, const struct tt_scrape *s)
+{
+	double sum[C_COUNT];
+	int seen[C_COUNT] = {0};
+
+	for (size_t i = 0; i < s->n_samples; i++) {
+		const char *n = s->samples[i].name;
+		if (!n || strncmp(n, "vllm:", 5) != 0 || !isfinite(s->samples[i].value))
+			continue;
+		if (strncmp(n + 5, "request_", 8) && strncmp(n + 5, "time_to_first_token", 19) &&
+		    strncmp(n + 5, "spec_decode_", 12))
+			continue;
+		for (int c = 0; c < C_COUNT; c++)
+			if (strcmp(n, counter_names[c]) == 0) {
+				sum[c] = seen[c] ? sum[c] + s->samples[i].value : s->samples[i].value;
+				seen[c] = 1;
+			}
+	}
+	for (int c = 0; c < C_COUNT; c++) {
+		if (!seen[c])
+			continue;
+		if (!a->ctr_seen[c])
+			a->ctr_first[c] = sum[c];
+		a->ctr_last[c] = sum[c];
+		a->ctr_seen[c] = 1;
+	}
+}
+
 void tt_cell_analyzer_scrape(struct tt_cell_analyzer *a, const struct tt_scrape *s)
 {
 	double v[TT_GAUGE_COUNT_];
@@ -323,6 +370,8 @@ void tt_cell_analyzer_scrape(struct tt_cell_analyzer *a, const struct tt_scrape 
 		return;
 	/* M-gauges: one name per quantity; a missing or NaN value contributes
 	 * nothing, neither a sample nor a zero. */
+	if (a->cell->phase == TT_PHASE_DECODE)
+		scrape_counters(a, s);
 	found = tt_scrape_gauges(s, a->engine, v);
 	if (!found)
 		return;
@@ -568,6 +617,44 @@ static void tails_and_goodput(const struct tt_cell_analyzer *a, struct tt_cell_f
 	}
 }
 
+/* Increase of counter c over the window; NaN when not seen twice or when it
+ * went down (a restarted server). */
+static double delta(const struct tt_cell_analyzer *a, enum counter c)
+{
+	double d = a->ctr_last[c] - a->ctr_first[c];
+	return a->ctr_seen[c] && d >= 0 ? d : NAN;
+}
+
+/* M-chunks, M-ttft-parts, M-spec. */
+static void chunks_and_server_parts(const struct tt_cell_analyzer *a, struct tt_cell_figures *f)
+{
+	double n;
+
+	if (a->chunks > 0)
+		f->tokens_per_chunk = (double)a->tokens / (double)a->chunks;
+	f->chunks_by_tokens[0] = a->chunks - a->multi;
+	for (int k = 1; k < 5; k++)
+		f->chunks_by_tokens[k] = a->by_tokens[k];
+	n = delta(a, C_QUEUE_N);
+	if (n > 0)
+		f->queue_ms = delta(a, C_QUEUE_SUM) / n * 1e3;
+	n = delta(a, C_PREFILL_N);
+	if (n > 0)
+		f->prefill_ms = delta(a, C_PREFILL_SUM) / n * 1e3;
+	n = delta(a, C_TTFT_N);
+	if (n > 0)
+		f->server_ttft_ms = delta(a, C_TTFT_SUM) / n * 1e3;
+	if (isfinite(f->queue_ms) && isfinite(f->prefill_ms) && f->ttft_ms.n > 0)
+		f->ttft_rest_ms = f->ttft_ms.mean - f->queue_ms - f->prefill_ms;
+	f->spec_draft_tokens = delta(a, C_SPEC_DRAFT_TOKENS);
+	f->spec_accepted_tokens = delta(a, C_SPEC_ACCEPTED);
+	if (f->spec_draft_tokens > 0 && isfinite(f->spec_accepted_tokens))
+		f->spec_acceptance = f->spec_accepted_tokens / f->spec_draft_tokens;
+	n = delta(a, C_SPEC_DRAFTS);
+	if (n > 0 && isfinite(f->spec_accepted_tokens))
+		f->spec_accepted_len = 1 + f->spec_accepted_tokens / n;
+}
+
 /* A cell that was not run has no figures, even when the capture left a
  * partial trace (a failed or crashed cell): every figure and count is
  * unknown (formats/report-json.md section 1). */
@@ -592,6 +679,10 @@ static void blank_not_run(struct tt_cell_figures *f)
 	f->slo_judged = f->slo_met = 0;
 	f->slo_share = f->goodput_req_s = f->goodput_tok_s = NAN;
 	f->slo_ok = 0;
+	f->tokens_per_chunk = f->queue_ms = f->prefill_ms = f->server_ttft_ms = NAN;
+	f->ttft_rest_ms = f->spec_draft_tokens = f->spec_accepted_tokens = NAN;
+	f->spec_acceptance = f->spec_accepted_len = NAN;
+	memset(f->chunks_by_tokens, 0, sizeof f->chunks_by_tokens);
 }
 
 void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
@@ -611,6 +702,9 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 	f->avg_active_source = NULL;
 	f->longest_stall_ms = f->gaps_over_share = NAN;
 	f->slo_share = f->goodput_req_s = f->goodput_tok_s = NAN;
+	f->tokens_per_chunk = f->queue_ms = f->prefill_ms = f->server_ttft_ms = NAN;
+	f->ttft_rest_ms = f->spec_draft_tokens = f->spec_accepted_tokens = NAN;
+	f->spec_acceptance = f->spec_accepted_len = NAN;
 	nan_dist(&f->per_request_tok_s);
 	nan_dist(&f->ttft_ms);
 	nan_dist(&f->tbt_ms);
@@ -655,6 +749,7 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 		f->avg_in_flight = a->inflight_ns / (w_s * 1e9);
 		f->scrapes = a->scrapes;
 		tails_and_goodput(a, f, w_s);
+		chunks_and_server_parts(a, f);
 		server_figures(a, f);
 		if (f->has_server_metrics && a->n_gauge[TT_GAUGE_RUNNING] > 0) {
 			/* M-active: mean of the server's running gauge over the window. */

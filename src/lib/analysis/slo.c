@@ -259,23 +259,33 @@ static enum tt_code request_tbt(struct tt_slo_judge *j, const struct tt_request 
 	return TT_OK;
 }
 
-/* Whether the request's tbt_pct quantile of gaps is <= the bound, in one
- * pass and no memory: with c gaps above the bound, sorted ascending the
- * quantile's two neighbours x_lo, x_lo+1 (M-pct) are <= the bound when
- * lo + 1 < n - c, x_lo is above it when lo >= n - c, and otherwise x_lo is
- * the largest gap within the bound and x_lo+1 the smallest above it. */
-static int tbt_within(const struct tt_slo *s, const struct tt_request *r)
+/* One pass over a request's chunks: its first token, tokens, and what
+ * decides the TBT bound.  With c of its n per-token gaps above the bound,
+ * sorted ascending the quantile's two neighbours x_lo, x_lo+1 (M-pct) are
+ * both within it when lo + 1 < n - c, x_lo is above it when lo >= n - c,
+ * and otherwise x_lo is the largest gap within the bound and x_lo+1 the
+ * smallest above it: no gap needs to be kept. */
+struct pass {
+	int64_t first;
+	long tokens;
+	int tbt_ok;
+};
+
+static void one_pass(const struct tt_slo *s, const struct tt_request *r, struct pass *p)
 {
-	int64_t bound = (int64_t)floor(s->tbt_ms * 1e6), prev = -1;
-	int64_t max_le = -1, min_gt = INT64_MAX;
+	int64_t bound = s->tbt_ms > 0 ? (int64_t)floor(s->tbt_ms * 1e6) : INT64_MAX;
+	int64_t prev = -1, max_le = -1, min_gt = INT64_MAX;
 	size_t n = 0, c = 0, lo;
+	long tokens = 0;
 	double rank;
 
+	p->first = -1;
 	for (size_t i = 0; i < r->n_chunks; i++) {
 		uint32_t k = r->chunks[i].tokens;
 		int64_t t = r->chunks[i].t_ns, g;
 		if (k == 0)
 			continue;
+		tokens += k;
 		if (prev >= 0) {
 			g = k == 1 ? t - prev : (t - prev) / (int64_t)k;
 			if (g > 0) {
@@ -288,43 +298,41 @@ static int tbt_within(const struct tt_slo *s, const struct tt_request *r)
 					max_le = g;
 				}
 			}
+		} else {
+			p->first = t;
 		}
 		prev = t;
 	}
+	p->tokens = tokens;
+	p->tbt_ok = 1;
 	if (n == 0 || c == 0)
-		return 1;
+		return;
 	rank = s->tbt_pct >= 100 ? (double)(n - 1) : s->tbt_pct / 100.0 * (double)(n - 1);
 	lo = (size_t)rank;
 	if (lo + 1 < n - c)
-		return 1;
+		return;
 	if (lo >= n - c)
-		return 0;
-	/* x_lo = max_le, x_hi = min_gt: interpolate as M-pct does */
-	return (double)max_le + ((double)min_gt - (double)max_le) * (rank - (double)lo) <=
-	       s->tbt_ms * 1e6;
+		p->tbt_ok = 0;
+	else /* x_lo = max_le, x_lo+1 = min_gt: interpolate as M-pct does */
+		p->tbt_ok = (double)max_le + ((double)min_gt - (double)max_le) *
+						     (rank - (double)lo) <=
+			    s->tbt_ms * 1e6;
 }
 
-/* The analysis's judge: only whether the request meets the SLOs and its
- * tokens (no quantile value), without allocating. */
 int tt__slo_meets(const struct tt_slo *s, const struct tt_request *r, long *tokens)
 {
-	int64_t first = -1;
-	long tok = 0;
+	struct pass p;
 	int meets = r->finish != TT_FINISH_ERROR;
 
-	for (size_t i = 0; i < r->n_chunks; i++) {
-		if (r->chunks[i].tokens == 0)
-			continue;
-		if (first < 0)
-			first = r->chunks[i].t_ns;
-		tok += r->chunks[i].tokens;
-	}
-	*tokens = tok;
-	if (s->ttft_ms > 0 && !(first >= 0 && (double)(first - r->t_send_ns) / 1e6 <= s->ttft_ms))
+	one_pass(s, r, &p);
+	*tokens = p.tokens;
+	/* a request without a token misses a TTFT bound (it never came) */
+	if (s->ttft_ms > 0 && !(p.first >= 0 && (double)(p.first - r->t_send_ns) / 1e6 <= s->ttft_ms))
 		meets = 0;
-	if (meets && s->e2e_ms > 0 && !((double)(r->t_end_ns - r->t_send_ns) / 1e6 <= s->e2e_ms))
+	if (s->e2e_ms > 0 && !((double)(r->t_end_ns - r->t_send_ns) / 1e6 <= s->e2e_ms))
 		meets = 0;
-	if (meets && s->tbt_ms > 0 && !tbt_within(s, r))
+	/* no gap (one token-bearing chunk): nothing to miss */
+	if (s->tbt_ms > 0 && !p.tbt_ok)
 		meets = 0;
 	return meets;
 }
@@ -349,16 +357,9 @@ enum tt_code tt_slo_judge_request(struct tt_slo_judge *j, const struct tt_reques
 	x.tbt_ms = NAN;
 	if (s->tbt_ms > 0 && request_tbt(j, r, &x.tbt_ms))
 		return TT_FAILED;
-	x.meets = r->finish != TT_FINISH_ERROR;
-	/* A request without a token misses a TTFT bound (it never came). */
-	if (s->ttft_ms > 0 && !(x.ttft_ms <= s->ttft_ms))
-		x.meets = 0;
-	/* No gap (one token-bearing chunk): nothing to miss.  Decided in whole
-	 * ns as the analysis decides it, not from the rounded ms value. */
-	if (s->tbt_ms > 0 && !tbt_within(s, r))
-		x.meets = 0;
-	if (s->e2e_ms > 0 && !(x.e2e_ms <= s->e2e_ms))
-		x.meets = 0;
+	/* decided exactly as the analysis decides it (in whole ns, one pass),
+	 * not from the rounded values above */
+	x.meets = tt__slo_meets(s, r, &x.tokens);
 	*v = x;
 	return TT_OK;
 }
