@@ -478,6 +478,18 @@ static int tables_extra(const struct tt_report *r, const size_t *order, struct t
 		rc = table_extra(&x, "Tails", text, NULL, all, n, bad);
 		tt__xtable_free(&x);
 	}
+	if (!rc) {
+		if (tt__render_server_parts_table(r, order, &x))
+			return -1;
+		rc = table_extra(&x, "Where TTFT goes, and tokens per chunk",
+				 "Mean output tokens per chunk and the share of chunks carrying "
+				 "more than one; the client's mean TTFT split into the server's "
+				 "mean queue and prefill times over the window and the rest "
+				 "(network, client); speculative decoding acceptance and tokens "
+				 "per verification step, from the server's counters.",
+				 NULL, all, n, bad);
+		tt__xtable_free(&x);
+	}
 	if (!rc && tt_slo_active(&r->opts.slo)) {
 		if (tt__render_goodput_table(r, order, &x))
 			return -1;

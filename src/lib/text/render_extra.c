@@ -186,6 +186,68 @@ int tt__render_goodput_table(const struct tt_report *r, const size_t *order,
 	return 0;
 }
 
+/* The table is shown for the server's timings or speculative decoding
+ * counters (real engines), and with the tails (--quantiles, --stalls) for
+ * tokens per chunk alone: a synthetic run's default report keeps the
+ * seed's layout. */
+static int has_server_parts(const struct tt_report *r, const struct tt_cell_figures *c)
+{
+	return c->phase == TT_PHASE_DECODE && shows_decode(c) &&
+	       (isfinite(c->queue_ms) || isfinite(c->prefill_ms) || isfinite(c->spec_acceptance) ||
+		(r->opts.show_tails && c->chunks > 0));
+}
+
+int tt__render_server_parts_table(const struct tt_report *r, const size_t *order,
+				  struct tt__xtable *t)
+{
+	static const char *const heads[] = {
+		"Context", "Requests at once", "Tokens per chunk", "Chunks > 1 token", "TTFT (mean)",
+		"Queue", "Prefill", "Rest", "Spec acceptance", "Accepted length"};
+	size_t i, k, any = 0;
+	char s[64];
+
+	if (xtable_init(t, sizeof heads / sizeof *heads, r->n_cells + 1))
+		return -1;
+	for (i = 0; i < r->n_cells; i++)
+		any += has_server_parts(r, &r->cells[i]);
+	if (!any)
+		return 0;
+	for (k = 0; k < t->ncols; k++) {
+		xset(t, 0, k, heads[k]);
+		t->right[k] = k != 0;
+	}
+	for (i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *c = &r->cells[order[i]];
+		size_t row = t->nrows;
+
+		if (c->phase != TT_PHASE_DECODE || !shows_decode(c))
+			continue;
+		tt__render_context(c->context, s, sizeof s);
+		xset(t, row, 0, s);
+		snprintf(s, sizeof s, "%d", c->concurrency);
+		xset(t, row, 1, s);
+		tt__fmt_plain(c->tokens_per_chunk, 2, s, sizeof s);
+		xset(t, row, 2, s[0] ? s : TT_DASH);
+		fmt_share(c->chunks > 0 ? (double)c->multi_token_chunks / (double)c->chunks : NAN, s,
+			  sizeof s);
+		xset(t, row, 3, s);
+		fmt_ms1(c->ttft_ms.mean, s, sizeof s);
+		xset(t, row, 4, s);
+		fmt_ms1(c->queue_ms, s, sizeof s);
+		xset(t, row, 5, s);
+		fmt_ms1(c->prefill_ms, s, sizeof s);
+		xset(t, row, 6, s);
+		fmt_ms1(c->ttft_rest_ms, s, sizeof s);
+		xset(t, row, 7, s);
+		fmt_share(c->spec_acceptance, s, sizeof s);
+		xset(t, row, 8, s);
+		tt__fmt_plain(c->spec_accepted_len, 2, s, sizeof s);
+		xset(t, row, 9, s[0] ? s : TT_DASH);
+		t->nrows++;
+	}
+	return 0;
+}
+
 void tt__render_slo_sentence(const struct tt_report *r, char *buf, size_t len)
 {
 	const struct tt_slo *s = &r->opts.slo;
