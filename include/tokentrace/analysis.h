@@ -111,6 +111,9 @@ struct tt_cell_figures {
 	double spec_accepted_tokens;
 	double spec_acceptance;    /* accepted / draft tokens */
 	double spec_accepted_len;  /* 1 + accepted / drafts: tokens per verification step */
+	/* prefix cache (M-cache); decode only, NaN when unknown */
+	double cached_share;       /* client: cached / prompt tokens of measured requests */
+	double server_cache_hit_rate; /* server: prefix cache hits / queries over the window */
 };
 
 struct tt_analysis_opts {

@@ -104,7 +104,7 @@ static void test_goodput_tables(void **state)
 	fx_contains(term, "Goodput under SLOs");
 	fx_contains(term, "Highest concurrency meeting the SLOs: 8K: 16");
 	csv = fx_render(&r, TT_FORMAT_CSV, 0, 0);
-	fx_contains(csv, ",spec_accepted_len,slo_judged,slo_met,slo_share,"
+	fx_contains(csv, ",server_cache_hit_rate,slo_judged,slo_met,slo_share,"
 			 "goodput_req_s,goodput_tok_s,slo_meets,slo_max_concurrency\n");
 	json = fx_render(&r, TT_FORMAT_JSON, 0, 0);
 	root = cJSON_Parse(json);
@@ -151,6 +151,7 @@ static void test_server_parts_table(void **state)
 		c->queue_ms = c->prefill_ms = c->server_ttft_ms = c->ttft_rest_ms = NAN;
 		c->spec_acceptance = c->spec_accepted_len = NAN;
 		c->spec_draft_tokens = c->spec_accepted_tokens = NAN;
+		c->cached_share = c->server_cache_hit_rate = NAN;
 	}
 	md = fx_render(&r, TT_FORMAT_MD, 0, 0);
 	fx_lacks(md, "Where TTFT goes"); /* no server timings, no tails asked */

@@ -427,6 +427,52 @@ static void test_ttft_parts_spec_and_chunks(void **state)
 	cell_done(&c);
 }
 
+/* M-cache: warmed requests that found little of their prompt in the prefix
+ * cache are a warning in the evidence, not a status. */
+static void test_prefix_cache_warning(void **state)
+{
+	struct cell c;
+	struct tt_cell_figures f;
+	struct tt_request r;
+	struct tt_chunk ch[200];
+	const struct tt_sample a[] = {{"vllm:prefix_cache_queries_total", "", 1000},
+				      {"vllm:prefix_cache_hits_total", "", 900}};
+	const struct tt_sample b[] = {{"vllm:prefix_cache_queries_total", "", 3000},
+				      {"vllm:prefix_cache_hits_total", "", 1300}};
+	int warned = 0;
+
+	(void)state;
+	cell_init(&c, TT_PHASE_DECODE, "vllm", NULL, 10 * S);
+	for (int i = 0; i < 200; i++)
+		ch[i] = (struct tt_chunk){11 * S + i * MS, 1};
+	memset(&r, 0, sizeof r);
+	r.role = TT_ROLE_MEASURED;
+	r.t_sched_ns = r.t_send_ns = 11 * S - 50 * MS;
+	r.t_end_ns = 12 * S;
+	r.finish = TT_FINISH_STOP;
+	r.n_chunks = 200;
+	r.chunks = ch;
+	r.prompt_tokens = 1000;
+	r.cached_tokens = 100;
+	tt_cell_analyzer_request(c.a, &r);
+	r.cached_tokens = 300;
+	tt_cell_analyzer_request(c.a, &r);
+	r.cached_tokens = -1; /* not reported: left out */
+	tt_cell_analyzer_request(c.a, &r);
+	scrape(&c, 10 * S, a, 2);
+	scrape(&c, 19 * S, b, 2);
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_true(fabs(f.cached_share - 0.2) < 1e-12);             /* 400 of 2000 */
+	assert_true(fabs(f.server_cache_hit_rate - 0.2) < 1e-12);    /* 400 of 2000 */
+	for (size_t i = 0; i < f.n_evidence; i++)
+		if (strstr(f.evidence[i].signal, "cache") && f.evidence[i].triggered &&
+		    f.evidence[i].status == TT_STATUS_VALID)
+			warned = 1;
+	assert_true(warned);
+	assert_int_equal(f.status, TT_STATUS_VALID); /* a warning only */
+	cell_done(&c);
+}
+
 /* run-v1 3.1 "Where a frame ends": walking block headers finds each frame
  * of a trace, and the stock `zstd -dc` decodes the whole file to the
  * concatenation of the frames' contents. */
@@ -537,6 +583,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_failed_cell_with_trace_has_no_figures),
 		cmocka_unit_test(test_zstd_frames_and_plain_zstd),
 		cmocka_unit_test(test_ttft_parts_spec_and_chunks),
+		cmocka_unit_test(test_prefix_cache_warning),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -117,14 +117,15 @@ static int dvec_push(struct dvec *d, double x)
  * names; M-ttft-parts, M-spec). */
 enum counter {
 	C_QUEUE_SUM, C_QUEUE_N, C_PREFILL_SUM, C_PREFILL_N, C_TTFT_SUM, C_TTFT_N,
-	C_SPEC_ACCEPTED, C_SPEC_DRAFT_TOKENS, C_SPEC_DRAFTS, C_COUNT
+	C_SPEC_ACCEPTED, C_SPEC_DRAFT_TOKENS, C_SPEC_DRAFTS, C_PC_HITS, C_PC_QUERIES, C_COUNT
 };
 static const char *const counter_names[C_COUNT] = {
 	"vllm:request_queue_time_seconds_sum", "vllm:request_queue_time_seconds_count",
 	"vllm:request_prefill_time_seconds_sum", "vllm:request_prefill_time_seconds_count",
 	"vllm:time_to_first_token_seconds_sum", "vllm:time_to_first_token_seconds_count",
 	"vllm:spec_decode_num_accepted_tokens_total", "vllm:spec_decode_num_draft_tokens_total",
-	"vllm:spec_decode_num_drafts_total"};
+	"vllm:spec_decode_num_drafts_total", "vllm:prefix_cache_hits_total",
+	"vllm:prefix_cache_queries_total"};
 
 struct tt_cell_analyzer {
 	const struct tt_cell_info *cell;
@@ -147,6 +148,7 @@ struct tt_cell_analyzer {
 	long gaps_over;
 	int judge;                       /* M-slo: SLOs set, decode cell */
 	long by_tokens[5];               /* M-chunks: chunks of 2, 3, 4, 5+ tokens ([0] unused) */
+	double cached_sum, prompt_sum;   /* M-cache */
 	double ctr_first[C_COUNT], ctr_last[C_COUNT]; /* M-ttft-parts, M-spec */
 	int ctr_seen[C_COUNT];
 	long slo_judged, slo_met, slo_tokens;
@@ -294,6 +296,11 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 	 * ending after a window that --window/--skip-first moved earlier). */
 	if (r->t_send_ns < we && r->t_end_ns >= ws) {
 		a->requests++;
+		/* M-cache: prompt tokens the server said it served from cache */
+		if (r->cached_tokens >= 0 && r->prompt_tokens > 0) {
+			a->cached_sum += (double)r->cached_tokens;
+			a->prompt_sum += (double)r->prompt_tokens;
+		}
 		if (r->finish == TT_FINISH_CUT || r->t_end_ns >= we)
 			a->cut++;
 	}
@@ -341,7 +348,7 @@ static void scrape_counters(struct tt_cell_analyzer *a, const struct tt_scrape *
 		if (!n || strncmp(n, "vllm:", 5) != 0 || !isfinite(s->samples[i].value))
 			continue;
 		if (strncmp(n + 5, "request_", 8) && strncmp(n + 5, "time_to_first_token", 19) &&
-		    strncmp(n + 5, "spec_decode_", 12))
+		    strncmp(n + 5, "spec_decode_", 12) && strncmp(n + 5, "prefix_cache_", 13))
 			continue;
 		for (int c = 0; c < C_COUNT; c++)
 			if (strcmp(n, counter_names[c]) == 0) {
@@ -530,6 +537,13 @@ static void decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 			 (double)o->min_tokens);
 		evidence(f, TT_STATUS_TOO_FEW, "requests with a first token", (double)f->ttft_ms.n, "<",
 			 1);
+		/* M-cache: a warning, not a status (it argues for "valid") */
+		if (isfinite(f->cached_share))
+			evidence(f, TT_STATUS_VALID, "warning: prompt share served from cache",
+				 f->cached_share, "<", 0.5);
+		else if (isfinite(f->server_cache_hit_rate))
+			evidence(f, TT_STATUS_VALID, "warning: server prefix cache hit rate",
+				 f->server_cache_hit_rate, "<", 0.5);
 	} else {
 		evidence(f, TT_STATUS_TOO_FEW, "scout requests with a first token",
 			 (double)f->ttft_ms.n, "<", 1);
@@ -653,6 +667,12 @@ static void chunks_and_server_parts(const struct tt_cell_analyzer *a, struct tt_
 	n = delta(a, C_SPEC_DRAFTS);
 	if (n > 0 && isfinite(f->spec_accepted_tokens))
 		f->spec_accepted_len = 1 + f->spec_accepted_tokens / n;
+	/* M-cache */
+	if (a->prompt_sum > 0)
+		f->cached_share = a->cached_sum / a->prompt_sum;
+	n = delta(a, C_PC_QUERIES);
+	if (n > 0 && isfinite(delta(a, C_PC_HITS)))
+		f->server_cache_hit_rate = delta(a, C_PC_HITS) / n;
 }
 
 /* A cell that was not run has no figures, even when the capture left a
@@ -682,6 +702,7 @@ static void blank_not_run(struct tt_cell_figures *f)
 	f->tokens_per_chunk = f->queue_ms = f->prefill_ms = f->server_ttft_ms = NAN;
 	f->ttft_rest_ms = f->spec_draft_tokens = f->spec_accepted_tokens = NAN;
 	f->spec_acceptance = f->spec_accepted_len = NAN;
+	f->cached_share = f->server_cache_hit_rate = NAN;
 	memset(f->chunks_by_tokens, 0, sizeof f->chunks_by_tokens);
 }
 
@@ -705,6 +726,7 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 	f->tokens_per_chunk = f->queue_ms = f->prefill_ms = f->server_ttft_ms = NAN;
 	f->ttft_rest_ms = f->spec_draft_tokens = f->spec_accepted_tokens = NAN;
 	f->spec_acceptance = f->spec_accepted_len = NAN;
+	f->cached_share = f->server_cache_hit_rate = NAN;
 	nan_dist(&f->per_request_tok_s);
 	nan_dist(&f->ttft_ms);
 	nan_dist(&f->tbt_ms);

@@ -81,7 +81,8 @@ static void header(const struct tt_report *r, struct tt_buf *out)
 			 "waiting_share,running_mean,kv_usage_max,preemptions,damage,status_reason,"
 			 "longest_stall_ms,gaps_over_share,tokens_per_chunk,chunks_1,chunks_2,chunks_3,"
 			 "chunks_4,chunks_5plus,queue_ms,prefill_ms,server_ttft_ms,ttft_rest_ms,"
-			 "spec_draft_tokens,spec_accepted_tokens,spec_acceptance,spec_accepted_len");
+			 "spec_draft_tokens,spec_accepted_tokens,spec_acceptance,spec_accepted_len,"
+			 "cached_share,server_cache_hit_rate");
 	if (tt_slo_active(&r->opts.slo))
 		tt_buf_puts(out, ",slo_judged,slo_met,slo_share,goodput_req_s,goodput_tok_s,slo_meets,"
 				 "slo_max_concurrency");
@@ -173,6 +174,8 @@ static void row(const struct tt_report *r, const struct tt_cell_figures *c, stru
 	exact(out, c->spec_accepted_tokens);
 	exact(out, c->spec_acceptance);
 	exact(out, c->spec_accepted_len);
+	exact(out, c->cached_share);
+	exact(out, c->server_cache_hit_rate);
 	if (tt_slo_active(&r->opts.slo)) {
 		int judged = dec && c->phase == TT_PHASE_DECODE;
 		count(out, c->slo_judged, judged);

@@ -194,6 +194,7 @@ static int has_server_parts(const struct tt_report *r, const struct tt_cell_figu
 {
 	return c->phase == TT_PHASE_DECODE && shows_decode(c) &&
 	       (isfinite(c->queue_ms) || isfinite(c->prefill_ms) || isfinite(c->spec_acceptance) ||
+		c->cached_share < 0.5 || c->server_cache_hit_rate < 0.5 ||
 		(r->opts.show_tails && c->chunks > 0));
 }
 
@@ -202,7 +203,8 @@ int tt__render_server_parts_table(const struct tt_report *r, const size_t *order
 {
 	static const char *const heads[] = {
 		"Context", "Requests at once", "Tokens per chunk", "Chunks > 1 token", "TTFT (mean)",
-		"Queue", "Prefill", "Rest", "Spec acceptance", "Accepted length"};
+		"Queue", "Prefill", "Rest", "Spec acceptance", "Accepted length", "Prompt cached",
+		"Server cache hits"};
 	size_t i, k, any = 0;
 	char s[64];
 
@@ -243,6 +245,10 @@ int tt__render_server_parts_table(const struct tt_report *r, const size_t *order
 		xset(t, row, 8, s);
 		tt__fmt_plain(c->spec_accepted_len, 2, s, sizeof s);
 		xset(t, row, 9, s[0] ? s : TT_DASH);
+		fmt_share(c->cached_share, s, sizeof s);
+		xset(t, row, 10, s);
+		fmt_share(c->server_cache_hit_rate, s, sizeof s);
+		xset(t, row, 11, s);
 		t->nrows++;
 	}
 	return 0;

@@ -352,6 +352,11 @@ static void cell_object(struct jctx *j, const struct tt_report *r, size_t idx, c
 		put_num(j, s, "acceptance", c->spec_acceptance);
 		put_num(j, s, "accepted_len", c->spec_accepted_len);
 	}
+	s = put_obj(j, o, "prefix_cache");
+	if (s) {
+		put_num(j, s, "cached_share", c->cached_share);
+		put_num(j, s, "server_hit_rate", c->server_cache_hit_rate);
+	}
 	if (tt_slo_active(&r->opts.slo) && c->phase == TT_PHASE_DECODE && counts) {
 		s = put_obj(j, o, "slo");
 		if (s) {

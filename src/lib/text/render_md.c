@@ -568,7 +568,9 @@ static int extra_sections(const struct tt_report *r, const size_t *order, struct
 				 "decoding); the client's mean TTFT split into the server's mean "
 				 "queue and prefill times over the window and the rest (network, "
 				 "client); the server's speculative decoding acceptance and "
-				 "tokens per verification step.\n\n");
+				 "tokens per verification step; the share of prompt tokens the "
+				 "server served from its prefix cache (warmed requests should be "
+				 "near 100%), and its prefix cache hit rate.\n\n");
 		xtable_md(&t, out);
 	}
 	tt__xtable_free(&t);
