@@ -798,6 +798,36 @@ static void test_model_len(void **state)
 	tt_run_free(run);
 }
 
+/* --prefill-repeats: N cold scouts in the prefill cell, each with a prompt
+ * of its own (no prefix-cache hit), and the report's prefill row is their
+ * median (M-prefill). */
+static void test_prefill_repeats(void **state)
+{
+	const char *args[] = {"--contexts", "1K", "--concurrency", "1", "--duration", "0.3s",
+			      "--max-tokens", "16", "--readiness", "0.1s", "--prefill-repeats", "3",
+			      "--cells", "prefill-1K", NULL};
+	char run_dir[600];
+	struct tt_run *run;
+	struct tt_report *rep = NULL;
+	struct tt_error err;
+	struct tally t;
+	(void)state;
+
+	run = capture_run("prefillrep", NULL, args, run_dir, sizeof run_dir);
+	assert_int_equal(cell(run, "prefill-1024")->state, TT_CELL_DONE);
+	tally_cell(run, "prefill-1024", 1024, 1, &t);
+	assert_int_equal(t.errors, 0);
+	assert_int_equal(t.scouts, 3);
+	assert_int_equal(tt_analyze(run, NULL, &rep, &err), TT_OK);
+	for (size_t i = 0; i < rep->n_cells; i++)
+		if (rep->cells[i].phase == TT_PHASE_PREFILL) {
+			assert_int_equal(rep->cells[i].ttft_ms.n, 3);
+			assert_int_equal(rep->cells[i].status, TT_STATUS_VALID);
+		}
+	tt_report_free(rep);
+	tt_run_free(run);
+}
+
 /* llama.cpp flavour: usage only at the end, no min_tokens; counted right. */
 static void test_llamacpp_flavor(void **state)
 {
@@ -1038,6 +1068,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_chat_text),
 		cmocka_unit_test(test_server_dies),
 		cmocka_unit_test(test_model_len),
+		cmocka_unit_test(test_prefill_repeats),
 		cmocka_unit_test(test_sglang_flavor),
 		cmocka_unit_test(test_arrival_never_before_emission),
 		cmocka_unit_test(test_arrival_connection_close),
