@@ -79,6 +79,13 @@ static void test_tails_follow_quantiles(void **state)
 	fx_contains(term, "Gaps > 250 ms");
 	free(md);
 	free(term);
+	/* columns in ascending order, the median in its place */
+	r.opts.n_quantiles = 2;
+	r.opts.quantiles[0] = 99;
+	r.opts.quantiles[1] = 10;
+	md = fx_render(&r, TT_FORMAT_MD, 0, 0);
+	fx_contains(md, "| TTFT p10 | TTFT p50 | TTFT p99 | TBT p10 | TBT p50 | TBT p99 |");
+	free(md);
 }
 
 static void test_goodput_tables(void **state)

@@ -82,20 +82,35 @@ static int shows_decode(const struct tt_cell_figures *c)
 int tt__render_tails_table(const struct tt_report *r, const size_t *order, struct tt__xtable *t)
 {
 	const double *qs;
-	size_t nq = tt__render_quantiles(r, &qs), i, k, col;
+	size_t nq = tt__render_quantiles(r, &qs), i, k, col, qi[TT_MAX_QUANTILES];
 	char s[64], qkey[32];
 
+	/* columns in ascending percentile order (html and pdf append 10 and 90
+	 * for the charts' bands) */
+	for (k = 0; k < nq && k < TT_MAX_QUANTILES; k++) {
+		size_t j = k;
+		for (; j > 0 && qs[qi[j - 1]] > qs[k]; j--)
+			qi[j] = qi[j - 1];
+		qi[j] = k;
+	}
+	if (nq > TT_MAX_QUANTILES)
+		nq = TT_MAX_QUANTILES;
 	if (xtable_init(t, 2 + 2 * (nq + 1) + 2, r->n_cells + 1))
 		return -1;
 	xset(t, 0, 0, "Context");
 	xset(t, 0, 1, "Requests at once");
 	col = 2;
 	for (int d = 0; d < 2; d++) {
-		xset(t, 0, col++, d == 0 ? "TTFT p50" : "TBT p50");
-		for (k = 0; k < nq; k++) {
-			tt__render_qkey(qs[k], qkey, sizeof qkey);
-			if (strcmp(qkey, "p50") == 0)
+		int med = 0;
+		for (k = 0; k <= nq; k++) {
+			double q = k < nq ? qs[qi[k]] : 101;
+			if (!med && q >= 50) { /* the median in its place */
+				xset(t, 0, col++, d == 0 ? "TTFT p50" : "TBT p50");
+				med = 1;
+			}
+			if (k == nq || q == 50)
 				continue;
+			tt__render_qkey(q, qkey, sizeof qkey);
 			snprintf(s, sizeof s, "%s %s", d == 0 ? "TTFT" : "TBT", qkey);
 			xset(t, 0, col++, s);
 		}
@@ -119,13 +134,17 @@ int tt__render_tails_table(const struct tt_report *r, const size_t *order, struc
 		col = 2;
 		for (int d = 0; d < 2; d++) {
 			const struct tt_dist *dist = d == 0 ? &c->ttft_ms : &c->tbt_ms;
-			fmt_ms1(dist->p50, s, sizeof s);
-			xset(t, row, col++, s);
-			for (k = 0; k < nq; k++) {
-				tt__render_qkey(qs[k], qkey, sizeof qkey);
-				if (strcmp(qkey, "p50") == 0)
+			int med = 0;
+			for (k = 0; k <= nq; k++) {
+				double q = k < nq ? qs[qi[k]] : 101;
+				if (!med && q >= 50) {
+					fmt_ms1(dist->p50, s, sizeof s);
+					xset(t, row, col++, s);
+					med = 1;
+				}
+				if (k == nq || q == 50)
 					continue;
-				fmt_ms1(dist->n ? dist->q[k] : NAN, s, sizeof s);
+				fmt_ms1(dist->n ? dist->q[qi[k]] : NAN, s, sizeof s);
 				xset(t, row, col++, s);
 			}
 		}
