@@ -261,6 +261,74 @@ static void test_cell_goodput(void **state)
 	assert_false(f.slo_ok);
 }
 
+/* The analysis decides in its own chunk loop: on random requests (merged
+ * chunks, failures, requests without tokens) it counts exactly the
+ * requests the public judge says meet. */
+static void test_analysis_agrees_with_judge(void **state)
+{
+	static struct tt_chunk ch[400];
+	unsigned seed = 99;
+	(void)state;
+	for (int round = 0; round < 6; round++) {
+		struct tt_manifest m;
+		struct tt_cell_analyzer *a;
+		struct tt_analysis_opts o;
+		struct tt_slo_judge *j;
+		struct tt_cell_figures f;
+		struct tt_error err;
+		size_t idx;
+		long met = 0, judged = 0;
+
+		tt_manifest_init(&m);
+		m.duration_s = 100;
+		tt_manifest_add_cell(&m, TT_PHASE_DECODE, 8192, 4, &idx);
+		m.cells[idx].state = TT_CELL_DONE;
+		tt_manifest_set_str(&m.cells[idx].trace, "cells/x.ttz");
+		m.cells[idx].window_start_ns = 0;
+		m.cells[idx].window_end_ns = 1000 * S;
+		tt_analysis_opts_init(&o);
+		o.slo.ttft_ms = 20 + round * 5;
+		o.slo.tbt_ms = 2 + round * 0.5;
+		o.slo.tbt_pct = round % 2 ? 90 : 99.5;
+		o.slo.e2e_ms = round > 3 ? 400 : 0;
+		assert_int_equal(tt_cell_analyzer_create(&m, idx, &o, &a, &err), TT_OK);
+		assert_int_equal(tt_slo_judge_create(&o.slo, &j, &err), TT_OK);
+		for (int q = 0; q < 150; q++) {
+			struct tt_request r;
+			struct tt_slo_verdict v;
+			size_t n;
+			int64_t t;
+			memset(&r, 0, sizeof r);
+			r.role = TT_ROLE_MEASURED;
+			seed = seed * 1103515245u + 12345u;
+			n = (seed >> 8) % 300;
+			r.t_sched_ns = r.t_send_ns = q * S;
+			t = r.t_send_ns + (int64_t)((seed >> 4) % 40) * MS;
+			for (size_t i = 0; i < n; i++) {
+				seed = seed * 1103515245u + 12345u;
+				ch[i].t_ns = t;
+				ch[i].tokens = (seed >> 20) % 7 == 0 ? 1 + (seed >> 12) % 4 : 1;
+				t += (int64_t)(500 + (seed >> 10) % 3000) * 1000;
+			}
+			r.chunks = ch;
+			r.n_chunks = n;
+			r.t_end_ns = t;
+			r.finish = (seed >> 16) % 13 == 0 ? TT_FINISH_ERROR : TT_FINISH_LENGTH;
+			tt_cell_analyzer_request(a, &r);
+			assert_int_equal(tt_slo_judge_request(j, &r, &v), TT_OK);
+			judged++;
+			met += v.meets;
+		}
+		tt_cell_analyzer_finish(a, NULL, &f);
+		assert_int_equal(f.slo_judged, judged);
+		assert_int_equal(f.slo_met, met);
+		assert_true(met > 0 && met < judged); /* the bounds cut through */
+		tt_slo_judge_free(j);
+		tt_cell_analyzer_free(a);
+		tt_manifest_release(&m);
+	}
+}
+
 /* M-stall: the longest chunk gap, and per-token gaps over the threshold. */
 static void test_stalls(void **state)
 {
@@ -338,6 +406,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_judge_request),
 		cmocka_unit_test(test_judge_quantile_matches_sorted),
 		cmocka_unit_test(test_cell_goodput),
+		cmocka_unit_test(test_analysis_agrees_with_judge),
 		cmocka_unit_test(test_stalls),
 		cmocka_unit_test(test_max_concurrency),
 	};

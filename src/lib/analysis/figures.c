@@ -242,6 +242,8 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 	int64_t ws = a->ws, we = a->we;
 	int64_t first = -1, last = -1, prev = -1;
 	long first_tokens = 0, total_tokens = 0;
+	struct tt__slo_acc acc;
+	int judge;
 
 	if (r->finish == TT_FINISH_ERROR)
 		a->errors++; /* M-errors: any role, anywhere in the cell */
@@ -252,6 +254,13 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 	}
 	if (r->role != TT_ROLE_MEASURED || ws < 0)
 		return;
+	/* M-slo: requests that ended in the window, finished or failed, are
+	 * judged; their gaps are gathered in the same loop. */
+	judge = a->judge && r->t_end_ns >= ws && r->t_end_ns < we &&
+		(r->finish == TT_FINISH_STOP || r->finish == TT_FINISH_LENGTH ||
+		 r->finish == TT_FINISH_ERROR);
+	if (judge)
+		tt__slo_acc_init(&a->opts.slo, &acc);
 	/* Hot loop: runs once per chunk of the run. */
 	for (size_t i = 0; i < r->n_chunks; i++) {
 		int64_t t = r->chunks[i].t_ns;
@@ -284,6 +293,8 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 			if (prev >= 0 && t - prev > a->longest_gap)
 				a->longest_gap = t - prev;
 		}
+		if (judge && prev >= 0)
+			tt__slo_acc_gap(&acc, k == 1 ? t - prev : (t - prev) / (int64_t)k, k);
 		if (first < 0) {
 			first = t;
 			first_tokens = k;
@@ -319,15 +330,11 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 	if ((r->finish == TT_FINISH_STOP || r->finish == TT_FINISH_LENGTH) && r->t_end_ns >= ws &&
 	    r->t_end_ns < we)
 		a->completed++; /* M-completed */
-	/* M-slo: requests that ended in the window, finished or failed. */
-	if (a->judge && r->t_end_ns >= ws && r->t_end_ns < we &&
-	    (r->finish == TT_FINISH_STOP || r->finish == TT_FINISH_LENGTH ||
-	     r->finish == TT_FINISH_ERROR)) {
-		long tokens;
+	if (judge) {
 		a->slo_judged++;
-		if (tt__slo_meets(&a->opts.slo, r, &tokens)) {
+		if (tt__slo_decide(&a->opts.slo, r, first, &acc)) {
 			a->slo_met++;
-			a->slo_tokens += tokens;
+			a->slo_tokens += total_tokens;
 		}
 	}
 	/* M-active (client): time-averages over the window. */

@@ -259,82 +259,66 @@ static enum tt_code request_tbt(struct tt_slo_judge *j, const struct tt_request 
 	return TT_OK;
 }
 
-/* One pass over a request's chunks: its first token, tokens, and what
- * decides the TBT bound.  With c of its n per-token gaps above the bound,
- * sorted ascending the quantile's two neighbours x_lo, x_lo+1 (M-pct) are
- * both within it when lo + 1 < n - c, x_lo is above it when lo >= n - c,
- * and otherwise x_lo is the largest gap within the bound and x_lo+1 the
- * smallest above it: no gap needs to be kept. */
-struct pass {
-	int64_t first;
-	long tokens;
-	int tbt_ok;
-};
-
-static void one_pass(const struct tt_slo *s, const struct tt_request *r, struct pass *p)
+/* What decides the TBT bound, gathered gap by gap.  With c of a request's n
+ * per-token gaps above the bound, sorted ascending the quantile's two
+ * neighbours x_lo, x_lo+1 (M-pct) are both within it when lo + 1 < n - c,
+ * x_lo is above it when lo >= n - c, and otherwise x_lo is the largest gap
+ * within the bound and x_lo+1 the smallest above it: no gap is kept. */
+void tt__slo_acc_init(const struct tt_slo *s, struct tt__slo_acc *a)
 {
-	int64_t bound = s->tbt_ms > 0 ? (int64_t)floor(s->tbt_ms * 1e6) : INT64_MAX;
-	int64_t prev = -1, max_le = -1, min_gt = INT64_MAX;
-	size_t n = 0, c = 0, lo;
-	long tokens = 0;
-	double rank;
+	a->bound = s->tbt_ms > 0 ? (int64_t)floor(s->tbt_ms * 1e6) : INT64_MAX;
+	a->n = a->c = 0;
+	a->max_le = -1;
+	a->min_gt = INT64_MAX;
+}
 
-	p->first = -1;
-	for (size_t i = 0; i < r->n_chunks; i++) {
-		uint32_t k = r->chunks[i].tokens;
-		int64_t t = r->chunks[i].t_ns, g;
-		if (k == 0)
-			continue;
-		tokens += k;
-		if (prev >= 0) {
-			g = k == 1 ? t - prev : (t - prev) / (int64_t)k;
-			if (g > 0) {
-				n += k;
-				if (g > bound) {
-					c += k;
-					if (g < min_gt)
-						min_gt = g;
-				} else if (g > max_le) {
-					max_le = g;
-				}
-			}
-		} else {
-			p->first = t;
-		}
-		prev = t;
-	}
-	p->tokens = tokens;
-	p->tbt_ok = 1;
-	if (n == 0 || c == 0)
-		return;
-	rank = s->tbt_pct >= 100 ? (double)(n - 1) : s->tbt_pct / 100.0 * (double)(n - 1);
+int tt__slo_decide(const struct tt_slo *s, const struct tt_request *r, int64_t first,
+		   const struct tt__slo_acc *a)
+{
+	int meets = r->finish != TT_FINISH_ERROR;
+	double rank;
+	size_t lo;
+
+	/* a request without a token misses a TTFT bound (it never came) */
+	if (s->ttft_ms > 0 && !(first >= 0 && (double)(first - r->t_send_ns) / 1e6 <= s->ttft_ms))
+		meets = 0;
+	if (s->e2e_ms > 0 && !((double)(r->t_end_ns - r->t_send_ns) / 1e6 <= s->e2e_ms))
+		meets = 0;
+	/* no gap (one token-bearing chunk), or none above the bound: nothing missed */
+	if (!meets || s->tbt_ms <= 0 || a->n == 0 || a->c == 0)
+		return meets;
+	rank = s->tbt_pct >= 100 ? (double)(a->n - 1) : s->tbt_pct / 100.0 * (double)(a->n - 1);
 	lo = (size_t)rank;
-	if (lo + 1 < n - c)
-		return;
-	if (lo >= n - c)
-		p->tbt_ok = 0;
-	else /* x_lo = max_le, x_lo+1 = min_gt: interpolate as M-pct does */
-		p->tbt_ok = (double)max_le + ((double)min_gt - (double)max_le) *
-						     (rank - (double)lo) <=
-			    s->tbt_ms * 1e6;
+	if (lo + 1 < a->n - a->c)
+		return 1;
+	if (lo >= a->n - a->c)
+		return 0;
+	/* x_lo = max_le, x_lo+1 = min_gt: interpolate as M-pct does */
+	return (double)a->max_le + ((double)a->min_gt - (double)a->max_le) * (rank - (double)lo) <=
+	       s->tbt_ms * 1e6;
 }
 
 int tt__slo_meets(const struct tt_slo *s, const struct tt_request *r, long *tokens)
 {
-	struct pass p;
-	int meets = r->finish != TT_FINISH_ERROR;
+	struct tt__slo_acc acc;
+	int64_t prev = -1, first = -1;
+	long tok = 0;
 
-	one_pass(s, r, &p);
-	*tokens = p.tokens;
-	/* a request without a token misses a TTFT bound (it never came) */
-	if (s->ttft_ms > 0 && !(p.first >= 0 && (double)(p.first - r->t_send_ns) / 1e6 <= s->ttft_ms))
-		meets = 0;
-	if (s->e2e_ms > 0 && !((double)(r->t_end_ns - r->t_send_ns) / 1e6 <= s->e2e_ms))
-		meets = 0;
-	/* no gap (one token-bearing chunk): nothing to miss */
-	if (s->tbt_ms > 0 && !p.tbt_ok)
-		meets = 0;
-	return meets;
+	tt__slo_acc_init(s, &acc);
+	for (size_t i = 0; i < r->n_chunks; i++) {
+		uint32_t k = r->chunks[i].tokens;
+		int64_t t = r->chunks[i].t_ns;
+		if (k == 0)
+			continue;
+		tok += k;
+		if (prev >= 0)
+			tt__slo_acc_gap(&acc, k == 1 ? t - prev : (t - prev) / (int64_t)k, k);
+		else
+			first = t;
+		prev = t;
+	}
+	*tokens = tok;
+	return tt__slo_decide(s, r, first, &acc);
 }
 
 enum tt_code tt_slo_judge_request(struct tt_slo_judge *j, const struct tt_request *r,
