@@ -182,6 +182,29 @@ static void test_server_parts_table(void **state)
 	free(json);
 }
 
+static void test_prefill_repeats_table(void **state)
+{
+	struct tt_report r;
+	char *md, *term;
+
+	(void)state;
+	fx_report(&r);
+	md = fx_render(&r, TT_FORMAT_MD, 0, 0);
+	fx_lacks(md, "Prefill repeats"); /* one scout per context: no table */
+	free(md);
+	r.cells[FX_PREFILL_8K].ttft_ms.n = 5;
+	r.cells[FX_PREFILL_8K].ttft_ms.p50 = 57;
+	r.cells[FX_PREFILL_8K].ttft_ms.min = 50;
+	r.cells[FX_PREFILL_8K].ttft_ms.max = 78.5;
+	md = fx_render(&r, TT_FORMAT_MD, 0, 0);
+	fx_contains(md, "## Prefill repeats");
+	fx_contains(md, "| 8K | 5 | 143.1K | 57.0 ms | 50.0 ms | 78.5 ms | 50% |");
+	term = fx_render(&r, TT_FORMAT_TERM, 0, 200);
+	fx_contains(term, "Prefill repeats");
+	free(md);
+	free(term);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -189,6 +212,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_tails_follow_quantiles),
 		cmocka_unit_test(test_goodput_tables),
 		cmocka_unit_test(test_server_parts_table),
+		cmocka_unit_test(test_prefill_repeats_table),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

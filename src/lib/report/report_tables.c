@@ -479,6 +479,15 @@ static int tables_extra(const struct tt_report *r, const size_t *order, struct t
 		tt__xtable_free(&x);
 	}
 	if (!rc) {
+		if (tt__render_prefill_repeats_table(r, order, &x))
+			return -1;
+		rc = table_extra(&x, "Prefill repeats",
+				 "Prefill cells measured with several cold scouts: the median the "
+				 "tables show, and the spread ((max - min) / median).",
+				 NULL, all, n, bad);
+		tt__xtable_free(&x);
+	}
+	if (!rc) {
 		if (tt__render_server_parts_table(r, order, &x))
 			return -1;
 		rc = table_extra(&x, "Where TTFT goes, and tokens per chunk",

@@ -273,6 +273,51 @@ int tt__render_server_parts_table(const struct tt_report *r, const size_t *order
 	return 0;
 }
 
+int tt__render_prefill_repeats_table(const struct tt_report *r, const size_t *order,
+				     struct tt__xtable *t)
+{
+	static const char *const heads[] = {"Context", "Scouts", "Prompt tok/s (median)",
+					    "TTFT (median)", "TTFT min", "TTFT max", "Spread"};
+	size_t i, k, any = 0;
+	char s[64];
+
+	if (xtable_init(t, sizeof heads / sizeof *heads, r->n_cells + 1))
+		return -1;
+	for (i = 0; i < r->n_cells; i++)
+		any += r->cells[i].phase == TT_PHASE_PREFILL && r->cells[i].ttft_ms.n > 1;
+	if (!any)
+		return 0;
+	for (k = 0; k < t->ncols; k++) {
+		xset(t, 0, k, heads[k]);
+		t->right[k] = k != 0;
+	}
+	for (i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *c = &r->cells[order[i]];
+		const struct tt_dist *d = &c->ttft_ms;
+		size_t row = t->nrows;
+
+		if (c->phase != TT_PHASE_PREFILL || !tt__render_has_counts(c))
+			continue;
+		tt__render_context(c->context, s, sizeof s);
+		xset(t, row, 0, s);
+		tt_fmt_int((double)d->n, s, sizeof s);
+		xset(t, row, 1, s);
+		tt_fmt_rate(c->total_tok_s, s, sizeof s);
+		xset(t, row, 2, s);
+		fmt_ms1(d->p50, s, sizeof s);
+		xset(t, row, 3, s);
+		fmt_ms1(d->min, s, sizeof s);
+		xset(t, row, 4, s);
+		fmt_ms1(d->max, s, sizeof s);
+		xset(t, row, 5, s);
+		/* (max - min) / median: how far one sample could be off */
+		fmt_share(d->n > 1 && d->p50 > 0 ? (d->max - d->min) / d->p50 : NAN, s, sizeof s);
+		xset(t, row, 6, s);
+		t->nrows++;
+	}
+	return 0;
+}
+
 void tt__render_slo_sentence(const struct tt_report *r, char *buf, size_t len)
 {
 	const struct tt_slo *s = &r->opts.slo;

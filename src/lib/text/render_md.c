@@ -559,6 +559,16 @@ static int extra_sections(const struct tt_report *r, const size_t *order, struct
 		}
 		tt__xtable_free(&t);
 	}
+	if (tt__render_prefill_repeats_table(r, order, &t))
+		return -1;
+	if (t.nrows > 1) {
+		tt_buf_puts(out, "## Prefill repeats\n\n"
+				 "Prefill cells measured with several cold scouts (capture "
+				 "--prefill-repeats): the median the tables show, and the spread "
+				 "((max - min) / median) that one scout alone would hide.\n\n");
+		xtable_md(&t, out);
+	}
+	tt__xtable_free(&t);
 	if (tt__render_server_parts_table(r, order, &t))
 		return -1;
 	if (t.nrows > 1) {
