@@ -588,6 +588,11 @@ size_t tt__report_chart_list(const struct tt_report *r, struct tt_run *run,
 		tt_chart_opts_init(&out[n]);
 		out[n++].kind = TT_CHART_PREFILL;
 	}
+	/* where TTFT goes: says so when the run has no server timings */
+	if (has_dec && n < cap) {
+		tt_chart_opts_init(&out[n]);
+		out[n++].kind = TT_CHART_TTFT_PARTS;
+	}
 	if (run && has_dec) {
 		if (n < cap) {
 			tt_chart_opts_init(&out[n]);
