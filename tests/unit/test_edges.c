@@ -416,6 +416,27 @@ static void test_ttft_parts_spec_and_chunks(void **state)
 	assert_int_equal(f.chunks_by_tokens[4], 2);
 	cell_done(&c);
 
+	/* SGLang: queue and TTFT from its histograms; no prefill histogram, so
+	 * no rest */
+	cell_init(&c, TT_PHASE_DECODE, "sglang", NULL, 10 * S);
+	{
+		const struct tt_sample a1[] = {{"sglang:queue_time_seconds_sum", "", 1},
+					       {"sglang:queue_time_seconds_count", "", 10},
+					       {"sglang:time_to_first_token_seconds_sum", "", 2},
+					       {"sglang:time_to_first_token_seconds_count", "", 10}};
+		const struct tt_sample a2[] = {{"sglang:queue_time_seconds_sum", "", 4},
+					       {"sglang:queue_time_seconds_count", "", 40},
+					       {"sglang:time_to_first_token_seconds_sum", "", 8},
+					       {"sglang:time_to_first_token_seconds_count", "", 40}};
+		scrape(&c, 10 * S, a1, 4);
+		scrape(&c, 19 * S, a2, 4);
+	}
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_true(fabs(f.queue_ms - 100) < 1e-9);
+	assert_true(fabs(f.server_ttft_ms - 200) < 1e-9);
+	assert_true(isnan(f.prefill_ms) && isnan(f.ttft_rest_ms));
+	cell_done(&c);
+
 	/* a counter that went down (the server restarted): unknown, not negative */
 	cell_init(&c, TT_PHASE_DECODE, "vllm", NULL, 10 * S);
 	counters_scrape(&c, 10 * S, 5);

@@ -117,7 +117,8 @@ static int dvec_push(struct dvec *d, double x)
  * names; M-ttft-parts, M-spec). */
 enum counter {
 	C_QUEUE_SUM, C_QUEUE_N, C_PREFILL_SUM, C_PREFILL_N, C_TTFT_SUM, C_TTFT_N,
-	C_SPEC_ACCEPTED, C_SPEC_DRAFT_TOKENS, C_SPEC_DRAFTS, C_PC_HITS, C_PC_QUERIES, C_COUNT
+	C_SPEC_ACCEPTED, C_SPEC_DRAFT_TOKENS, C_SPEC_DRAFTS, C_PC_HITS, C_PC_QUERIES,
+	C_SG_QUEUE_SUM, C_SG_QUEUE_N, C_SG_TTFT_SUM, C_SG_TTFT_N, C_COUNT
 };
 static const char *const counter_names[C_COUNT] = {
 	"vllm:request_queue_time_seconds_sum", "vllm:request_queue_time_seconds_count",
@@ -125,7 +126,10 @@ static const char *const counter_names[C_COUNT] = {
 	"vllm:time_to_first_token_seconds_sum", "vllm:time_to_first_token_seconds_count",
 	"vllm:spec_decode_num_accepted_tokens_total", "vllm:spec_decode_num_draft_tokens_total",
 	"vllm:spec_decode_num_drafts_total", "vllm:prefix_cache_hits_total",
-	"vllm:prefix_cache_queries_total"};
+	"vllm:prefix_cache_queries_total",
+	/* SGLang: queue and TTFT histograms (no per-request prefill one) */
+	"sglang:queue_time_seconds_sum", "sglang:queue_time_seconds_count",
+	"sglang:time_to_first_token_seconds_sum", "sglang:time_to_first_token_seconds_count"};
 
 struct tt_cell_analyzer {
 	const struct tt_cell_info *cell;
@@ -352,11 +356,16 @@ static void scrape_counters(struct tt_cell_analyzer *a, const struct tt_scrape *
 
 	for (size_t i = 0; i < s->n_samples; i++) {
 		const char *n = s->samples[i].name;
-		if (!n || strncmp(n, "vllm:", 5) != 0 || !isfinite(s->samples[i].value))
+		if (!n || !isfinite(s->samples[i].value))
 			continue;
-		if (strncmp(n + 5, "request_", 8) && strncmp(n + 5, "time_to_first_token", 19) &&
-		    strncmp(n + 5, "spec_decode_", 12) && strncmp(n + 5, "prefix_cache_", 13))
+		if (strncmp(n, "vllm:", 5) == 0) {
+			if (strncmp(n + 5, "request_", 8) && strncmp(n + 5, "time_to_first_token", 19) &&
+			    strncmp(n + 5, "spec_decode_", 12) && strncmp(n + 5, "prefix_cache_", 13))
+				continue;
+		} else if (strncmp(n, "sglang:", 7) != 0 ||
+			   (strncmp(n + 7, "queue_time", 10) && strncmp(n + 7, "time_to_first", 13))) {
 			continue;
+		}
 		for (int c = 0; c < C_COUNT; c++)
 			if (strcmp(n, counter_names[c]) == 0) {
 				sum[c] = seen[c] ? sum[c] + s->samples[i].value : s->samples[i].value;
@@ -659,12 +668,16 @@ static void chunks_and_server_parts(const struct tt_cell_analyzer *a, struct tt_
 	n = delta(a, C_QUEUE_N);
 	if (n > 0)
 		f->queue_ms = delta(a, C_QUEUE_SUM) / n * 1e3;
+	else if ((n = delta(a, C_SG_QUEUE_N)) > 0)
+		f->queue_ms = delta(a, C_SG_QUEUE_SUM) / n * 1e3;
 	n = delta(a, C_PREFILL_N);
 	if (n > 0)
 		f->prefill_ms = delta(a, C_PREFILL_SUM) / n * 1e3;
 	n = delta(a, C_TTFT_N);
 	if (n > 0)
 		f->server_ttft_ms = delta(a, C_TTFT_SUM) / n * 1e3;
+	else if ((n = delta(a, C_SG_TTFT_N)) > 0)
+		f->server_ttft_ms = delta(a, C_SG_TTFT_SUM) / n * 1e3;
 	if (isfinite(f->queue_ms) && isfinite(f->prefill_ms) && f->ttft_ms.n > 0)
 		f->ttft_rest_ms = f->ttft_ms.mean - f->queue_ms - f->prefill_ms;
 	f->spec_draft_tokens = delta(a, C_SPEC_DRAFT_TOKENS);
