@@ -24,6 +24,7 @@ static const char usage_text[] =
 	"  -o, --output FILE   write to FILE instead of standard output\n"
 	"  --skip-first D      cells: start each decode window D later, as report\n"
 	"  --window D          cells: measure at most D of each window, as report\n"
+	"  --slo LIST          cells: goodput under these SLOs, as report\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"Exit status: 0 every run read; 3 damaged cells skipped in part (their\n"
@@ -64,7 +65,7 @@ int cmd_export(int argc, char **argv)
 		}
 		if (strcmp(a, "--what") && strcmp(a, "-f") && strcmp(a, "--format") &&
 		    strcmp(a, "-o") && strcmp(a, "--output") && strcmp(a, "--skip-first") &&
-		    strcmp(a, "--window")) {
+		    strcmp(a, "--window") && strcmp(a, "--slo")) {
 			cli_error("export: unknown option '%s' (see 'tokentrace export --help')", a);
 			goto usage;
 		}
@@ -82,6 +83,13 @@ int cmd_export(int argc, char **argv)
 		} else if (!strcmp(a, "--skip-first")) {
 			if ((ao.skip_first_s = tt_parse_duration(v)) < 0) {
 				cli_error("--skip-first: '%s' is not a duration (e.g. 5s)", v);
+				goto usage;
+			}
+		} else if (!strcmp(a, "--slo")) {
+			struct tt_error serr;
+			tt_error_clear(&serr);
+			if (tt_slo_parse(v, &ao.slo, &serr)) {
+				cli_error("--slo: %s", serr.msg);
 				goto usage;
 			}
 		} else if ((ao.window_s = tt_parse_duration(v)) < 0) {

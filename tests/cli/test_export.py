@@ -97,6 +97,18 @@ with tempfile.TemporaryDirectory() as tmp:
     check([c["output_tokens"] for c in w_rep["cells"]] == [c["output_tokens"] for c in w_exp],
           "--window reaches the exported cells")
 
+    # goodput under SLOs reaches the exported cells as the report has it
+    s_rep = json.loads(run("report", R, "--format", "json", "--slo", "ttft=300ms").stdout)
+    s_exp = [json.loads(l) for l in run("export", R, "--what", "cells", "--format", "jsonl",
+                                        "--slo", "ttft=300ms").stdout.splitlines()]
+    got = [(c["cell"], c["slo_met"], c["goodput_req_s"], c["slo_meets"]) for c in s_exp]
+    want = [(c["id"], c["slo"]["met"] if c["slo"] else None,
+             c["slo"]["goodput_req_s"] if c["slo"] else None,
+             (("yes" if c["slo"]["meets"] else "no") if c["slo"]["judged"] else None)
+             if c["slo"] else None) for c in s_rep["cells"]]
+    check(got == want and any(g[1] for g in got), "goodput agrees with the report")
+    check(all(c["slo_met"] is None for c in cells_jl), "no --slo: no goodput")
+
     # requests: output tokens of measured requests of one cell add up to what
     # dump says, and every request is a row
     reqs = list(csv.DictReader(io.StringIO(run("export", R, "--what", "requests").stdout)))

@@ -27,7 +27,9 @@ static const char *const cols_cells[] = {
 	"avg_active_source", "avg_in_flight", "completed", "output_tokens", "measured_s",
 	"requests", "errors", "cut", "chunks", "multi_token_chunks", "prompt_tokens", "scrapes",
 	"waiting_share", "kv_usage_max", "preemptions", "longest_stall_ms", "gaps_over_share",
-	"damage", NULL};
+	"damage", "tokens_per_chunk", "queue_ms", "prefill_ms", "ttft_rest_ms", "spec_acceptance",
+	"spec_accepted_len", "cached_share", "server_cache_hit_rate", "slo_judged", "slo_met",
+	"slo_share", "goodput_req_s", "goodput_tok_s", "slo_meets", NULL};
 static const char *const *const columns[] = {cols_requests, cols_chunks, cols_scrapes,
 					     cols_cells};
 
@@ -342,6 +344,27 @@ static void cell_rows(struct tt_exporter *x, const struct tt_report *r)
 		put_num(x, c->longest_stall_ms);
 		put_num(x, c->gaps_over_share);
 		put_str(x, c->damage[0] ? c->damage : NULL);
+		put_num(x, c->tokens_per_chunk);
+		put_num(x, c->queue_ms);
+		put_num(x, c->prefill_ms);
+		put_num(x, c->ttft_rest_ms);
+		put_num(x, c->spec_acceptance);
+		put_num(x, c->spec_accepted_len);
+		put_num(x, c->cached_share);
+		put_num(x, c->server_cache_hit_rate);
+		{
+			/* goodput: with SLOs, for decode cells that were run */
+			int slo = tt_slo_active(&r->opts.slo) && c->phase == TT_PHASE_DECODE && counts;
+			put_int(x, c->slo_judged, slo);
+			put_int(x, c->slo_met, slo);
+			put_num(x, slo ? c->slo_share : NAN);
+			put_num(x, slo ? c->goodput_req_s : NAN);
+			put_num(x, slo ? c->goodput_tok_s : NAN);
+			if (slo && c->slo_judged > 0)
+				put_str(x, c->slo_ok ? "yes" : "no");
+			else
+				put_null(x);
+		}
 		end_row(x);
 	}
 	free(order);
