@@ -517,6 +517,23 @@ static void test_multi_token_chunks(void **state)
 	/* most tokens came four to a chunk (the first and last may be fewer) */
 	assert_true((double)t.chunks4 * 4 >= 0.8 * (double)t.tokens);
 	assert_true(t.tokens_in_multi <= t.tokens);
+	/* the report's tokens per chunk (M-chunks) sees the same: a simulator
+	 * that sends four tokens a chunk gives nearly 4 per chunk, most chunks
+	 * in the 4-token bin */
+	{
+		struct tt_report *rep = NULL;
+		struct tt_error err;
+		assert_true(tt_analyze(run, NULL, &rep, &err) <= TT_WARN);
+		for (size_t i = 0; i < rep->n_cells; i++) {
+			const struct tt_cell_figures *f = &rep->cells[i];
+			if (f->phase != TT_PHASE_DECODE)
+				continue;
+			assert_true(f->tokens_per_chunk > 3.5 && f->tokens_per_chunk <= 4.0);
+			assert_true((double)f->chunks_by_tokens[3] >= 0.8 * (double)f->chunks);
+			assert_int_equal(f->chunks_by_tokens[4], 0);
+		}
+		tt_report_free(rep);
+	}
 	tt_run_free(run);
 }
 
