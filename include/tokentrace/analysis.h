@@ -126,7 +126,7 @@ struct tt_analysis_opts {
 	long min_tokens;           /* fewer output tokens in the window: too few (100) */
 	double cut_short_ratio;    /* window shorter than ratio x duration: cut short (0.9) */
 	double stall_ms;           /* M-stall threshold: gaps longer count (0 = default 100) */
-	int show_tails;            /* term/md tables add quantile and stall columns */
+	int show_tails;            /* the human tables (term, md, html, pdf) add the Tails table */
 	struct tt_slo slo;         /* goodput objectives (tt_slo_init: none) */
 };
 void tt_analysis_opts_init(struct tt_analysis_opts *o);
