@@ -106,6 +106,22 @@ struct tt_cell_figures {
 	long short_outputs;        /* of which got fewer tokens than asked */
 	long short_length, short_stop; /* ... by the server's finish reason */
 	long short_max_tokens;     /* the most tokens such a request got; -1 */
+
+	/* chunks and the server's own timings (M-chunks, M-ttft-parts,
+	 * M-spec); decode only, NaN when unknown */
+	double tokens_per_chunk;   /* output_tokens / chunks */
+	long chunks_by_tokens[5];  /* token-bearing chunks in the window carrying 1, 2, 3, 4, 5+ */
+	double queue_ms;           /* server: mean queue time of requests over the window */
+	double prefill_ms;         /* server: mean prefill time */
+	double server_ttft_ms;     /* server: mean time to first token */
+	double ttft_rest_ms;       /* client mean TTFT - queue - prefill: network, client, rest */
+	double spec_draft_tokens;  /* increase of the draft token counter over the window */
+	double spec_accepted_tokens;
+	double spec_acceptance;    /* accepted / draft tokens */
+	double spec_accepted_len;  /* 1 + accepted / drafts: tokens per verification step */
+	/* prefix cache (M-cache); decode only, NaN when unknown */
+	double cached_share;       /* client: cached / prompt tokens of measured requests */
+	double server_cache_hit_rate; /* server: prefix cache hits / queries over the window */
 };
 
 /* The samples behind the figures, as the analyzer counts them (for
@@ -149,7 +165,7 @@ struct tt_analysis_opts {
 	long min_tokens;           /* fewer output tokens in the window: too few (100) */
 	double cut_short_ratio;    /* window shorter than ratio x duration: cut short (0.9) */
 	double stall_ms;           /* M-stall threshold: gaps longer count (0 = default 100) */
-	int show_tails;            /* term/md tables add quantile and stall columns */
+	int show_tails;            /* the human tables (term, md, html, pdf) add the Tails table */
 	struct tt_slo slo;         /* goodput objectives (tt_slo_init: none) */
 	const struct tt_sample_hook *hook; /* NULL: none (not owned; outlives the analysis) */
 };

@@ -27,7 +27,8 @@ enum tt_chart_kind {
 	TT_CHART_PREFILL = 6,     /* "prefill": prefill tok/s and TTFT by context */
 	TT_CHART_TIMELINE = 7,    /* "timeline": one cell over time, from the raw trace */
 	TT_CHART_TBT_CDF = 8,     /* "tbt-cdf": CDF of time between tokens per context */
-	TT_CHART_KIND_COUNT_ = 9
+	TT_CHART_TTFT_PARTS = 9,  /* "ttft-parts": server queue, prefill and the rest of TTFT */
+	TT_CHART_KIND_COUNT_ = 10
 };
 /* "heatmap", ... ; NULL for an unknown kind. */
 const char *tt_chart_kind_name(enum tt_chart_kind k);

@@ -48,6 +48,8 @@ static const struct opt opts[] = {
 	 OPT_INT_LIST, OFF(concurrency), OFF(n_concurrency), 1, " (expected e.g. 1,2,4,8)", {0}},
 	{NULL, 0, "prefill-contexts", "LIST", "extra prefill-only contexts []",
 	 OPT_TOKEN_LIST, OFF(prefill), OFF(n_prefill), 0, " (expected e.g. 125K)", {0}},
+	{NULL, 0, "prefill-repeats", "N", "cold scouts per prefill cell, reported as their median [1]",
+	 OPT_TOKENS, OFF(prefill_repeats), 0, 0, " (expected a count, e.g. 5)", {0}},
 	{NULL, 0, "duration", "DUR", "measurement window per decode cell [30s]",
 	 OPT_DURATION, OFF(duration_s), 0, 1, " (expected e.g. 30s)", {0}},
 	{NULL, 0, "max-tokens", "N", "output tokens per request [4096]",
@@ -198,6 +200,7 @@ void opts_init(struct cap_opts *o)
 	o->order = "context";
 	o->duration_s = 30;
 	o->max_tokens = 4096;
+	o->prefill_repeats = 1;
 	o->scrape_s = 0.25;
 	o->readiness_s = 3;
 	o->readiness_timeout_s = 60;

@@ -25,6 +25,7 @@ struct cap_opts {
 	int64_t *contexts; size_t n_contexts;
 	int *concurrency; size_t n_concurrency;
 	int64_t *prefill; size_t n_prefill;
+	int64_t prefill_repeats;  /* cold scouts per prefill cell (>= 1) */
 	double duration_s;
 	int64_t max_tokens;
 	uint64_t seed;

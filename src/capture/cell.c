@@ -289,20 +289,36 @@ static enum tt_code run_prefill(struct cap *c, size_t i, struct tt_trace_writer 
 		return rc;
 	}
 	cr.phase = PH_OVER;
-	if (start_req(&cr, 0, TT_ROLE_SCOUT, now_ns()) != 0) {
-		cellrun_free(&cr);
-		finish_cell(c, i, tw, TT_CELL_FAILED, "cannot start the scout request", NULL);
-		return TT_OK;
-	}
 	ci->start_ns = rel_ns(&c->net, start);
 	ci->window_start_ns = ci->start_ns;
-	while (!cr.scout_done) {
-		if (*c->net.stop) {
-			cut_all(&cr, TT_FINISH_ABORTED, now_ns());
-			stopped = 1;
-			break;
+	/* --prefill-repeats: N cold scouts one after the other, each with a
+	 * prompt of its own (the report takes their median, M-prefill). */
+	for (int64_t rep = 0; rep < c->o->prefill_repeats && !stopped; rep++) {
+		if (rep > 0) {
+			body_free(&cr.bodies[0]);
+			rc = body_build(c, ci->context, -1, 1, 1, &cr.bodies[0], err);
+			if (rc != TT_OK) {
+				cellrun_free(&cr);
+				finish_cell(c, i, tw, TT_CELL_FAILED, err->msg, NULL);
+				return rc;
+			}
 		}
-		turn(&cr, now_ns() + 20000000, start);
+		cr.scout_done = 0;
+		if (start_req(&cr, 0, TT_ROLE_SCOUT, now_ns()) != 0) {
+			cellrun_free(&cr);
+			finish_cell(c, i, tw, TT_CELL_FAILED, "cannot start the scout request", NULL);
+			return TT_OK;
+		}
+		while (!cr.scout_done) {
+			if (*c->net.stop) {
+				cut_all(&cr, TT_FINISH_ABORTED, now_ns());
+				stopped = 1;
+				break;
+			}
+			turn(&cr, now_ns() + 20000000, start);
+		}
+		if (!stopped && server_gone(&cr))
+			break;
 	}
 	ci->end_ns = ci->window_end_ns = rel_ns(&c->net, now_ns());
 	gone = !stopped && server_gone(&cr);

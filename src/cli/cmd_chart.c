@@ -45,6 +45,8 @@ static void usage(FILE *f)
 		"  --as FORMAT         all: chart format, svg, png or pdf (default svg)\n"
 		"  --skip-first D      start each decode window D later (e.g. 5s), as report\n"
 		"  --window D          measure at most D of each window (e.g. 10s), as report\n"
+		"  --slo LIST          heatmap: outline the highest concurrency per context\n"
+		"                      meeting these SLOs, as report's --slo\n"
 		"  -h, --help          show this help\n"
 		"\n"
 		"exit status: 0 drawn; 1 the run or the chart failed; 2 wrong usage;\n"
@@ -75,6 +77,7 @@ struct chart_args {
 	const char *run_path, *kind_name, *output, *cell_id, *as;
 	int all;                 /* KIND is 'all' */
 	double skip_first, window;
+	struct tt_slo slo;       /* --slo; none set: tt_slo_init */
 	struct tt_chart_opts o;
 	char default_out[64];    /* KIND.png when there is no -o */
 };
@@ -144,6 +147,17 @@ static int parse_args(int argc, char **argv, struct chart_args *ca)
 			if (parse_duration_opt(a, next, ca) != 0)
 				return 2;
 			i++;
+		} else if (strcmp(a, "--slo") == 0) {
+			struct tt_error serr;
+			if (++i >= argc) {
+				cli_error("option '--slo' needs a list, e.g. ttft=500ms,tbt=50ms");
+				return 2;
+			}
+			tt_error_clear(&serr);
+			if (tt_slo_parse(argv[i], &ca->slo, &serr)) {
+				cli_error("--slo: %s", serr.msg);
+				return 2;
+			}
 		} else if (strcmp(a, "--as") == 0) {
 			if (++i >= argc) {
 				cli_error("option '--as' needs a format: svg, png or pdf");
@@ -252,6 +266,7 @@ static int draw(struct chart_args *ca)
 	tt_chart_analysis_opts(&ao);
 	ao.skip_first_s = ca->skip_first;
 	ao.window_s = ca->window;
+	ao.slo = ca->slo;
 	rc = tt_analyze(run, &ao, &rep, &err);
 	warned = rc == TT_WARN;
 	if (rc == TT_WARN)

@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{"dump", cmd_dump, "print a run's raw records as JSON lines"},
 	{"diff", cmd_diff, "compare two runs cell by cell: changes, intervals, verdicts"},
 	{"import", cmd_import, "import other tools' result files as a run"},
+	{"export", cmd_export, "write requests, chunks, scrapes or cells as CSV or JSON lines"},
 };
 
 static void usage(FILE *f)

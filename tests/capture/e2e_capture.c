@@ -528,6 +528,23 @@ static void test_multi_token_chunks(void **state)
 	/* most tokens came four to a chunk (the first and last may be fewer) */
 	assert_true((double)t.chunks4 * 4 >= 0.8 * (double)t.tokens);
 	assert_true(t.tokens_in_multi <= t.tokens);
+	/* the report's tokens per chunk (M-chunks) sees the same: a simulator
+	 * that sends four tokens a chunk gives nearly 4 per chunk, most chunks
+	 * in the 4-token bin */
+	{
+		struct tt_report *rep = NULL;
+		struct tt_error err;
+		assert_true(tt_analyze(run, NULL, &rep, &err) <= TT_WARN);
+		for (size_t i = 0; i < rep->n_cells; i++) {
+			const struct tt_cell_figures *f = &rep->cells[i];
+			if (f->phase != TT_PHASE_DECODE)
+				continue;
+			assert_true(f->tokens_per_chunk > 3.5 && f->tokens_per_chunk <= 4.0);
+			assert_true((double)f->chunks_by_tokens[3] >= 0.8 * (double)f->chunks);
+			assert_int_equal(f->chunks_by_tokens[4], 0);
+		}
+		tt_report_free(rep);
+	}
 	tt_run_free(run);
 }
 
@@ -806,6 +823,36 @@ static void test_model_len(void **state)
 	assert_int_equal(cell(run, "prefill-2048")->state, TT_CELL_FAILED);
 	assert_int_equal(cell(run, "decode-2048x1")->state, TT_CELL_FAILED);
 	assert_non_null(strstr(cell(run, "decode-2048x1")->reason, "2560 > max_model_len 2048"));
+	tt_run_free(run);
+}
+
+/* --prefill-repeats: N cold scouts in the prefill cell, each with a prompt
+ * of its own (no prefix-cache hit), and the report's prefill row is their
+ * median (M-prefill). */
+static void test_prefill_repeats(void **state)
+{
+	const char *args[] = {"--contexts", "1K", "--concurrency", "1", "--duration", "0.3s",
+			      "--max-tokens", "16", "--readiness", "0.1s", "--prefill-repeats", "3",
+			      "--cells", "prefill-1K", NULL};
+	char run_dir[600];
+	struct tt_run *run;
+	struct tt_report *rep = NULL;
+	struct tt_error err;
+	struct tally t;
+	(void)state;
+
+	run = capture_run("prefillrep", NULL, args, run_dir, sizeof run_dir);
+	assert_int_equal(cell(run, "prefill-1024")->state, TT_CELL_DONE);
+	tally_cell(run, "prefill-1024", 1024, 1, &t);
+	assert_int_equal(t.errors, 0);
+	assert_int_equal(t.scouts, 3);
+	assert_int_equal(tt_analyze(run, NULL, &rep, &err), TT_OK);
+	for (size_t i = 0; i < rep->n_cells; i++)
+		if (rep->cells[i].phase == TT_PHASE_PREFILL) {
+			assert_int_equal(rep->cells[i].ttft_ms.n, 3);
+			assert_int_equal(rep->cells[i].status, TT_STATUS_VALID);
+		}
+	tt_report_free(rep);
 	tt_run_free(run);
 }
 
@@ -1266,6 +1313,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_chat_text),
 		cmocka_unit_test(test_server_dies),
 		cmocka_unit_test(test_model_len),
+		cmocka_unit_test(test_prefill_repeats),
 		cmocka_unit_test(test_sglang_flavor),
 		cmocka_unit_test(test_silent_close),
 		cmocka_unit_test(test_slot_context),

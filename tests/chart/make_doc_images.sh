@@ -19,6 +19,8 @@ if [ "$run" = synth ]; then
     --model LiquidAI/LFM2.5-350M --note gpu="H200 NVL" --note quantization=BF16
 fi
 mkdir -p "$root/docs/img"
+# (chart-ttft-parts.png needs a run with vLLM's queue and prefill histograms,
+# which the sample and synthetic runs lack: it is drawn separately)
 for k in heatmap throughput per-request tradeoff ttft tbt prefill timeline tbt-cdf; do
   "$tt" chart "$run" "$k" -o "$root/docs/img/chart-$k.png"
 done

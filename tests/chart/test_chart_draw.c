@@ -247,6 +247,46 @@ static void test_heatmap_slo_outline(void **state)
 	cf_report_free(r);
 }
 
+/* M-ttft-parts: the stacked bars in the three colours, tallest where the
+ * parts add up most; a run without server timings gets the message only. */
+static void test_ttft_parts(void **state)
+{
+	struct tt_report *r = cf_seed_report(NULL);
+	struct tt_buf b;
+	struct tt_chart_info info;
+	struct cf_image img;
+	long found[3] = {0, 0, 0}, found_empty[3] = {0, 0, 0};
+	(void)state;
+	for (int with = 1; with >= 0; with--) {
+		for (size_t i = 0; i < r->n_cells; i++) {
+			struct tt_cell_figures *c = &r->cells[i];
+			c->queue_ms = with && c->phase == TT_PHASE_DECODE ? 5.0 * c->concurrency : NAN;
+			c->prefill_ms = with && c->phase == TT_PHASE_DECODE ? 20 : NAN;
+			c->ttft_rest_ms = with && c->phase == TT_PHASE_DECODE ? 3 : NAN;
+		}
+		tt_buf_init(&b, 0);
+		assert_int_equal(render(r, TT_CHART_TTFT_PARTS, TT_CHART_PNG, 960, 600, 96, &b,
+					&info),
+				 TT_OK);
+		assert_int_equal(cf_png_decode(&b, &img), 0);
+		for (int k = 0; k < 3; k++) {
+			int R, G, B;
+			rgb_of(tt__chart_palette[k], &R, &G, &B);
+			(with ? found : found_empty)[k] =
+				cf_count_near(&img, img.w / 2, img.h / 2, img.w / 2, R, G, B, 6);
+		}
+		if (with)
+			assert_true(info.cols > 10 && info.n_series == 3);
+		cf_image_free(&img);
+		tt_buf_release(&b);
+	}
+	for (int k = 0; k < 3; k++) {
+		assert_true(found[k] > 50);
+		assert_true(found_empty[k] < 5);
+	}
+	cf_report_free(r);
+}
+
 static void test_size_and_dpi(void **state)
 {
 	struct tt_report *r = cf_seed_report(NULL);
@@ -448,6 +488,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_throughput_points_where_the_data_says),
 		cmocka_unit_test(test_heatmap_colours_and_marks),
 		cmocka_unit_test(test_heatmap_slo_outline),
+		cmocka_unit_test(test_ttft_parts),
 		cmocka_unit_test(test_ttft_band_from_quantiles),
 		cmocka_unit_test(test_size_and_dpi),
 		cmocka_unit_test(test_deterministic),

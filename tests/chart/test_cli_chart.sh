@@ -46,6 +46,10 @@ expect 2 "--window: 'soon' is not a duration" -- "$tt" chart "$run" heatmap --wi
 expect 0 '' -- "$tt" chart "$run" heatmap --window 0 -o "$tmp/wz0.svg"
 expect 0 '' -- "$tt" chart "$run" heatmap -o "$tmp/wz1.svg"
 n=$((n + 1)); if ! cmp -s "$tmp/wz0.svg" "$tmp/wz1.svg"; then echo "FAIL: --window 0 changed the heatmap"; fail=$((fail + 1)); fi
+# --slo outlines cells: a generous SLO changes the heatmap, a bad one is refused
+expect 0 '' -- "$tt" chart "$run" heatmap --slo ttft=60s -o "$tmp/slo.svg"
+n=$((n + 1)); if cmp -s "$tmp/slo.svg" "$tmp/wz1.svg"; then echo "FAIL: --slo changed nothing"; fail=$((fail + 1)); fi
+expect 2 "--slo: SLO 'ttft=soon'" -- "$tt" chart "$run" heatmap --slo ttft=soon
 # re-windowed figures move the timeline's marked window: the picture differs
 expect 0 '' -- "$tt" chart "$run" timeline --cell decode-8192x4 -o "$tmp/w0.svg"
 expect 0 '' -- "$tt" chart "$run" timeline --cell decode-8192x4 --skip-first 1s -o "$tmp/w1.svg"
@@ -87,7 +91,7 @@ check "all wrote report.pdf" -- bash -c "pdfinfo '$tmp/all/report.pdf' | grep -q
 # --help and docs/charts.md name the same kinds
 kinds=$("$tt" chart --help | awk '/^kinds:/{on=1;next} on&&/^$/{on=0} on{print $1}')
 n=$((n + 1))
-[ "$(wc -w <<<"$kinds")" = 9 ] || { echo "FAIL: --help lists $(wc -w <<<"$kinds") kinds"; fail=$((fail + 1)); }
+[ "$(wc -w <<<"$kinds")" = 10 ] || { echo "FAIL: --help lists $(wc -w <<<"$kinds") kinds"; fail=$((fail + 1)); }
 for k in $kinds; do
   check "docs/charts.md documents '$k'" -- grep -q "^## \`$k\`" "$doc"
   check "docs/charts.md pictures '$k'" -- grep -q "(img/chart-$k.png)" "$doc"

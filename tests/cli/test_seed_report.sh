@@ -39,7 +39,7 @@ check grep -q ',10,' "$tmp/w.csv"
 check grep -qF 'Highest concurrency meeting the SLOs: 8K: 64 · 16K: 32 · 32K: 16 · 64K: 16 · 120K: none.' "$tmp/slo.md"
 check grep -qF '| 8K | 128 | Valid | 128 | 0 | 0% |' "$tmp/slo.md"
 # The default report is unchanged by the new tables' code: no Tails, no Goodput.
-check test "$(grep -c -e '## Tails' -e 'Goodput' "$tmp/r.md")" = 0
+check test "$(grep -c -e '## Tails' -e 'Goodput' -e 'Where TTFT' "$tmp/r.md")" = 0
 "$tt" report "$tmp/R" --format md --quantiles 50,90,99 > "$tmp/q.md"
 check grep -qF '| Context | Requests at once | TTFT p50 | TTFT p90 | TTFT p99 | TBT p50 | TBT p90 | TBT p99 | Longest stall | Gaps > 100 ms |' "$tmp/q.md"
 "$tt" report "$tmp/R" --slo ttft=fast > /dev/null 2> "$tmp/e.txt"; check test $? = 2

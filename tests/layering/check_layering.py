@@ -27,6 +27,7 @@ PUBLIC = {
     "trace": "format", "run": "format",
     "analysis": "analysis",
     "gauges": "analysis", "slo": "analysis",
+    "export": "text",
     "profile": "synth", "synth": "synth",
     "render": "text",
     "chart": "chart",

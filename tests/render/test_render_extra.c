@@ -79,6 +79,13 @@ static void test_tails_follow_quantiles(void **state)
 	fx_contains(term, "Gaps > 250 ms");
 	free(md);
 	free(term);
+	/* columns in ascending order, the median in its place */
+	r.opts.n_quantiles = 2;
+	r.opts.quantiles[0] = 99;
+	r.opts.quantiles[1] = 10;
+	md = fx_render(&r, TT_FORMAT_MD, 0, 0);
+	fx_contains(md, "| TTFT p10 | TTFT p50 | TTFT p99 | TBT p10 | TBT p50 | TBT p99 |");
+	free(md);
 }
 
 static void test_goodput_tables(void **state)
@@ -104,7 +111,7 @@ static void test_goodput_tables(void **state)
 	fx_contains(term, "Goodput under SLOs");
 	fx_contains(term, "Highest concurrency meeting the SLOs: 8K: 16");
 	csv = fx_render(&r, TT_FORMAT_CSV, 0, 0);
-	fx_contains(csv, ",longest_stall_ms,gaps_over_share,slo_judged,slo_met,slo_share,"
+	fx_contains(csv, ",server_cache_hit_rate,slo_judged,slo_met,slo_share,"
 			 "goodput_req_s,goodput_tok_s,slo_meets,slo_max_concurrency\n");
 	json = fx_render(&r, TT_FORMAT_JSON, 0, 0);
 	root = cJSON_Parse(json);
@@ -138,12 +145,74 @@ static void test_goodput_tables(void **state)
 	free(json);
 }
 
+static void test_server_parts_table(void **state)
+{
+	struct tt_report r;
+	char *md, *term, *json;
+
+	(void)state;
+	with_figures(&r);
+	for (size_t i = 0; i < r.n_cells; i++) {
+		struct tt_cell_figures *c = &r.cells[i];
+		c->tokens_per_chunk = 1.5;
+		c->queue_ms = c->prefill_ms = c->server_ttft_ms = c->ttft_rest_ms = NAN;
+		c->spec_acceptance = c->spec_accepted_len = NAN;
+		c->spec_draft_tokens = c->spec_accepted_tokens = NAN;
+		c->cached_share = c->server_cache_hit_rate = NAN;
+	}
+	md = fx_render(&r, TT_FORMAT_MD, 0, 0);
+	fx_lacks(md, "Where TTFT goes"); /* no server timings, no tails asked */
+	free(md);
+	r.cells[FX_D8K_16].queue_ms = 12.26;
+	r.cells[FX_D8K_16].prefill_ms = 30;
+	r.cells[FX_D8K_16].ttft_rest_ms = 17.75;
+	r.cells[FX_D8K_16].spec_acceptance = 0.626;
+	r.cells[FX_D8K_16].spec_accepted_len = 2.875;
+	md = fx_render(&r, TT_FORMAT_MD, 0, 0);
+	fx_contains(md, "## Where TTFT goes, and tokens per chunk");
+	fx_contains(md, "| 8K | 16 | 1.5 |");
+	fx_contains(md, "| 12.3 ms | 30.0 ms | 17.8 ms | 63% | 2.88 |");
+	term = fx_render(&r, TT_FORMAT_TERM, 0, 200);
+	fx_contains(term, "Where TTFT goes");
+	json = fx_render(&r, TT_FORMAT_JSON, 0, 0);
+	fx_contains(json, "\"queue_ms\":\t12.26");
+	fx_contains(json, "\"accepted_len\":\t2.875");
+	free(md);
+	free(term);
+	free(json);
+}
+
+static void test_prefill_repeats_table(void **state)
+{
+	struct tt_report r;
+	char *md, *term;
+
+	(void)state;
+	fx_report(&r);
+	md = fx_render(&r, TT_FORMAT_MD, 0, 0);
+	fx_lacks(md, "Prefill repeats"); /* one scout per context: no table */
+	free(md);
+	r.cells[FX_PREFILL_8K].ttft_ms.n = 5;
+	r.cells[FX_PREFILL_8K].ttft_ms.p50 = 57;
+	r.cells[FX_PREFILL_8K].ttft_ms.min = 50;
+	r.cells[FX_PREFILL_8K].ttft_ms.max = 78.5;
+	md = fx_render(&r, TT_FORMAT_MD, 0, 0);
+	fx_contains(md, "## Prefill repeats");
+	fx_contains(md, "| 8K | 5 | 143.1K | 57.0 ms | 50.0 ms | 78.5 ms | 50% |");
+	term = fx_render(&r, TT_FORMAT_TERM, 0, 200);
+	fx_contains(term, "Prefill repeats");
+	free(md);
+	free(term);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_has_no_extra_tables),
 		cmocka_unit_test(test_tails_follow_quantiles),
 		cmocka_unit_test(test_goodput_tables),
+		cmocka_unit_test(test_server_parts_table),
+		cmocka_unit_test(test_prefill_repeats_table),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

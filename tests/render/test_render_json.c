@@ -120,7 +120,8 @@ static void test_cell_members(void **state)
 		"evidence", "total_tok_s", "per_request_tok_s", "ttft_ms", "tbt_ms", "avg_active",
 		"avg_active_source", "completed", "output_tokens", "measured_s", "requests",
 		"errors", "cut", "short_outputs", "chunks", "multi_token_chunks", "server", "damage",
-		"longest_stall_ms", "gaps_over_share", "slo",
+		"longest_stall_ms", "gaps_over_share", "slo", "tokens_per_chunk",
+		"chunks_by_tokens", "ttft_parts", "spec_decode", "prefix_cache",
 	};
 	static const char *const dist_keys[] = {"p50", "p90", "p99", "min", "max", "mean", "n"};
 	struct tt_report r;

@@ -39,6 +39,7 @@ static void cell_init(struct cell *c, enum tt_phase phase, const char *engine,
 
 	tt_manifest_init(&c->m);
 	c->m.duration_s = 10;
+	c->m.max_tokens = 0; /* not known: no request is judged short (M-short is tested elsewhere) */
 	tt_manifest_set_str(&c->m.engine, engine);
 	assert_int_equal(tt_manifest_add_cell(&c->m, phase, 8192, phase == TT_PHASE_DECODE ? 4 : 1,
 					      &c->idx),
@@ -347,6 +348,153 @@ static void test_failed_cell_with_trace_has_no_figures(void **state)
 	cell_done(&c);
 }
 
+/* M-chunks, M-ttft-parts, M-spec: deltas of the server's histogram sums
+ * and counters over the window's scrapes, label sets summed; tokens per
+ * chunk by size. */
+static void counters_scrape(struct cell *c, int64_t t, double k)
+{
+	/* two engines (label sets), each carrying half */
+	const struct tt_sample smp[] = {
+		{"vllm:num_requests_running", "", 4},
+		{"vllm:request_queue_time_seconds_sum", "engine=\"0\"", 0.5 * k},
+		{"vllm:request_queue_time_seconds_sum", "engine=\"1\"", 0.5 * k},
+		{"vllm:request_queue_time_seconds_count", "engine=\"0\"", 10 * k},
+		{"vllm:request_queue_time_seconds_count", "engine=\"1\"", 10 * k},
+		{"vllm:request_prefill_time_seconds_sum", "", 0.5 * k},
+		{"vllm:request_prefill_time_seconds_count", "", 10 * k},
+		{"vllm:request_prefill_time_seconds_bucket", "le=\"0.1\"", 99 * k},
+		{"vllm:time_to_first_token_seconds_sum", "", 1.6 * k},
+		{"vllm:time_to_first_token_seconds_count", "", 10 * k},
+		{"vllm:spec_decode_num_draft_tokens_total", "", 1000 * k},
+		{"vllm:spec_decode_num_accepted_tokens_total", "", 600 * k},
+		{"vllm:spec_decode_num_drafts_total", "", 250 * k},
+	};
+	scrape(c, t, smp, sizeof smp / sizeof *smp);
+}
+
+static void test_ttft_parts_spec_and_chunks(void **state)
+{
+	struct cell c;
+	struct tt_cell_figures f;
+	struct tt_request r;
+	struct tt_chunk ch[5] = {{11 * S, 1}, {11 * S + MS, 2}, {11 * S + 2 * MS, 3},
+				 {11 * S + 3 * MS, 5}, {11 * S + 4 * MS, 7}};
+
+	(void)state;
+	cell_init(&c, TT_PHASE_DECODE, "vllm", NULL, 10 * S);
+	counters_scrape(&c, 9 * S, 100); /* before the window: ignored */
+	counters_scrape(&c, 10 * S, 1);
+	counters_scrape(&c, 15 * S, 2);
+	counters_scrape(&c, 20 * S, 3);  /* at we: in (scrapes are taken in [ws, we]) */
+	counters_scrape(&c, 21 * S, 1000);
+	memset(&r, 0, sizeof r);
+	r.role = TT_ROLE_MEASURED;
+	r.t_sched_ns = r.t_send_ns = 11 * S - 200 * MS; /* TTFT 200 ms */
+	r.t_end_ns = 12 * S;
+	r.finish = TT_FINISH_STOP;
+	r.n_chunks = 5;
+	r.chunks = ch;
+	tt_cell_analyzer_request(c.a, &r);
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	/* queue: sum 1 -> 3 s over count 20 -> 60: 2 s / 40 = 50 ms */
+	assert_true(fabs(f.queue_ms - 50) < 1e-9);
+	/* prefill: 0.5 -> 1.5 s over 10 -> 30: 1 s / 20 = 50 ms */
+	assert_true(fabs(f.prefill_ms - 50) < 1e-9);
+	/* server TTFT: 1.6 -> 4.8 s over 20: 160 ms */
+	assert_true(fabs(f.server_ttft_ms - 160) < 1e-9);
+	/* the client's mean TTFT (200 ms) less queue and prefill */
+	assert_true(fabs(f.ttft_rest_ms - 100) < 1e-9);
+	/* spec: accepted 1200 of 2000 draft tokens over 500 drafts */
+	assert_true(f.spec_draft_tokens == 2000 && f.spec_accepted_tokens == 1200);
+	assert_true(fabs(f.spec_acceptance - 0.6) < 1e-12);
+	assert_true(fabs(f.spec_accepted_len - (1 + 1200.0 / 500)) < 1e-12);
+	/* chunks of 1, 2, 3, 5, 7 tokens */
+	assert_true(fabs(f.tokens_per_chunk - 18.0 / 5) < 1e-12);
+	assert_int_equal(f.chunks_by_tokens[0], 1);
+	assert_int_equal(f.chunks_by_tokens[1], 1);
+	assert_int_equal(f.chunks_by_tokens[2], 1);
+	assert_int_equal(f.chunks_by_tokens[3], 0);
+	assert_int_equal(f.chunks_by_tokens[4], 2);
+	cell_done(&c);
+
+	/* SGLang: queue and TTFT from its histograms; no prefill histogram, so
+	 * no rest */
+	cell_init(&c, TT_PHASE_DECODE, "sglang", NULL, 10 * S);
+	{
+		const struct tt_sample a1[] = {{"sglang:queue_time_seconds_sum", "", 1},
+					       {"sglang:queue_time_seconds_count", "", 10},
+					       {"sglang:time_to_first_token_seconds_sum", "", 2},
+					       {"sglang:time_to_first_token_seconds_count", "", 10}};
+		const struct tt_sample a2[] = {{"sglang:queue_time_seconds_sum", "", 4},
+					       {"sglang:queue_time_seconds_count", "", 40},
+					       {"sglang:time_to_first_token_seconds_sum", "", 8},
+					       {"sglang:time_to_first_token_seconds_count", "", 40}};
+		scrape(&c, 10 * S, a1, 4);
+		scrape(&c, 19 * S, a2, 4);
+	}
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_true(fabs(f.queue_ms - 100) < 1e-9);
+	assert_true(fabs(f.server_ttft_ms - 200) < 1e-9);
+	assert_true(isnan(f.prefill_ms) && isnan(f.ttft_rest_ms));
+	cell_done(&c);
+
+	/* a counter that went down (the server restarted): unknown, not negative */
+	cell_init(&c, TT_PHASE_DECODE, "vllm", NULL, 10 * S);
+	counters_scrape(&c, 10 * S, 5);
+	counters_scrape(&c, 19 * S, 1);
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_true(isnan(f.queue_ms));
+	assert_true(isnan(f.spec_acceptance));
+	assert_true(isnan(f.ttft_rest_ms));
+	cell_done(&c);
+}
+
+/* M-cache: warmed requests that found little of their prompt in the prefix
+ * cache are a warning in the evidence, not a status. */
+static void test_prefix_cache_warning(void **state)
+{
+	struct cell c;
+	struct tt_cell_figures f;
+	struct tt_request r;
+	struct tt_chunk ch[200];
+	const struct tt_sample a[] = {{"vllm:prefix_cache_queries_total", "", 1000},
+				      {"vllm:prefix_cache_hits_total", "", 900}};
+	const struct tt_sample b[] = {{"vllm:prefix_cache_queries_total", "", 3000},
+				      {"vllm:prefix_cache_hits_total", "", 1300}};
+	int warned = 0;
+
+	(void)state;
+	cell_init(&c, TT_PHASE_DECODE, "vllm", NULL, 10 * S);
+	for (int i = 0; i < 200; i++)
+		ch[i] = (struct tt_chunk){11 * S + i * MS, 1};
+	memset(&r, 0, sizeof r);
+	r.role = TT_ROLE_MEASURED;
+	r.t_sched_ns = r.t_send_ns = 11 * S - 50 * MS;
+	r.t_end_ns = 12 * S;
+	r.finish = TT_FINISH_STOP;
+	r.n_chunks = 200;
+	r.chunks = ch;
+	r.prompt_tokens = 1000;
+	r.cached_tokens = 100;
+	tt_cell_analyzer_request(c.a, &r);
+	r.cached_tokens = 300;
+	tt_cell_analyzer_request(c.a, &r);
+	r.cached_tokens = -1; /* not reported: left out */
+	tt_cell_analyzer_request(c.a, &r);
+	scrape(&c, 10 * S, a, 2);
+	scrape(&c, 19 * S, b, 2);
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_true(fabs(f.cached_share - 0.2) < 1e-12);             /* 400 of 2000 */
+	assert_true(fabs(f.server_cache_hit_rate - 0.2) < 1e-12);    /* 400 of 2000 */
+	for (size_t i = 0; i < f.n_evidence; i++)
+		if (strstr(f.evidence[i].signal, "cache") && f.evidence[i].triggered &&
+		    f.evidence[i].status == TT_STATUS_VALID)
+			warned = 1;
+	assert_true(warned);
+	assert_int_equal(f.status, TT_STATUS_VALID); /* a warning only */
+	cell_done(&c);
+}
+
 /* run-v1 3.1 "Where a frame ends": walking block headers finds each frame
  * of a trace, and the stock `zstd -dc` decodes the whole file to the
  * concatenation of the frames' contents. */
@@ -456,6 +604,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_prefill_scouts_and_scrapes),
 		cmocka_unit_test(test_failed_cell_with_trace_has_no_figures),
 		cmocka_unit_test(test_zstd_frames_and_plain_zstd),
+		cmocka_unit_test(test_ttft_parts_spec_and_chunks),
+		cmocka_unit_test(test_prefix_cache_warning),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -138,6 +138,73 @@ static void test_judge_request(void **state)
 	tt_slo_judge_free(j);
 }
 
+static int cmp_d(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+/* The per-request quantile (selected, not sorted) equals M-pct over the
+ * sorted gaps, on random requests with repeated values, any length. */
+static void test_judge_quantile_matches_sorted(void **state)
+{
+	static struct tt_chunk ch[700];
+	static double sorted[700];
+	static const double pcts[] = {0.5, 10, 50, 90, 99, 99.9, 100};
+	unsigned seed = 12345;
+
+	(void)state;
+	for (int trial = 0; trial < 300; trial++) {
+		size_t n = 2 + (size_t)(trial * 7 % 600);
+		struct tt_request r;
+		int64_t t = 0;
+		memset(&r, 0, sizeof r);
+		r.finish = TT_FINISH_STOP;
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			t += 1000 * (1 + (int64_t)((seed >> 16) % (trial % 3 ? 50 : 4)));
+			ch[i] = (struct tt_chunk){t, 1};
+			if (i)
+				sorted[i - 1] = (double)(ch[i].t_ns - ch[i - 1].t_ns);
+		}
+		r.chunks = ch;
+		r.n_chunks = n;
+		r.t_end_ns = t;
+		qsort(sorted, n - 1, sizeof *sorted, cmp_d);
+		for (size_t k = 0; k < sizeof pcts / sizeof *pcts; k++) {
+			struct tt_slo s;
+			struct tt_slo_judge *j;
+			struct tt_slo_verdict v;
+			struct tt_error err;
+			double want = tt_percentile_sorted(sorted, n - 1, pcts[k]) / 1e6;
+			tt_slo_init(&s);
+			s.tbt_ms = 1000;
+			s.tbt_pct = pcts[k];
+			assert_int_equal(tt_slo_judge_create(&s, &j, &err), TT_OK);
+			assert_int_equal(tt_slo_judge_request(j, &r, &v), TT_OK);
+			if (fabs(v.tbt_ms - want) > 1e-12 * want)
+				fail_msg("n %zu p%g: got %.15g want %.15g", n, pcts[k], v.tbt_ms, want);
+			tt_slo_judge_free(j);
+			/* the one-pass decision agrees at the boundary: equal meets,
+			 * a hair less does not */
+			s.tbt_ms = want;
+			assert_int_equal(tt_slo_judge_create(&s, &j, &err), TT_OK);
+			assert_int_equal(tt_slo_judge_request(j, &r, &v), TT_OK);
+			if (!v.meets)
+				fail_msg("n %zu p%g: bound %.15g equal to the quantile missed", n,
+					 pcts[k], want);
+			tt_slo_judge_free(j);
+			s.tbt_ms = want - 1e-7; /* 0.1 ns less */
+			assert_int_equal(tt_slo_judge_create(&s, &j, &err), TT_OK);
+			assert_int_equal(tt_slo_judge_request(j, &r, &v), TT_OK);
+			if (v.meets)
+				fail_msg("n %zu p%g: bound below the quantile %.15g met", n, pcts[k],
+					 want);
+			tt_slo_judge_free(j);
+		}
+	}
+}
+
 /* A decode cell, window [10 s, 20 s): ten requests end in it (8 meet, one
  * too slow to its first token, one failed), one is cut, one ended before. */
 static void run_cell(double attain, struct tt_cell_figures *f)
@@ -192,6 +259,74 @@ static void test_cell_goodput(void **state)
 	assert_true(f.slo_ok); /* 8 of 10 meets 80 % */
 	run_cell(0.9, &f);
 	assert_false(f.slo_ok);
+}
+
+/* The analysis decides in its own chunk loop: on random requests (merged
+ * chunks, failures, requests without tokens) it counts exactly the
+ * requests the public judge says meet. */
+static void test_analysis_agrees_with_judge(void **state)
+{
+	static struct tt_chunk ch[400];
+	unsigned seed = 99;
+	(void)state;
+	for (int round = 0; round < 6; round++) {
+		struct tt_manifest m;
+		struct tt_cell_analyzer *a;
+		struct tt_analysis_opts o;
+		struct tt_slo_judge *j;
+		struct tt_cell_figures f;
+		struct tt_error err;
+		size_t idx;
+		long met = 0, judged = 0;
+
+		tt_manifest_init(&m);
+		m.duration_s = 100;
+		tt_manifest_add_cell(&m, TT_PHASE_DECODE, 8192, 4, &idx);
+		m.cells[idx].state = TT_CELL_DONE;
+		tt_manifest_set_str(&m.cells[idx].trace, "cells/x.ttz");
+		m.cells[idx].window_start_ns = 0;
+		m.cells[idx].window_end_ns = 1000 * S;
+		tt_analysis_opts_init(&o);
+		o.slo.ttft_ms = 20 + round * 5;
+		o.slo.tbt_ms = 2 + round * 0.5;
+		o.slo.tbt_pct = round % 2 ? 90 : 99.5;
+		o.slo.e2e_ms = round > 3 ? 400 : 0;
+		assert_int_equal(tt_cell_analyzer_create(&m, idx, &o, &a, &err), TT_OK);
+		assert_int_equal(tt_slo_judge_create(&o.slo, &j, &err), TT_OK);
+		for (int q = 0; q < 150; q++) {
+			struct tt_request r;
+			struct tt_slo_verdict v;
+			size_t n;
+			int64_t t;
+			memset(&r, 0, sizeof r);
+			r.role = TT_ROLE_MEASURED;
+			seed = seed * 1103515245u + 12345u;
+			n = (seed >> 8) % 300;
+			r.t_sched_ns = r.t_send_ns = q * S;
+			t = r.t_send_ns + (int64_t)((seed >> 4) % 40) * MS;
+			for (size_t i = 0; i < n; i++) {
+				seed = seed * 1103515245u + 12345u;
+				ch[i].t_ns = t;
+				ch[i].tokens = (seed >> 20) % 7 == 0 ? 1 + (seed >> 12) % 4 : 1;
+				t += (int64_t)(500 + (seed >> 10) % 3000) * 1000;
+			}
+			r.chunks = ch;
+			r.n_chunks = n;
+			r.t_end_ns = t;
+			r.finish = (seed >> 16) % 13 == 0 ? TT_FINISH_ERROR : TT_FINISH_LENGTH;
+			tt_cell_analyzer_request(a, &r);
+			assert_int_equal(tt_slo_judge_request(j, &r, &v), TT_OK);
+			judged++;
+			met += v.meets;
+		}
+		tt_cell_analyzer_finish(a, NULL, &f);
+		assert_int_equal(f.slo_judged, judged);
+		assert_int_equal(f.slo_met, met);
+		assert_true(met > 0 && met < judged); /* the bounds cut through */
+		tt_slo_judge_free(j);
+		tt_cell_analyzer_free(a);
+		tt_manifest_release(&m);
+	}
 }
 
 /* M-stall: the longest chunk gap, and per-token gaps over the threshold. */
@@ -269,7 +404,9 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_judge_request),
+		cmocka_unit_test(test_judge_quantile_matches_sorted),
 		cmocka_unit_test(test_cell_goodput),
+		cmocka_unit_test(test_analysis_agrees_with_judge),
 		cmocka_unit_test(test_stalls),
 		cmocka_unit_test(test_max_concurrency),
 	};

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/hist.h"
+#include "analysis/slo_impl.h"
 #include "tokentrace/gauges.h"
 #include "analysis/reported.h"
 #include "core/c_locale.h"
@@ -117,6 +118,24 @@ static int dvec_push(struct dvec *d, double x)
 	return 0;
 }
 
+/* Counters and histogram sums read as deltas over the window (vLLM's
+ * names; M-ttft-parts, M-spec). */
+enum counter {
+	C_QUEUE_SUM, C_QUEUE_N, C_PREFILL_SUM, C_PREFILL_N, C_TTFT_SUM, C_TTFT_N,
+	C_SPEC_ACCEPTED, C_SPEC_DRAFT_TOKENS, C_SPEC_DRAFTS, C_PC_HITS, C_PC_QUERIES,
+	C_SG_QUEUE_SUM, C_SG_QUEUE_N, C_SG_TTFT_SUM, C_SG_TTFT_N, C_COUNT
+};
+static const char *const counter_names[C_COUNT] = {
+	"vllm:request_queue_time_seconds_sum", "vllm:request_queue_time_seconds_count",
+	"vllm:request_prefill_time_seconds_sum", "vllm:request_prefill_time_seconds_count",
+	"vllm:time_to_first_token_seconds_sum", "vllm:time_to_first_token_seconds_count",
+	"vllm:spec_decode_num_accepted_tokens_total", "vllm:spec_decode_num_draft_tokens_total",
+	"vllm:spec_decode_num_drafts_total", "vllm:prefix_cache_hits_total",
+	"vllm:prefix_cache_queries_total",
+	/* SGLang: queue and TTFT histograms (no per-request prefill one) */
+	"sglang:queue_time_seconds_sum", "sglang:queue_time_seconds_count",
+	"sglang:time_to_first_token_seconds_sum", "sglang:time_to_first_token_seconds_count"};
+
 struct tt_cell_analyzer {
 	const struct tt_cell_info *cell;
 	size_t index;            /* the cell's manifest index, for the hook */
@@ -137,7 +156,11 @@ struct tt_cell_analyzer {
 	double inflight_ns, streaming_ns;
 	int64_t stall_ns, longest_gap;   /* M-stall */
 	long gaps_over;
-	struct tt_slo_judge *judge;      /* M-slo; NULL without SLOs */
+	int judge;                       /* M-slo: SLOs set, decode cell */
+	long by_tokens[5];               /* M-chunks: chunks of 2, 3, 4, 5+ tokens ([0] unused) */
+	double cached_sum, prompt_sum;   /* M-cache */
+	double ctr_first[C_COUNT], ctr_last[C_COUNT]; /* M-ttft-parts, M-spec */
+	int ctr_seen[C_COUNT];
 	long slo_judged, slo_met, slo_tokens;
 	int64_t max_tokens;      /* asked per measured request */
 	long ended, short_n, short_length, short_stop, short_max;
@@ -185,14 +208,7 @@ enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
 		a->opts.stall_ms = 100;
 	a->stall_ns = (int64_t)(a->opts.stall_ms * 1e6);
 	a->longest_gap = -1;
-	if (tt_slo_active(&a->opts.slo) && c->phase == TT_PHASE_DECODE) {
-		enum tt_code rc = tt_slo_judge_create(&a->opts.slo, &a->judge, err);
-		if (rc) {
-			free(a->tbt);
-			free(a);
-			return rc;
-		}
-	}
+	a->judge = tt_slo_active(&a->opts.slo) && c->phase == TT_PHASE_DECODE;
 	a->duration_s = m->duration_s;
 	copy_text(a->engine, sizeof a->engine, m->engine ? m->engine : "");
 	a->max_tokens = m->max_tokens;
@@ -250,6 +266,8 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 		a->opts.hook && a->opts.hook->chunks ? a->opts.hook : NULL;
 	struct tt_sample_chunk hb[TT_SAMPLE_BATCH];
 	size_t hn = 0;
+	struct tt__slo_acc acc;
+	int judge;
 
 	if (r->finish == TT_FINISH_ERROR)
 		a->errors++; /* M-errors: any role, anywhere in the cell */
@@ -260,6 +278,13 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 	}
 	if (r->role != TT_ROLE_MEASURED || ws < 0)
 		return;
+	/* M-slo: requests that ended in the window, finished or failed, are
+	 * judged; their gaps are gathered in the same loop. */
+	judge = a->judge && r->t_end_ns >= ws && r->t_end_ns < we &&
+		(r->finish == TT_FINISH_STOP || r->finish == TT_FINISH_LENGTH ||
+		 r->finish == TT_FINISH_ERROR);
+	if (judge)
+		tt__slo_acc_init(&a->opts.slo, &acc);
 	/* Hot loop: runs once per chunk of the run. */
 	for (size_t i = 0; i < r->n_chunks; i++) {
 		int64_t t = r->chunks[i].t_ns;
@@ -281,6 +306,7 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 				}
 			} else {
 				a->multi++;
+				a->by_tokens[k < 5 ? k - 1 : 4]++;
 				if (prev >= 0) {
 					tt_hist_add(a->tbt, (t - prev) / (int64_t)k, k);
 					if ((t - prev) / (int64_t)k > a->stall_ns)
@@ -300,6 +326,8 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 				}
 			}
 		}
+		if (judge && prev >= 0)
+			tt__slo_acc_gap(&acc, k == 1 ? t - prev : (t - prev) / (int64_t)k, k);
 		if (first < 0) {
 			first = t;
 			first_tokens = k;
@@ -314,6 +342,11 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 	 * ending after a window that --window/--skip-first moved earlier). */
 	if (r->t_send_ns < we && r->t_end_ns >= ws) {
 		a->requests++;
+		/* M-cache: prompt tokens the server said it served from cache */
+		if (r->cached_tokens >= 0 && r->prompt_tokens > 0) {
+			a->cached_sum += (double)r->cached_tokens;
+			a->prompt_sum += (double)r->prompt_tokens;
+		}
 		if (r->finish == TT_FINISH_CUT || r->t_end_ns >= we)
 			a->cut++;
 	}
@@ -339,19 +372,11 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 	if ((r->finish == TT_FINISH_STOP || r->finish == TT_FINISH_LENGTH) && r->t_end_ns >= ws &&
 	    r->t_end_ns < we)
 		a->completed++; /* M-completed */
-	/* M-slo: requests that ended in the window, finished or failed. */
-	if (a->judge && r->t_end_ns >= ws && r->t_end_ns < we &&
-	    (r->finish == TT_FINISH_STOP || r->finish == TT_FINISH_LENGTH ||
-	     r->finish == TT_FINISH_ERROR)) {
-		struct tt_slo_verdict v;
-		if (tt_slo_judge_request(a->judge, r, &v)) {
-			a->oom = 1;
-		} else {
-			a->slo_judged++;
-			if (v.meets) {
-				a->slo_met++;
-				a->slo_tokens += v.tokens;
-			}
+	if (judge) {
+		a->slo_judged++;
+		if (tt__slo_decide(&a->opts.slo, r, first, &acc)) {
+			a->slo_met++;
+			a->slo_tokens += total_tokens;
 		}
 	}
 	/* M-short: ended by the server before the tokens asked */
@@ -373,6 +398,41 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 		a->streaming_ns += (double)overlap(first, r->t_end_ns, ws, we);
 }
 
+/* First and last value (summed over label sets) of each counter in the
+ * window's scrapes. */
+static void scrape_counters(struct tt_cell_analyzer *a, const struct tt_scrape *s)
+{
+	double sum[C_COUNT];
+	int seen[C_COUNT] = {0};
+
+	for (size_t i = 0; i < s->n_samples; i++) {
+		const char *n = s->samples[i].name;
+		if (!n || !isfinite(s->samples[i].value))
+			continue;
+		if (strncmp(n, "vllm:", 5) == 0) {
+			if (strncmp(n + 5, "request_", 8) && strncmp(n + 5, "time_to_first_token", 19) &&
+			    strncmp(n + 5, "spec_decode_", 12) && strncmp(n + 5, "prefix_cache_", 13))
+				continue;
+		} else if (strncmp(n, "sglang:", 7) != 0 ||
+			   (strncmp(n + 7, "queue_time", 10) && strncmp(n + 7, "time_to_first", 13))) {
+			continue;
+		}
+		for (int c = 0; c < C_COUNT; c++)
+			if (strcmp(n, counter_names[c]) == 0) {
+				sum[c] = seen[c] ? sum[c] + s->samples[i].value : s->samples[i].value;
+				seen[c] = 1;
+			}
+	}
+	for (int c = 0; c < C_COUNT; c++) {
+		if (!seen[c])
+			continue;
+		if (!a->ctr_seen[c])
+			a->ctr_first[c] = sum[c];
+		a->ctr_last[c] = sum[c];
+		a->ctr_seen[c] = 1;
+	}
+}
+
 void tt_cell_analyzer_scrape(struct tt_cell_analyzer *a, const struct tt_scrape *s)
 {
 	double v[TT_GAUGE_COUNT_];
@@ -384,6 +444,8 @@ void tt_cell_analyzer_scrape(struct tt_cell_analyzer *a, const struct tt_scrape 
 		return;
 	/* M-gauges: one name per quantity; a missing or NaN value contributes
 	 * nothing, neither a sample nor a zero. */
+	if (a->cell->phase == TT_PHASE_DECODE)
+		scrape_counters(a, s);
 	found = tt_scrape_gauges(s, a->engine, v);
 	if (!found)
 		return;
@@ -563,6 +625,13 @@ static void decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 			 (double)o->min_tokens);
 		evidence(f, TT_STATUS_TOO_FEW, "requests with a first token", (double)f->ttft_ms.n, "<",
 			 1);
+		/* M-cache: a warning, not a status (it argues for "valid") */
+		if (isfinite(f->cached_share))
+			evidence(f, TT_STATUS_VALID, "warning: prompt share served from cache",
+				 f->cached_share, "<", 0.5);
+		else if (isfinite(f->server_cache_hit_rate))
+			evidence(f, TT_STATUS_VALID, "warning: server prefix cache hit rate",
+				 f->server_cache_hit_rate, "<", 0.5);
 	} else {
 		evidence(f, TT_STATUS_TOO_FEW, "scout requests with a first token",
 			 (double)f->ttft_ms.n, "<", 1);
@@ -652,6 +721,54 @@ static void tails_and_goodput(const struct tt_cell_analyzer *a, struct tt_cell_f
 	}
 }
 
+/* Increase of counter c over the window; NaN when not seen twice or when it
+ * went down (a restarted server). */
+static double delta(const struct tt_cell_analyzer *a, enum counter c)
+{
+	double d = a->ctr_last[c] - a->ctr_first[c];
+	return a->ctr_seen[c] && d >= 0 ? d : NAN;
+}
+
+/* M-chunks, M-ttft-parts, M-spec. */
+static void chunks_and_server_parts(const struct tt_cell_analyzer *a, struct tt_cell_figures *f)
+{
+	double n;
+
+	if (a->chunks > 0)
+		f->tokens_per_chunk = (double)a->tokens / (double)a->chunks;
+	f->chunks_by_tokens[0] = a->chunks - a->multi;
+	for (int k = 1; k < 5; k++)
+		f->chunks_by_tokens[k] = a->by_tokens[k];
+	n = delta(a, C_QUEUE_N);
+	if (n > 0)
+		f->queue_ms = delta(a, C_QUEUE_SUM) / n * 1e3;
+	else if ((n = delta(a, C_SG_QUEUE_N)) > 0)
+		f->queue_ms = delta(a, C_SG_QUEUE_SUM) / n * 1e3;
+	n = delta(a, C_PREFILL_N);
+	if (n > 0)
+		f->prefill_ms = delta(a, C_PREFILL_SUM) / n * 1e3;
+	n = delta(a, C_TTFT_N);
+	if (n > 0)
+		f->server_ttft_ms = delta(a, C_TTFT_SUM) / n * 1e3;
+	else if ((n = delta(a, C_SG_TTFT_N)) > 0)
+		f->server_ttft_ms = delta(a, C_SG_TTFT_SUM) / n * 1e3;
+	if (isfinite(f->queue_ms) && isfinite(f->prefill_ms) && f->ttft_ms.n > 0)
+		f->ttft_rest_ms = f->ttft_ms.mean - f->queue_ms - f->prefill_ms;
+	f->spec_draft_tokens = delta(a, C_SPEC_DRAFT_TOKENS);
+	f->spec_accepted_tokens = delta(a, C_SPEC_ACCEPTED);
+	if (f->spec_draft_tokens > 0 && isfinite(f->spec_accepted_tokens))
+		f->spec_acceptance = f->spec_accepted_tokens / f->spec_draft_tokens;
+	n = delta(a, C_SPEC_DRAFTS);
+	if (n > 0 && isfinite(f->spec_accepted_tokens))
+		f->spec_accepted_len = 1 + f->spec_accepted_tokens / n;
+	/* M-cache */
+	if (a->prompt_sum > 0)
+		f->cached_share = a->cached_sum / a->prompt_sum;
+	n = delta(a, C_PC_QUERIES);
+	if (n > 0 && isfinite(delta(a, C_PC_HITS)))
+		f->server_cache_hit_rate = delta(a, C_PC_HITS) / n;
+}
+
 /* A cell that was not run has no figures, even when the capture left a
  * partial trace (a failed or crashed cell): every figure and count is
  * unknown (formats/report-json.md section 1). */
@@ -676,6 +793,11 @@ static void blank_not_run(struct tt_cell_figures *f)
 	f->slo_judged = f->slo_met = 0;
 	f->slo_share = f->goodput_req_s = f->goodput_tok_s = NAN;
 	f->slo_ok = 0;
+	f->tokens_per_chunk = f->queue_ms = f->prefill_ms = f->server_ttft_ms = NAN;
+	f->ttft_rest_ms = f->spec_draft_tokens = f->spec_accepted_tokens = NAN;
+	f->spec_acceptance = f->spec_accepted_len = NAN;
+	f->cached_share = f->server_cache_hit_rate = NAN;
+	memset(f->chunks_by_tokens, 0, sizeof f->chunks_by_tokens);
 }
 
 void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
@@ -695,6 +817,10 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 	f->avg_active_source = NULL;
 	f->longest_stall_ms = f->gaps_over_share = NAN;
 	f->slo_share = f->goodput_req_s = f->goodput_tok_s = NAN;
+	f->tokens_per_chunk = f->queue_ms = f->prefill_ms = f->server_ttft_ms = NAN;
+	f->ttft_rest_ms = f->spec_draft_tokens = f->spec_accepted_tokens = NAN;
+	f->spec_acceptance = f->spec_accepted_len = NAN;
+	f->cached_share = f->server_cache_hit_rate = NAN;
 	nan_dist(&f->per_request_tok_s);
 	nan_dist(&f->ttft_ms);
 	nan_dist(&f->tbt_ms);
@@ -750,6 +876,7 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 		f->avg_in_flight = a->inflight_ns / (w_s * 1e9);
 		f->scrapes = a->scrapes;
 		tails_and_goodput(a, f, w_s);
+		chunks_and_server_parts(a, f);
 		server_figures(a, f);
 		if (f->has_server_metrics && a->n_gauge[TT_GAUGE_RUNNING] > 0) {
 			/* M-active: mean of the server's running gauge over the window. */
@@ -774,7 +901,6 @@ void tt_cell_analyzer_free(struct tt_cell_analyzer *a)
 	free(a->scout_ttft.v);
 	free(a->scout_rate.v);
 	free(a->scout_prompt.v);
-	tt_slo_judge_free(a->judge);
 	free(a);
 }
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/slo_impl.h"
 #include "core/c_locale.h"
-#include "tokentrace/analysis.h"
 #include "tokentrace/units.h"
 
 void tt_slo_init(struct tt_slo *s)
@@ -140,7 +140,7 @@ void tt_slo_format(const struct tt_slo *s, char *buf, size_t len)
 
 struct tt_slo_judge {
 	struct tt_slo slo;
-	double *gaps;
+	int64_t *gaps;
 	size_t cap;
 };
 
@@ -167,10 +167,41 @@ void tt_slo_judge_free(struct tt_slo_judge *j)
 	free(j);
 }
 
-static int cmp_double(const void *x, const void *y)
+/* Move the k-th smallest of v[0..n) to v[k], smaller ones before it and
+ * larger ones after (Hoare's selection; linear on average: a request's
+ * gaps are judged once, and sorting them cost 10x the rest of the
+ * analysis). */
+static void select_kth(int64_t *v, size_t n, size_t k)
 {
-	double a = *(const double *)x, b = *(const double *)y;
-	return (a > b) - (a < b);
+	size_t lo = 0, hi = n - 1;
+
+	while (hi > lo) {
+		size_t mid = lo + (hi - lo) / 2, i = lo, j = hi;
+		int64_t a = v[lo], b = v[mid], c = v[hi], pivot;
+		/* median of three */
+		pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				int64_t t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return;
+	}
 }
 
 /* M-slo: per-token gaps of the request spread as M-tbt spreads them (a
@@ -179,13 +210,14 @@ static int cmp_double(const void *x, const void *y)
 static enum tt_code request_tbt(struct tt_slo_judge *j, const struct tt_request *r,
 				double *out_ms)
 {
-	size_t n = 0, need = 0;
-	int64_t prev = -1;
+	size_t n = 0, need = 0, lo;
+	int64_t prev = -1, x_lo, x_hi;
+	double rank, frac;
 
 	for (size_t i = 0; i < r->n_chunks; i++)
 		need += r->chunks[i].tokens;
 	if (need > j->cap) {
-		double *g = realloc(j->gaps, need * sizeof *g);
+		int64_t *g = realloc(j->gaps, need * sizeof *g);
 		if (!g)
 			return TT_FAILED;
 		j->gaps = g;
@@ -197,10 +229,10 @@ static enum tt_code request_tbt(struct tt_slo_judge *j, const struct tt_request 
 		if (k == 0)
 			continue;
 		if (prev >= 0) {
-			int64_t g = (t - prev) / (int64_t)k;
+			int64_t g = k == 1 ? t - prev : (t - prev) / (int64_t)k;
 			if (g > 0) /* as M-tbt: samples <= 0 are dropped */
 				for (uint32_t x = 0; x < k; x++)
-					j->gaps[n++] = (double)g;
+					j->gaps[n++] = g;
 		}
 		prev = t;
 	}
@@ -208,9 +240,85 @@ static enum tt_code request_tbt(struct tt_slo_judge *j, const struct tt_request 
 		*out_ms = NAN;
 		return TT_OK;
 	}
-	qsort(j->gaps, n, sizeof *j->gaps, cmp_double);
-	*out_ms = tt_percentile_sorted(j->gaps, n, j->slo.tbt_pct) / 1e6;
+	/* M-pct: x_lo + frac (x_lo+1 - x_lo) at rank p/100 (n-1) */
+	rank = j->slo.tbt_pct >= 100 ? (double)(n - 1) : j->slo.tbt_pct / 100.0 * (double)(n - 1);
+	lo = (size_t)rank;
+	if (lo >= n)
+		lo = n - 1;
+	frac = rank - (double)lo;
+	select_kth(j->gaps, n, lo);
+	x_lo = j->gaps[lo];
+	x_hi = x_lo;
+	if (lo + 1 < n) {
+		x_hi = j->gaps[lo + 1];
+		for (size_t i = lo + 2; i < n; i++)
+			if (j->gaps[i] < x_hi)
+				x_hi = j->gaps[i];
+	}
+	*out_ms = ((double)x_lo + ((double)x_hi - (double)x_lo) * frac) / 1e6;
 	return TT_OK;
+}
+
+/* What decides the TBT bound, gathered gap by gap.  With c of a request's n
+ * per-token gaps above the bound, sorted ascending the quantile's two
+ * neighbours x_lo, x_lo+1 (M-pct) are both within it when lo + 1 < n - c,
+ * x_lo is above it when lo >= n - c, and otherwise x_lo is the largest gap
+ * within the bound and x_lo+1 the smallest above it: no gap is kept. */
+void tt__slo_acc_init(const struct tt_slo *s, struct tt__slo_acc *a)
+{
+	a->bound = s->tbt_ms > 0 ? (int64_t)floor(s->tbt_ms * 1e6) : INT64_MAX;
+	a->n = a->c = 0;
+	a->max_le = -1;
+	a->min_gt = INT64_MAX;
+}
+
+int tt__slo_decide(const struct tt_slo *s, const struct tt_request *r, int64_t first,
+		   const struct tt__slo_acc *a)
+{
+	int meets = r->finish != TT_FINISH_ERROR;
+	double rank;
+	size_t lo;
+
+	/* a request without a token misses a TTFT bound (it never came) */
+	if (s->ttft_ms > 0 && !(first >= 0 && (double)(first - r->t_send_ns) / 1e6 <= s->ttft_ms))
+		meets = 0;
+	if (s->e2e_ms > 0 && !((double)(r->t_end_ns - r->t_send_ns) / 1e6 <= s->e2e_ms))
+		meets = 0;
+	/* no gap (one token-bearing chunk), or none above the bound: nothing missed */
+	if (!meets || s->tbt_ms <= 0 || a->n == 0 || a->c == 0)
+		return meets;
+	rank = s->tbt_pct >= 100 ? (double)(a->n - 1) : s->tbt_pct / 100.0 * (double)(a->n - 1);
+	lo = (size_t)rank;
+	if (lo + 1 < a->n - a->c)
+		return 1;
+	if (lo >= a->n - a->c)
+		return 0;
+	/* x_lo = max_le, x_lo+1 = min_gt: interpolate as M-pct does */
+	return (double)a->max_le + ((double)a->min_gt - (double)a->max_le) * (rank - (double)lo) <=
+	       s->tbt_ms * 1e6;
+}
+
+int tt__slo_meets(const struct tt_slo *s, const struct tt_request *r, long *tokens)
+{
+	struct tt__slo_acc acc;
+	int64_t prev = -1, first = -1;
+	long tok = 0;
+
+	tt__slo_acc_init(s, &acc);
+	for (size_t i = 0; i < r->n_chunks; i++) {
+		uint32_t k = r->chunks[i].tokens;
+		int64_t t = r->chunks[i].t_ns;
+		if (k == 0)
+			continue;
+		tok += k;
+		if (prev >= 0)
+			tt__slo_acc_gap(&acc, k == 1 ? t - prev : (t - prev) / (int64_t)k, k);
+		else
+			first = t;
+		prev = t;
+	}
+	*tokens = tok;
+	return tt__slo_decide(s, r, first, &acc);
 }
 
 enum tt_code tt_slo_judge_request(struct tt_slo_judge *j, const struct tt_request *r,
@@ -233,15 +341,9 @@ enum tt_code tt_slo_judge_request(struct tt_slo_judge *j, const struct tt_reques
 	x.tbt_ms = NAN;
 	if (s->tbt_ms > 0 && request_tbt(j, r, &x.tbt_ms))
 		return TT_FAILED;
-	x.meets = r->finish != TT_FINISH_ERROR;
-	/* A request without a token misses a TTFT bound (it never came). */
-	if (s->ttft_ms > 0 && !(x.ttft_ms <= s->ttft_ms))
-		x.meets = 0;
-	/* No gap (one token-bearing chunk): nothing to miss. */
-	if (s->tbt_ms > 0 && !isnan(x.tbt_ms) && x.tbt_ms > s->tbt_ms)
-		x.meets = 0;
-	if (s->e2e_ms > 0 && !(x.e2e_ms <= s->e2e_ms))
-		x.meets = 0;
+	/* decided exactly as the analysis decides it (in whole ns, one pass),
+	 * not from the rounded values above */
+	x.meets = tt__slo_meets(s, r, &x.tokens);
 	*v = x;
 	return TT_OK;
 }

@@ -226,6 +226,10 @@ enum tt_code tt__report_html(const struct tt_report *r, struct tt_run *run,
 enum tt_code tt__report_pdf(const struct tt_report *r, struct tt_run *run,
 			struct chart_cache *cache, struct tt_buf *out, struct tt_error *err);
 
+/* Where decode TTFT goes (chart_ttft_parts.c). */
+enum tt_code tt__chart_draw_ttft_parts(struct canvas *c, double x, double y, double w, double h,
+				       const struct tt_report *r, struct tt_chart_info *info,
+				       struct tt_error *err);
 enum tt_code tt__chart_draw_heatmap(struct canvas *c, double x, double y, double w, double h,
 				const struct tt_report *r, struct tt_chart_info *info,
 				struct tt_error *err);

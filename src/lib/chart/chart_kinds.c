@@ -35,6 +35,8 @@ static const struct {
 	 "Cell timeline"},
 	{"tbt-cdf", "distribution (CDF) of time between tokens per context at one concurrency",
 	 "Distribution of time between tokens"},
+	{"ttft-parts", "where decode TTFT goes: server queue, prefill and the rest, per cell",
+	 "Where time to first token goes"},
 };
 
 const char *tt_chart_kind_name(enum tt_chart_kind k)
@@ -68,7 +70,7 @@ int tt_chart_kind_needs_run(enum tt_chart_kind k)
 const char *tt_chart_kind_list(void)
 {
 	return "heatmap, throughput, per-request, tradeoff, ttft, tbt, prefill, timeline, "
-	       "tbt-cdf";
+	       "tbt-cdf, ttft-parts";
 }
 
 int tt_chart_format_from_path(const char *path)
@@ -511,6 +513,8 @@ enum tt_code tt__chart_draw(struct canvas *c, double x, double y, double w, doub
 	case TT_CHART_TBT_CDF:
 		return tt__chart_draw_tbt_cdf(c, x, y, w, h, r, run, o->concurrency, cache, info,
 					  err);
+	case TT_CHART_TTFT_PARTS:
+		return tt__chart_draw_ttft_parts(c, x, y, w, h, r, info, err);
 	default:
 		return tt_error_set(err, TT_EARG, "unknown chart kind %d (known: %s)",
 				    (int)o->kind, tt_chart_kind_list());

@@ -478,6 +478,27 @@ static int tables_extra(const struct tt_report *r, const size_t *order, struct t
 		rc = table_extra(&x, "Tails", text, NULL, all, n, bad);
 		tt__xtable_free(&x);
 	}
+	if (!rc) {
+		if (tt__render_prefill_repeats_table(r, order, &x))
+			return -1;
+		rc = table_extra(&x, "Prefill repeats",
+				 "Prefill cells measured with several cold scouts: the median the "
+				 "tables show, and the spread ((max - min) / median).",
+				 NULL, all, n, bad);
+		tt__xtable_free(&x);
+	}
+	if (!rc) {
+		if (tt__render_server_parts_table(r, order, &x))
+			return -1;
+		rc = table_extra(&x, "Where TTFT goes, and tokens per chunk",
+				 "Mean output tokens per chunk and the share of chunks carrying "
+				 "more than one; the client's mean TTFT split into the server's "
+				 "mean queue and prefill times over the window and the rest "
+				 "(network, client); speculative decoding acceptance and tokens "
+				 "per verification step, from the server's counters.",
+				 NULL, all, n, bad);
+		tt__xtable_free(&x);
+	}
 	if (!rc && tt_slo_active(&r->opts.slo)) {
 		if (tt__render_goodput_table(r, order, &x))
 			return -1;
@@ -566,6 +587,11 @@ size_t tt__report_chart_list(const struct tt_report *r, struct tt_run *run,
 	if (has_pre && n < cap) {
 		tt_chart_opts_init(&out[n]);
 		out[n++].kind = TT_CHART_PREFILL;
+	}
+	/* where TTFT goes: says so when the run has no server timings */
+	if (has_dec && n < cap) {
+		tt_chart_opts_init(&out[n]);
+		out[n++].kind = TT_CHART_TTFT_PARTS;
 	}
 	if (run && has_dec) {
 		if (n < cap) {

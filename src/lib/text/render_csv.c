@@ -98,7 +98,10 @@ static void header(const struct tt_report *r, struct tt_buf *out)
 	tt_buf_puts(out, ",avg_active_source,avg_in_flight,requests,errors,cut,chunks,"
 			 "multi_token_chunks,prompt_tokens,scrapes,waiting_mean,waiting_max,"
 			 "waiting_share,running_mean,kv_usage_max,preemptions,damage,status_reason,"
-			 "longest_stall_ms,gaps_over_share");
+			 "longest_stall_ms,gaps_over_share,tokens_per_chunk,chunks_1,chunks_2,chunks_3,"
+			 "chunks_4,chunks_5plus,queue_ms,prefill_ms,server_ttft_ms,ttft_rest_ms,"
+			 "spec_draft_tokens,spec_accepted_tokens,spec_acceptance,spec_accepted_len,"
+			 "cached_share,server_cache_hit_rate");
 	if (tt_slo_active(&r->opts.slo))
 		tt_buf_puts(out, ",slo_judged,slo_met,slo_share,goodput_req_s,goodput_tok_s,slo_meets,"
 				 "slo_max_concurrency");
@@ -179,6 +182,19 @@ static void row(const struct tt_report *r, const struct tt_cell_figures *c, stru
 	field(out, text, 0);
 	exact(out, c->longest_stall_ms);
 	exact(out, c->gaps_over_share);
+	exact(out, c->tokens_per_chunk);
+	for (d = 0; d < 5; d++)
+		count(out, c->chunks_by_tokens[d], dec);
+	exact(out, c->queue_ms);
+	exact(out, c->prefill_ms);
+	exact(out, c->server_ttft_ms);
+	exact(out, c->ttft_rest_ms);
+	exact(out, c->spec_draft_tokens);
+	exact(out, c->spec_accepted_tokens);
+	exact(out, c->spec_acceptance);
+	exact(out, c->spec_accepted_len);
+	exact(out, c->cached_share);
+	exact(out, c->server_cache_hit_rate);
 	if (tt_slo_active(&r->opts.slo)) {
 		int judged = dec && c->phase == TT_PHASE_DECODE;
 		count(out, c->slo_judged, judged);

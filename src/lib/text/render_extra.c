@@ -82,20 +82,35 @@ static int shows_decode(const struct tt_cell_figures *c)
 int tt__render_tails_table(const struct tt_report *r, const size_t *order, struct tt__xtable *t)
 {
 	const double *qs;
-	size_t nq = tt__render_quantiles(r, &qs), i, k, col;
+	size_t nq = tt__render_quantiles(r, &qs), i, k, col, qi[TT_MAX_QUANTILES];
 	char s[64], qkey[32];
 
+	/* columns in ascending percentile order (html and pdf append 10 and 90
+	 * for the charts' bands) */
+	for (k = 0; k < nq && k < TT_MAX_QUANTILES; k++) {
+		size_t j = k;
+		for (; j > 0 && qs[qi[j - 1]] > qs[k]; j--)
+			qi[j] = qi[j - 1];
+		qi[j] = k;
+	}
+	if (nq > TT_MAX_QUANTILES)
+		nq = TT_MAX_QUANTILES;
 	if (xtable_init(t, 2 + 2 * (nq + 1) + 2, r->n_cells + 1))
 		return -1;
 	xset(t, 0, 0, "Context");
 	xset(t, 0, 1, "Requests at once");
 	col = 2;
 	for (int d = 0; d < 2; d++) {
-		xset(t, 0, col++, d == 0 ? "TTFT p50" : "TBT p50");
-		for (k = 0; k < nq; k++) {
-			tt__render_qkey(qs[k], qkey, sizeof qkey);
-			if (strcmp(qkey, "p50") == 0)
+		int med = 0;
+		for (k = 0; k <= nq; k++) {
+			double q = k < nq ? qs[qi[k]] : 101;
+			if (!med && q >= 50) { /* the median in its place */
+				xset(t, 0, col++, d == 0 ? "TTFT p50" : "TBT p50");
+				med = 1;
+			}
+			if (k == nq || q == 50)
 				continue;
+			tt__render_qkey(q, qkey, sizeof qkey);
 			snprintf(s, sizeof s, "%s %s", d == 0 ? "TTFT" : "TBT", qkey);
 			xset(t, 0, col++, s);
 		}
@@ -119,13 +134,17 @@ int tt__render_tails_table(const struct tt_report *r, const size_t *order, struc
 		col = 2;
 		for (int d = 0; d < 2; d++) {
 			const struct tt_dist *dist = d == 0 ? &c->ttft_ms : &c->tbt_ms;
-			fmt_ms1(dist->p50, s, sizeof s);
-			xset(t, row, col++, s);
-			for (k = 0; k < nq; k++) {
-				tt__render_qkey(qs[k], qkey, sizeof qkey);
-				if (strcmp(qkey, "p50") == 0)
+			int med = 0;
+			for (k = 0; k <= nq; k++) {
+				double q = k < nq ? qs[qi[k]] : 101;
+				if (!med && q >= 50) {
+					fmt_ms1(dist->p50, s, sizeof s);
+					xset(t, row, col++, s);
+					med = 1;
+				}
+				if (k == nq || q == 50)
 					continue;
-				fmt_ms1(dist->n ? dist->q[k] : NAN, s, sizeof s);
+				fmt_ms1(dist->n ? dist->q[qi[k]] : NAN, s, sizeof s);
 				xset(t, row, col++, s);
 			}
 		}
@@ -181,6 +200,119 @@ int tt__render_goodput_table(const struct tt_report *r, const size_t *order,
 		tt_fmt_rate(c->goodput_tok_s, s, sizeof s);
 		xset(t, row, 7, s);
 		xset(t, row, 8, c->slo_judged == 0 ? TT_DASH : c->slo_ok ? "yes" : "no");
+		t->nrows++;
+	}
+	return 0;
+}
+
+/* The table is shown for the server's timings or speculative decoding
+ * counters (real engines), and with the tails (--quantiles, --stalls) for
+ * tokens per chunk alone: a synthetic run's default report keeps the
+ * seed's layout. */
+static int has_server_parts(const struct tt_report *r, const struct tt_cell_figures *c)
+{
+	return c->phase == TT_PHASE_DECODE && shows_decode(c) &&
+	       (isfinite(c->queue_ms) || isfinite(c->prefill_ms) || isfinite(c->spec_acceptance) ||
+		c->cached_share < 0.5 || c->server_cache_hit_rate < 0.5 ||
+		(r->opts.show_tails && c->chunks > 0));
+}
+
+int tt__render_server_parts_table(const struct tt_report *r, const size_t *order,
+				  struct tt__xtable *t)
+{
+	static const char *const heads[] = {
+		"Context", "Requests at once", "Tokens per chunk", "Chunks > 1 token", "TTFT (mean)",
+		"Queue", "Prefill", "Rest", "Spec acceptance", "Accepted length", "Prompt cached",
+		"Server cache hits"};
+	size_t i, k, any = 0;
+	char s[64];
+
+	if (xtable_init(t, sizeof heads / sizeof *heads, r->n_cells + 1))
+		return -1;
+	for (i = 0; i < r->n_cells; i++)
+		any += has_server_parts(r, &r->cells[i]);
+	if (!any)
+		return 0;
+	for (k = 0; k < t->ncols; k++) {
+		xset(t, 0, k, heads[k]);
+		t->right[k] = k != 0;
+	}
+	for (i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *c = &r->cells[order[i]];
+		size_t row = t->nrows;
+
+		if (c->phase != TT_PHASE_DECODE || !shows_decode(c))
+			continue;
+		tt__render_context(c->context, s, sizeof s);
+		xset(t, row, 0, s);
+		snprintf(s, sizeof s, "%d", c->concurrency);
+		xset(t, row, 1, s);
+		tt__fmt_plain(c->tokens_per_chunk, 2, s, sizeof s);
+		xset(t, row, 2, s[0] ? s : TT_DASH);
+		fmt_share(c->chunks > 0 ? (double)c->multi_token_chunks / (double)c->chunks : NAN, s,
+			  sizeof s);
+		xset(t, row, 3, s);
+		fmt_ms1(c->ttft_ms.mean, s, sizeof s);
+		xset(t, row, 4, s);
+		fmt_ms1(c->queue_ms, s, sizeof s);
+		xset(t, row, 5, s);
+		fmt_ms1(c->prefill_ms, s, sizeof s);
+		xset(t, row, 6, s);
+		fmt_ms1(c->ttft_rest_ms, s, sizeof s);
+		xset(t, row, 7, s);
+		fmt_share(c->spec_acceptance, s, sizeof s);
+		xset(t, row, 8, s);
+		tt__fmt_plain(c->spec_accepted_len, 2, s, sizeof s);
+		xset(t, row, 9, s[0] ? s : TT_DASH);
+		fmt_share(c->cached_share, s, sizeof s);
+		xset(t, row, 10, s);
+		fmt_share(c->server_cache_hit_rate, s, sizeof s);
+		xset(t, row, 11, s);
+		t->nrows++;
+	}
+	return 0;
+}
+
+int tt__render_prefill_repeats_table(const struct tt_report *r, const size_t *order,
+				     struct tt__xtable *t)
+{
+	static const char *const heads[] = {"Context", "Scouts", "Prompt tok/s (median)",
+					    "TTFT (median)", "TTFT min", "TTFT max", "Spread"};
+	size_t i, k, any = 0;
+	char s[64];
+
+	if (xtable_init(t, sizeof heads / sizeof *heads, r->n_cells + 1))
+		return -1;
+	for (i = 0; i < r->n_cells; i++)
+		any += r->cells[i].phase == TT_PHASE_PREFILL && r->cells[i].ttft_ms.n > 1;
+	if (!any)
+		return 0;
+	for (k = 0; k < t->ncols; k++) {
+		xset(t, 0, k, heads[k]);
+		t->right[k] = k != 0;
+	}
+	for (i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *c = &r->cells[order[i]];
+		const struct tt_dist *d = &c->ttft_ms;
+		size_t row = t->nrows;
+
+		if (c->phase != TT_PHASE_PREFILL || !tt__render_has_counts(c))
+			continue;
+		tt__render_context(c->context, s, sizeof s);
+		xset(t, row, 0, s);
+		tt_fmt_int((double)d->n, s, sizeof s);
+		xset(t, row, 1, s);
+		tt_fmt_rate(c->total_tok_s, s, sizeof s);
+		xset(t, row, 2, s);
+		fmt_ms1(d->p50, s, sizeof s);
+		xset(t, row, 3, s);
+		fmt_ms1(d->min, s, sizeof s);
+		xset(t, row, 4, s);
+		fmt_ms1(d->max, s, sizeof s);
+		xset(t, row, 5, s);
+		/* (max - min) / median: how far one sample could be off */
+		fmt_share(d->n > 1 && d->p50 > 0 ? (d->max - d->min) / d->p50 : NAN, s, sizeof s);
+		xset(t, row, 6, s);
 		t->nrows++;
 	}
 	return 0;

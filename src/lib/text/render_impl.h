@@ -83,6 +83,15 @@ struct tt__xtable {
 int tt__render_tails_table(const struct tt_report *r, const size_t *order, struct tt__xtable *t);
 int tt__render_goodput_table(const struct tt_report *r, const size_t *order,
 			     struct tt__xtable *t);
+/* Server timings and chunks (M-chunks, M-ttft-parts, M-spec): only when
+ * some decode cell has the server's timings or speculative decoding
+ * counters, or the tails were asked for (t->nrows is 1 otherwise). */
+int tt__render_server_parts_table(const struct tt_report *r, const size_t *order,
+				  struct tt__xtable *t);
+/* Prefill cells with several scouts (capture --prefill-repeats): the
+ * median and the spread (t->nrows is 1 when every prefill cell has one). */
+int tt__render_prefill_repeats_table(const struct tt_report *r, const size_t *order,
+				     struct tt__xtable *t);
 void tt__xtable_free(struct tt__xtable *t);
 /* "TTFT <= 500 ms, time between tokens (p99 of each request) <= 50 ms; a
  * cell meets them when at least 90% of its requests ending in the window do." */

@@ -334,6 +334,30 @@ static void cell_object(struct jctx *j, const struct tt_report *r, size_t idx, c
 
 	put_num(j, o, "longest_stall_ms", c->longest_stall_ms);
 	put_num(j, o, "gaps_over_share", c->gaps_over_share);
+	put_num(j, o, "tokens_per_chunk", c->tokens_per_chunk);
+	s = put_arr(j, o, "chunks_by_tokens");
+	for (int k = 0; s && k < 5; k++)
+		attach(j, s, NULL, number(counts && c->phase == TT_PHASE_DECODE ?
+						  (double)c->chunks_by_tokens[k] : NAN));
+	s = put_obj(j, o, "ttft_parts");
+	if (s) {
+		put_num(j, s, "queue_ms", c->queue_ms);
+		put_num(j, s, "prefill_ms", c->prefill_ms);
+		put_num(j, s, "server_ttft_ms", c->server_ttft_ms);
+		put_num(j, s, "rest_ms", c->ttft_rest_ms);
+	}
+	s = put_obj(j, o, "spec_decode");
+	if (s) {
+		put_num(j, s, "draft_tokens", c->spec_draft_tokens);
+		put_num(j, s, "accepted_tokens", c->spec_accepted_tokens);
+		put_num(j, s, "acceptance", c->spec_acceptance);
+		put_num(j, s, "accepted_len", c->spec_accepted_len);
+	}
+	s = put_obj(j, o, "prefix_cache");
+	if (s) {
+		put_num(j, s, "cached_share", c->cached_share);
+		put_num(j, s, "server_hit_rate", c->server_cache_hit_rate);
+	}
 	if (tt_slo_active(&r->opts.slo) && c->phase == TT_PHASE_DECODE && counts) {
 		s = put_obj(j, o, "slo");
 		if (s) {

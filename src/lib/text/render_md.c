@@ -554,6 +554,31 @@ static int extra_sections(const struct tt_report *r, const size_t *order, struct
 		}
 		tt__xtable_free(&t);
 	}
+	if (tt__render_prefill_repeats_table(r, order, &t))
+		return -1;
+	if (t.nrows > 1) {
+		tt_buf_puts(out, "## Prefill repeats\n\n"
+				 "Prefill cells measured with several cold scouts (capture "
+				 "--prefill-repeats): the median the tables show, and the spread "
+				 "((max - min) / median) that one scout alone would hide.\n\n");
+		xtable_md(&t, out);
+	}
+	tt__xtable_free(&t);
+	if (tt__render_server_parts_table(r, order, &t))
+		return -1;
+	if (t.nrows > 1) {
+		tt_buf_puts(out, "## Where TTFT goes, and tokens per chunk\n\n"
+				 "Per decode cell: mean output tokens per stream chunk and the share "
+				 "of chunks carrying more than one (merged outputs, speculative "
+				 "decoding); the client's mean TTFT split into the server's mean "
+				 "queue and prefill times over the window and the rest (network, "
+				 "client); the server's speculative decoding acceptance and "
+				 "tokens per verification step; the share of prompt tokens the "
+				 "server served from its prefix cache (warmed requests should be "
+				 "near 100%), and its prefix cache hit rate.\n\n");
+		xtable_md(&t, out);
+	}
+	tt__xtable_free(&t);
 	if (tt_slo_active(&r->opts.slo)) {
 		if (tt__render_goodput_table(r, order, &t))
 			return -1;

@@ -550,6 +550,22 @@ static enum tt_code extra_sections(const struct tt_report *r, const size_t *orde
 					     "request)", avail, use_color, out);
 		tt__xtable_free(&x);
 	}
+	if (!rc) {
+		if (tt__render_prefill_repeats_table(r, order, &x))
+			return TT_FAILED;
+		if (x.nrows > 1)
+			rc = xtable_term(&x, "Prefill repeats (median and spread of the cold scouts)",
+					 avail, use_color, out);
+		tt__xtable_free(&x);
+	}
+	if (!rc) {
+		if (tt__render_server_parts_table(r, order, &x))
+			return TT_FAILED;
+		if (x.nrows > 1)
+			rc = xtable_term(&x, "Where TTFT goes (server queue, prefill, rest), tokens "
+					     "per chunk, speculative decoding", avail, use_color, out);
+		tt__xtable_free(&x);
+	}
 	if (!rc && tt_slo_active(&r->opts.slo)) {
 		if (tt__render_goodput_table(r, order, &x))
 			return TT_FAILED;

@@ -1,0 +1,167 @@
+/* tokentrace export RUN... --what requests|chunks|scrapes|cells
+ *                         [--format csv|jsonl] [-o FILE]: flat rows for
+ * DuckDB, pandas or Spark (formats/export-v1.md). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tokentrace/analysis.h"
+#include "tokentrace/export.h"
+#include "tokentrace/run.h"
+#include "tokentrace/units.h"
+
+#include "commands.h"
+
+static const char usage_text[] =
+	"usage: tokentrace export RUN... --what WHAT [options]\n"
+	"\n"
+	"Write the records or figures of one or more runs as flat rows, one per\n"
+	"item, with the run and the cell as keys (formats/export-v1.md).\n"
+	"\n"
+	"  --what WHAT         requests, chunks, scrapes or cells (required)\n"
+	"  -f, --format F      csv (default) or jsonl (one JSON object a line)\n"
+	"  -o, --output FILE   write to FILE instead of standard output\n"
+	"  --skip-first D      cells: start each decode window D later, as report\n"
+	"  --window D          cells: measure at most D of each window, as report\n"
+	"  --slo LIST          cells: goodput under these SLOs, as report\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"Exit status: 0 every run read; 3 damaged cells skipped in part (their\n"
+	"intact records exported); 1 a run could not be read or the output not\n"
+	"written; 2 usage error.\n";
+
+static int write_fn(void *ctx, const void *data, size_t len)
+{
+	return fwrite(data, 1, len, (FILE *)ctx) == len ? 0 : -1;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	const char *what = NULL, *fmt = "csv", *out = NULL;
+	const char **runs = calloc((size_t)argc, sizeof *runs);
+	struct tt_analysis_opts ao;
+	struct tt_exporter *x = NULL;
+	struct tt_error err;
+	FILE *f = NULL;
+	size_t n_runs = 0;
+	int w, fo, status = 1, damaged = 0;
+
+	if (!runs) {
+		cli_error("out of memory");
+		return 1;
+	}
+	tt_analysis_opts_init(&ao);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage_text, stdout);
+			free(runs);
+			return 0;
+		}
+		if (a[0] != '-' || !a[1]) {
+			runs[n_runs++] = a;
+			continue;
+		}
+		if (strcmp(a, "--what") && strcmp(a, "-f") && strcmp(a, "--format") &&
+		    strcmp(a, "-o") && strcmp(a, "--output") && strcmp(a, "--skip-first") &&
+		    strcmp(a, "--window") && strcmp(a, "--slo")) {
+			cli_error("export: unknown option '%s' (see 'tokentrace export --help')", a);
+			goto usage;
+		}
+		if (!v) {
+			cli_error("option '%s' needs a value", a);
+			goto usage;
+		}
+		i++;
+		if (!strcmp(a, "--what")) {
+			what = v;
+		} else if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
+			fmt = v;
+		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			out = v;
+		} else if (!strcmp(a, "--skip-first")) {
+			if ((ao.skip_first_s = tt_parse_duration(v)) < 0) {
+				cli_error("--skip-first: '%s' is not a duration (e.g. 5s)", v);
+				goto usage;
+			}
+		} else if (!strcmp(a, "--slo")) {
+			struct tt_error serr;
+			tt_error_clear(&serr);
+			if (tt_slo_parse(v, &ao.slo, &serr)) {
+				cli_error("--slo: %s", serr.msg);
+				goto usage;
+			}
+		} else if ((ao.window_s = tt_parse_duration(v)) < 0) {
+			cli_error("--window: '%s' is not a duration (e.g. 10s)", v);
+			goto usage;
+		}
+	}
+	if (!n_runs) {
+		cli_error("export needs at least one run (see 'tokentrace export --help')");
+		goto usage;
+	}
+	if (!what) {
+		cli_error("export needs --what: requests, chunks, scrapes or cells");
+		goto usage;
+	}
+	if ((w = tt_export_what_parse(what)) < 0) {
+		cli_error("--what: unknown '%s' (requests, chunks, scrapes, cells)", what);
+		goto usage;
+	}
+	if ((fo = tt_export_format_parse(fmt)) < 0) {
+		cli_error("--format: unknown '%s' (csv, jsonl)", fmt);
+		goto usage;
+	}
+	f = out ? fopen(out, "wb") : stdout;
+	if (!f) {
+		cli_error("cannot create '%s': %s", out, strerror(errno));
+		goto cleanup;
+	}
+	tt_error_clear(&err);
+	if (tt_exporter_create((enum tt_export_what)w, (enum tt_export_format)fo, write_fn, f, &x,
+			       &err)) {
+		cli_error("%s", err.msg);
+		goto cleanup;
+	}
+	for (size_t i = 0; i < n_runs; i++) {
+		struct tt_run *run = NULL;
+		enum tt_code rc;
+
+		tt_error_clear(&err);
+		if (cli_open_run(runs[i], &run, &err)) {
+			cli_error("%s", err.msg);
+			goto cleanup;
+		}
+		rc = tt_exporter_run(x, run, runs[i], &ao, &err);
+		tt_run_free(run);
+		if (rc > TT_WARN) {
+			cli_error("%s", err.msg);
+			goto cleanup;
+		}
+		if (rc == TT_WARN) {
+			fprintf(stderr, "tokentrace: warning: %s: %s\n", runs[i], err.msg);
+			damaged = 1;
+		}
+	}
+	if (tt_exporter_finish(x, &err)) {
+		cli_error("%s", err.msg);
+		goto cleanup;
+	}
+	if (out ? fclose(f) != 0 : fflush(f) != 0) {
+		f = NULL;
+		cli_error("cannot write '%s'", out ? out : "standard output");
+		goto cleanup;
+	}
+	f = NULL;
+	status = damaged ? 3 : 0;
+cleanup:
+	if (f && out)
+		fclose(f);
+	tt_exporter_free(x);
+	free(runs);
+	return status;
+usage:
+	free(runs);
+	return 2;
+}
