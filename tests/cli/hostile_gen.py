@@ -171,6 +171,23 @@ m = copy.deepcopy(manifest)
 m["notes"] = [{"key": "k%d" % i, "value": "v"} for i in range(60000)]
 new_case("notes-60k", m)
 
+# 2,000 cells, each with a trace (archived by the suite: dump read the
+# archive once per cell, 87 s)
+m = copy.deepcopy(manifest)
+tmpl = next(c for c in manifest["cells"] if c["id"] == "decode-8192x1")
+d = os.path.join(out, "cells-2k")
+os.makedirs(os.path.join(d, "cells"))
+m["cells"] = []
+for i in range(2000):
+    c = dict(tmpl)
+    c["id"] = "decode-%dx1" % (1000 + i)
+    c["context"] = 1000 + i
+    c["trace"] = "cells/%s.ttz" % c["id"]
+    shutil.copy(os.path.join(base, tmpl["trace"]), os.path.join(d, c["trace"]))
+    m["cells"].append(c)
+with open(os.path.join(d, "manifest.json"), "w") as f:
+    json.dump(m, f)
+
 # trace path tricks
 m = copy.deepcopy(manifest)
 m["cells"][2]["trace"] = "../../../../etc/passwd"
@@ -202,7 +219,11 @@ many = [request(0, 7, w0, w0 + 1, w1, [(w0 + 2 + k, 1) for k in range(0, 20000, 
 trace_case("trace-many-records", many)
 # a scrape with a huge value and escape sequences in names
 trace_case("trace-scrape-strings", good[:20] + [
-    scrape(w0 + 5, [(ESC.encode(), BADUTF8, 1e308), (b"vllm:num_requests_running", b"", float("inf"))])])
+    scrape(w0 + 5, [(ESC.encode(), BADUTF8, 1e308), (b"vllm:num_requests_running", b"", float("inf"))]),
+    scrape(w0 + 50, [(b"vllm:num_requests_waiting", b"", float("inf")),
+                     (b"vllm:num_requests_running", b"", 1.0)])] +
+    [scrape(w0 + 100 + 100 * k, [(b"vllm:num_requests_waiting", b"", 1.0),
+                                 (b"vllm:num_requests_running", b"", 1.0)]) for k in range(20)])
 # constant time between tokens (a constant series)
 const = [request(0, i, w0 + i * 1000, w0 + i * 1000 + 10, w0 + i * 1000 + 900,
                  [(w0 + i * 1000 + 100 + 20 * k, 1) for k in range(40)]) for i in range(200)

@@ -34,6 +34,7 @@ cp -r "$tmp/base" "$c/trace-empty-done"; : > "$c/trace-empty-done/cells/decode-8
 cp -r "$tmp/base" "$c/trace-empty-running"; : > "$c/trace-empty-running/cells/decode-8192x1.ttz"
 sed -i '/"id":[[:space:]]*"decode-8192x1"/,/"state"/ s/"state":[[:space:]]*"done"/"state": "running"/' "$c/trace-empty-running/manifest.json"
 mkfifo "$c/run-fifo.tar"
+( cd "$c" && tar --zstd -cf cells-2k.tar.zst cells-2k && rm -rf cells-2k )
 ( cd "$tmp" && tar -czf "$c/whole.tar.gz" base && tar --zstd -cf "$c/whole.tar.zst" base )
 s=$(stat -c %s "$c/whole.tar.gz"); head -c $((s * 90 / 100)) "$c/whole.tar.gz" > "$c/cut.tar.gz"
 # A .tar.zst cut short: a run large enough to span several zstd blocks.
@@ -65,6 +66,7 @@ huge-numbers|0|
 version-oversized|1|run format version 99999999999.1 found
 cells-100k|0||1600000|md json
 notes-60k|0|
+cells-2k.tar.zst|0|||md dump
 trace-dotdot|1|leaves the run
 trace-absolute|1|leaves the run
 trace-error-strings|0|
@@ -115,6 +117,9 @@ check_out() { # check_out CASE FORMAT OUT ERR
   if grep -q $'\x1b' "$err"; then bad "$name $f: escape sequence in messages"; fi
   case $f in
     term|md|csv) grep -q $'\x1b' "$out" && bad "$name $f: escape sequence in output" ;;
+  esac
+  case $f in
+    term|md) grep -qiwE 'inf|nan|-nan' "$out" && bad "$name $f: a non-finite number printed: $(grep -oiwE '.{20}(inf|nan).{10}' "$out" | head -1)" ;;
   esac
   case $f in
     md) grep -qP '(?<!\\)<img' "$out" && bad "$name md: raw HTML from the run in markdown" ;;

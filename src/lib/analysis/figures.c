@@ -307,7 +307,9 @@ void tt_cell_analyzer_scrape(struct tt_cell_analyzer *a, const struct tt_scrape 
 	/* Sum across label sets (one series per engine/model instance). */
 	for (size_t i = 0; i < s->n_samples; i++) {
 		int g = gauge_of(s->samples[i].name);
-		if (g < 0 || isnan(s->samples[i].value))
+		/* An infinite gauge is no count of requests (it read "max inf
+		 * waiting"): skipped like NaN. */
+		if (g < 0 || !isfinite(s->samples[i].value))
 			continue;
 		sum[g] += s->samples[i].value;
 		seen[g] = 1;
