@@ -240,6 +240,30 @@ for c in manifest["cells"]:
                     [(a + i * 1000 + 100 + 20 * k, 1) for k in range(40)])
             for sl in range(c["concurrency"]) for i in range(100) if a + i * 1000 + 900 < b]
     whole_records_file(recs, os.path.join(d, c["trace"]))
+# compression bombs inside a trace: one record of 30 M empty chunks (2 KB
+# on disk, 60 MB of frame: it took 540 MB to hold), and 30 records of 1 M
+# chunks each in one frame (streamed, never held)
+def raw_frame_file(payload, path):
+    tmp = path + ".raw"
+    with open(tmp, "wb") as t:
+        t.write(header() + payload)
+    with open(path, "wb") as f:
+        f.write(subprocess.run(["zstd", "-q", "-c", "--check", tmp], check=True,
+                               stdout=subprocess.PIPE).stdout)
+    os.unlink(tmp)
+
+
+def bomb_record(seq, n, gap=0):
+    p = varint(0) + varint(seq) + bytes([0, 1, 0]) + varint(200) + varint(101) + varint(0)
+    p += svarint(w0 + seq) + svarint(1) + svarint(500000) + varint(0) + varint(n)
+    return rec(2, p + bytes([gap]) * n + b"\x01" * n)
+
+
+d = new_case("trace-chunk-bomb")
+raw_frame_file(bomb_record(0, 30000000), os.path.join(d, "cells", "decode-8192x1.ttz"))
+d = new_case("trace-chunk-bomb-many")
+raw_frame_file(b"".join(bomb_record(i, 1000000, 1) for i in range(30)),
+               os.path.join(d, "cells", "decode-8192x1.ttz"))
 # a trace that is not zstd at all
 d = new_case("trace-garbage")
 with open(os.path.join(d, "cells", "decode-8192x1.ttz"), "wb") as f:

@@ -53,7 +53,7 @@ if command -v zip >/dev/null; then ( cd "$tmp" && zip -q -r -P secret "$c/encryp
 # case|exit status of `report`|text stderr must contain (empty: anything)
 # [|memory limit in KB when not the default: a report's memory is linear in
 # its cells, about 3.5 KB each, so 100k cells get more room [|the outputs
-# tried, when not all]]
+# tried, when not all [|the timeline's cell]]]
 cases='
 strings-injection|0|
 cell-id-formula|1|id is not of the form
@@ -73,6 +73,8 @@ trace-error-strings|0|
 trace-token-bomb|3|
 trace-duplicates|3|
 trace-many-records|3|
+trace-chunk-bomb|3|a request claims over 2^20 chunks
+trace-chunk-bomb-many|0|||md json html timeline|decode-8192x1
 trace-scrape-strings|0|
 trace-constant-tbt|0|
 all-constant-tbt|0|||md pdf chartall
@@ -148,7 +150,7 @@ PY
       ;;
   esac
 }
-while IFS='|' read -r name want text mem fmts; do
+while IFS='|' read -r name want text mem fmts cell; do
   [ -n "$name" ] || continue
   [ -e "$c/$name" ] || { echo "skip $name (not built here)"; continue; }
   # Sanitizers make the three largest cases minutes long: their memory
@@ -165,7 +167,7 @@ while IFS='|' read -r name want text mem fmts; do
       dump) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" dump "$c/$name" --scrapes) ;;
       pdf) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" report "$c/$name" -f pdf -o "$tmp/out.pdf") ;;
       chartall) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" chart "$c/$name" all -o "$tmp/charts") ;;
-      timeline) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" chart "$c/$name" timeline --cell decode-8192x4 -o "$tmp/t.png") ;;
+      timeline) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" chart "$c/$name" timeline --cell "${cell:-decode-8192x4}" -o "$tmp/t.png") ;;
       *) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" report "$c/$name" -f "$f") ;;
     esac
     set -- $r
