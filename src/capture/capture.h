@@ -33,6 +33,11 @@ struct cap {
 	struct xfer *scrape;
 	double last_running, last_waiting; /* NaN unknown */
 	int64_t last_scrape_t;
+	int last_scrape_failed;
+	/* The manifest could not be saved (disk full): the capture stops at
+	 * once, the run stays as last saved (readable, resumable). */
+	int commit_failed;
+	char commit_msg[1024];  /* the newest scrape got no good answer: its gauges are unknown */
 	/* progress */
 	int tty;
 	size_t cell_i, n_cells_run;

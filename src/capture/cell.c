@@ -39,6 +39,9 @@ struct cellrun {
 	int64_t *restart_at;   /* monotonic ns; -1 none pending */
 	int *fails;
 	int *produced;
+	int64_t *last_tok;     /* monotonic ns of the slot's newest token; 0 none */
+	long window_ok;        /* measured requests answered (tokens or success) in the window */
+	int in_window;
 	int warm_left;
 	int scout_done;
 	const char *path;
@@ -55,10 +58,15 @@ static void commit(struct cap *c)
 {
 	struct tt_error e;
 	/* A failed commit leaves the previous manifest in place: the run stays
-	 * readable.  It is reported, and the capture goes on measuring. */
+	 * readable.  Measuring on would only pile up cells the manifest does
+	 * not know were finished (a resume would measure them again): stop now,
+	 * as Ctrl-C does, and say why at the end. */
 	if (tt_run_writer_commit(c->run, &e) != TT_OK) {
 		progress_clear(c);
-		fprintf(stderr, "warning: %s\n", e.msg);
+		if (!c->commit_failed)
+			snprintf(c->commit_msg, sizeof c->commit_msg, "%s", e.msg);
+		c->commit_failed = 1;
+		*c->net.stop = 1;
 	}
 }
 
@@ -105,8 +113,12 @@ static void gen_done(struct net *c, struct xfer *x, CURLcode res)
 		cr->n_ok++;
 	else if (!x->http_status)
 		cr->n_connect_fail++;
-	if (x->st.tokens > 0)
+	if (x->st.tokens > 0) {
 		cr->produced[slot] = 1;
+		cr->last_tok[slot] = x->last_rx;
+	}
+	if (cr->in_window && role == TT_ROLE_MEASURED && (ok || x->st.tokens > 0))
+		cr->window_ok++;
 	cr->cur[slot] = NULL;
 	xfer_put(c, x);
 	if (role == TT_ROLE_SCOUT) {
@@ -146,8 +158,11 @@ static void cut_all(struct cellrun *cr, enum tt_finish how, int64_t t_end)
 			continue;
 		xfer_cancel(&cr->c->net, x);
 		gen_record(&cr->c->net, x, CURLE_OK, how, rel_ns(&cr->c->net, t_end));
-		if (x->st.tokens > 0)
+		if (x->st.tokens > 0) {
 			cr->produced[s] = 1;
+			if (cr->in_window && x->role == TT_ROLE_MEASURED)
+				cr->window_ok++;
+		}
 		cr->cur[s] = NULL;
 		xfer_put(&cr->c->net, x);
 	}
@@ -164,6 +179,7 @@ static void cellrun_free(struct cellrun *cr)
 	free(cr->restart_at);
 	free(cr->fails);
 	free(cr->produced);
+	free(cr->last_tok);
 }
 
 static enum tt_code cellrun_init(struct cellrun *cr, struct cap *c, int n, struct tt_error *err)
@@ -178,7 +194,9 @@ static enum tt_code cellrun_init(struct cellrun *cr, struct cap *c, int n, struc
 	cr->restart_at = calloc((size_t)n, sizeof *cr->restart_at);
 	cr->fails = calloc((size_t)n, sizeof *cr->fails);
 	cr->produced = calloc((size_t)n, sizeof *cr->produced);
-	if (!cr->bodies || !cr->cur || !cr->seq || !cr->restart_at || !cr->fails || !cr->produced)
+	cr->last_tok = calloc((size_t)n, sizeof *cr->last_tok);
+	if (!cr->bodies || !cr->cur || !cr->seq || !cr->restart_at || !cr->fails || !cr->produced ||
+	    !cr->last_tok)
 		return tt_error_set(err, TT_ENOMEM, "out of memory for %d slots", n);
 	for (int s = 0; s < n; s++)
 		cr->restart_at[s] = -1;
@@ -332,11 +350,23 @@ static enum tt_code run_prefill(struct cap *c, size_t i, struct tt_trace_writer 
 	return rc != TT_OK ? rc : stopped ? TT_EOF : TT_OK;
 }
 
-static int all_produced(const struct cellrun *cr)
+/* How recent a slot's newest token must be for the slot to count as
+ * streaming: a slot that produced once is not live forever (a server that
+ * died after one token was declared ready, issue 14). */
+#define LIVE_NS ((int64_t)5000000000)
+
+/* Every slot streaming now: its newest token is recent, its last request
+ * did not fail, and a request is open or about to go out. */
+static int all_live(const struct cellrun *cr, int64_t now)
 {
-	for (int s = 0; s < cr->n; s++)
-		if (!cr->produced[s] || (!cr->cur[s] && cr->restart_at[s] < 0))
+	for (int s = 0; s < cr->n; s++) {
+		int64_t t = cr->last_tok[s];
+		if (cr->cur[s] && cr->cur[s]->n_chunks && cr->cur[s]->last_rx > t)
+			t = cr->cur[s]->last_rx;
+		if (!cr->produced[s] || !t || now - t > LIVE_NS || cr->fails[s] > 0 ||
+		    (!cr->cur[s] && cr->restart_at[s] < 0))
 			return 0;
+	}
 	return 1;
 }
 
@@ -394,8 +424,9 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 				cr.produced[s] = 1;
 		/* Nothing queued: the server's waiting gauge is zero (when it has
 		 * one) in the newest scrape. */
-		server_ok = !c->has_metrics || isnan(c->last_waiting) || c->last_waiting <= 0;
-		if (all_produced(&cr) && server_ok) {
+		server_ok = !c->has_metrics ||
+			    (!c->last_scrape_failed && (isnan(c->last_waiting) || c->last_waiting <= 0));
+		if (all_live(&cr, now) && server_ok) {
 			if (steady < 0)
 				steady = now;
 			if (since_s(steady, now) >= c->o->readiness_s) {
@@ -423,6 +454,7 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 	ci->ready_ns = ci->window_start_ns = rel_ns(&c->net, ready);
 
 	wend = ready + window;
+	cr.in_window = 1;
 	while (now_ns() < wend) {
 		c->cell_left_s = since_s(now_ns(), wend);
 		turn(&cr, wend, start);
@@ -436,6 +468,15 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 	if (server_gone(&cr)) {
 		cellrun_free(&cr);
 		rc = finish_cell(c, i, tw, TT_CELL_FAILED, "the server did not answer", err);
+		return rc != TT_OK ? rc : gone_error(c, err);
+	}
+	/* A window in which no measured request got an answer measured
+	 * nothing: the cell failed, whatever happened before it (it was
+	 * 'done' with 0 tokens when the server died after readiness). */
+	if (cr.window_ok == 0) {
+		cellrun_free(&cr);
+		rc = finish_cell(c, i, tw, TT_CELL_FAILED,
+				 "no request got an answer during the measurement window", err);
 		return rc != TT_OK ? rc : gone_error(c, err);
 	}
 	cellrun_free(&cr);

@@ -56,6 +56,12 @@ static void scrape_done(struct net *n, struct xfer *x, CURLcode res)
 		sink_scrape(c->net.sink, x->t_end, x->resp, x->resp_len);
 		x->resp = NULL;
 		x->resp_len = x->resp_cap = 0;
+		c->last_scrape_failed = 0;
+	} else {
+		/* The last good value is no news of a server that stopped
+		 * answering: readiness must not go on it (issue 14). */
+		c->last_running = c->last_waiting = NAN;
+		c->last_scrape_failed = 1;
 	}
 	xfer_put(&c->net, x);
 }

@@ -3,6 +3,7 @@
  * ETA the progress line shows. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "run_matrix.h"
 #include "capture.h"
@@ -23,22 +24,41 @@ static double estimate_cell_s(const struct cap *c, const struct tt_cell_info *ci
 	return c->o->duration_s + c->o->readiness_s + 2;
 }
 
+/* Cells still to measure: never started, cut by a crash or the user, or
+ * failed (a resume retries them: the server that failed them may be back,
+ * and a failed cell measured nothing worth keeping). */
+static int to_run(enum tt_cell_state st)
+{
+	return st == TT_CELL_PENDING || st == TT_CELL_RUNNING || st == TT_CELL_INTERRUPTED ||
+	       st == TT_CELL_FAILED;
+}
+
 int run_matrix(struct cap *c)
 {
 	struct cap_opts *o = c->o;
 	struct tt_error err;
 	enum tt_code rc;
 	struct tt_manifest *wm = tt_run_writer_manifest(c->run);
-	size_t todo = 0;
+	size_t todo = 0, retry = 0;
 	double est = 0;
+	unsigned char *run_it = calloc(wm->n_cells + 1, 1);
 
+	if (!run_it) {
+		fprintf(stderr, "tokentrace-capture: error: out of memory\n");
+		return 1;
+	}
+	/* Decided once: a cell that fails now is not retried in this pass. */
 	for (size_t i = 0; i < wm->n_cells; i++) {
 		enum tt_cell_state st = wm->cells[i].state;
-		if (st == TT_CELL_PENDING || st == TT_CELL_RUNNING || st == TT_CELL_INTERRUPTED) {
+		if (to_run(st)) {
+			run_it[i] = 1;
 			todo++;
+			retry += st == TT_CELL_FAILED;
 			est += estimate_cell_s(c, &wm->cells[i]);
 		}
 	}
+	if (retry && !o->quiet)
+		fprintf(stderr, "tokentrace-capture: retrying %zu failed cell(s)\n", retry);
 	c->n_cells_run = todo;
 	c->run_start = c->progress_t_prev = now_ns();
 	c->next_scrape = now_ns();
@@ -64,10 +84,12 @@ int run_matrix(struct cap *c)
 	c->remaining_est_s = est;
 	for (size_t i = 0; i < wm->n_cells; i++) {
 		struct tt_cell_info *ci = &wm->cells[i];
-		enum tt_cell_state st = ci->state;
 
-		if (st != TT_CELL_PENDING && st != TT_CELL_RUNNING && st != TT_CELL_INTERRUPTED)
+		if (!run_it[i])
 			continue;
+		if (ci->state == TT_CELL_FAILED && !o->quiet)
+			fprintf(stderr, "tokentrace-capture: retrying cell '%s' (failed before: %s)\n",
+				ci->id, ci->reason ? ci->reason : "?");
 		if (*c->net.stop)
 			break;
 		snprintf(c->cell_label, sizeof c->cell_label, "%s", ci->id);
@@ -83,12 +105,13 @@ int run_matrix(struct cap *c)
 			break;
 		if (rc != TT_OK) {
 			progress_clear(c);
-			fprintf(stderr, "error: %s\n", err.msg);
+			fprintf(stderr, "tokentrace-capture: error: %s\n", err.msg);
+			free(run_it);
 			return 1;
 		}
 		if (ci->state == TT_CELL_FAILED && !o->quiet) {
 			progress_clear(c);
-			fprintf(stderr, "warning: cell '%s' failed: %s\n", ci->id,
+			fprintf(stderr, "tokentrace-capture: warning: cell '%s' failed: %s\n", ci->id,
 				ci->reason ? ci->reason : "?");
 		}
 		if (o->pause_s > 0 && c->cell_i < c->n_cells_run) {
@@ -98,5 +121,6 @@ int run_matrix(struct cap *c)
 		}
 	}
 	progress_clear(c);
+	free(run_it);
 	return 0;
 }

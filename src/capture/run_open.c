@@ -150,6 +150,27 @@ char *run_unknown_cell(const struct cap_opts *o)
 }
 
 /* Base URL: scheme checked, no trailing '/' or '/v1', no credentials. */
+/* The URL as it may be shown: the scheme and host kept, a user:password@
+ * and anything from '?' or '#' on replaced by <redacted> (a refused URL
+ * is named in the message, and must not carry the secret there). */
+static void shown_url(const char *in, char *out, size_t len)
+{
+	const char *rest = strstr(in, "://"), *host, *at, *end;
+	size_t n;
+
+	rest = rest ? rest + 3 : in;
+	end = rest + strcspn(rest, "/?#");
+	at = memchr(rest, '@', (size_t)(end - rest));
+	host = at ? at + 1 : rest;
+	n = (size_t)(rest - in);
+	snprintf(out, len, "%.*s%s%.*s%s", (int)(n < 16 ? n : 16), in, at ? "<redacted>@" : "",
+		 (int)(end - host < 200 ? end - host : 200), host,
+		 in[strcspn(in, "?#")] ? "/...<redacted>" : (*end ? "/..." : ""));
+	for (char *p = out; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+}
+
 static int clean_url(const char *in, char *out, size_t len)
 {
 	const char *rest, *at, *slash;
@@ -162,6 +183,10 @@ static int clean_url(const char *in, char *out, size_t len)
 	else
 		return -1;
 	if (!*rest || *rest == '/')
+		return -1;
+	/* A query string or fragment (?api_key=...) would be glued before
+	 * every route ("...?api_key=KEY/v1/models") and stored in the run. */
+	if (strpbrk(in, "?#"))
 		return -1;
 	slash = strchr(rest, '/');
 	at = strchr(rest, '@');
@@ -227,12 +252,16 @@ static void settings_from_manifest(struct cap_opts *o, const struct tt_manifest 
  * nanosecond, which wall clocks cannot.  Readers of runs ignore the file. */
 void run_write_capture_info(const struct cap *c)
 {
-	char path[4200];
+	char path[4200], tmp[4220];
 	FILE *f;
 	const int64_t *k = c->net.tm.stamps_by_src;
+	int bad;
 
+	/* Written aside and renamed: on a full disk the old file stays whole
+	 * (an empty capture-info.json was left before). */
 	snprintf(path, sizeof path, "%s/capture-info.json", tt_run_writer_dir(c->run));
-	f = fopen(path, "w");
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	f = fopen(tmp, "w");
 	if (!f)
 		return; /* optional: the run is complete without it */
 	/* how the chunks' arrival times were taken (docs/capture.md,
@@ -245,7 +274,10 @@ void run_write_capture_info(const struct cap *c)
 		(long long)k[STAMP_KERNEL], (long long)k[STAMP_WAKE], (long long)k[STAMP_CALLBACK],
 		(long long)c->net.tm.settled_ooo, (long long)c->net.tm.settled_miscount,
 		(long long)c->net.tm.settled_unknown, (long long)c->net.tm.settled_clock);
-	fclose(f);
+	bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
+	bad |= fclose(f) != 0;
+	if (bad || rename(tmp, path) != 0)
+		unlink(tmp);
 }
 
 static void rfc3339(int64_t unix_ns, char *buf, size_t len)
@@ -288,17 +320,17 @@ static int create_run(struct cap *c, struct tt_manifest *m, const struct timespe
 		tt_manifest_set_note(m, "tls_insecure",
 				     "certificate and host name not checked (--insecure)");
 	if (build_matrix(m, o) != TT_OK) {
-		fprintf(stderr, "error: out of memory\n");
+		fprintf(stderr, "tokentrace-capture: error: out of memory\n");
 		return 1;
 	}
 	if (m->n_cells == 0) {
-		fprintf(stderr, "error: --cells '%s' matches no cell of the matrix\n",
+		fprintf(stderr, "tokentrace-capture: error: --cells '%s' matches no cell of the matrix\n",
 			o->cells ? o->cells : "");
 		return 2;
 	}
 	rc = tt_run_writer_create(o->out, m, &c->run, &err);
 	if (rc != TT_OK) {
-		fprintf(stderr, "error: %s\n", err.msg);
+		fprintf(stderr, "tokentrace-capture: error: %s\n", err.msg);
 		return 1;
 	}
 	run_write_capture_info(c);
@@ -318,7 +350,7 @@ int run_open(struct cap *c, const char *url_arg)
 		const struct tt_manifest *rm;
 		rc = tt_run_writer_resume(o->resume, &c->run, &err);
 		if (rc != TT_OK) {
-			fprintf(stderr, "error: %s\n", err.msg);
+			fprintf(stderr, "tokentrace-capture: error: %s\n", err.msg);
 			return 1;
 		}
 		rm = tt_run_writer_manifest(c->run);
@@ -326,14 +358,17 @@ int run_open(struct cap *c, const char *url_arg)
 		if (!url_arg)
 			url_arg = rm->server_url;
 		if (!url_arg) {
-			fprintf(stderr, "error: run '%s' names no server; give its URL\n", o->resume);
+			fprintf(stderr, "tokentrace-capture: error: run '%s' names no server; give its URL\n", o->resume);
 			return 1;
 		}
 		o->kv_capacity = rm->kv_capacity_tokens;
 	}
 	if (clean_url(url_arg, c->net.url, sizeof c->net.url) != 0) {
-		fprintf(stderr, "error: bad URL '%s': expected http://HOST:PORT or https://HOST:PORT "
-				"(no user:password@)\n", url_arg);
+		char shown[300];
+		shown_url(url_arg, shown, sizeof shown);
+		fprintf(stderr, "tokentrace-capture: error: bad URL '%s': expected http://HOST:PORT "
+				"or https://HOST:PORT (no user:password@, no ?query: give a key with "
+				"--api-key)\n", shown);
 		return 2;
 	}
 	c->net.tls = strncmp(c->net.url, "https://", 8) == 0;
@@ -351,7 +386,7 @@ int run_open(struct cap *c, const char *url_arg)
 	}
 	if (o->api_key) {
 		if (strlen(o->api_key) > 512 || strpbrk(o->api_key, "\r\n")) {
-			fprintf(stderr, "error: the API key is too long or holds a line break\n");
+			fprintf(stderr, "tokentrace-capture: error: the API key is too long or holds a line break\n");
 			return 2;
 		}
 		snprintf(c->net.auth, sizeof c->net.auth, "Authorization: Bearer %s", o->api_key);
@@ -368,14 +403,14 @@ int run_open(struct cap *c, const char *url_arg)
 	if (rc == TT_OK)
 		rc = sink_start(&c->net.sink, &err);
 	if (rc != TT_OK) {
-		fprintf(stderr, "error: %s\n", err.msg);
+		fprintf(stderr, "tokentrace-capture: error: %s\n", err.msg);
 		return 1;
 	}
 
 	/* Server facts. */
 	rc = probe_server(c, o->resume ? &c->probed : &c->made, &err);
 	if (rc != TT_OK) {
-		fprintf(stderr, "error: %s\n", err.msg);
+		fprintf(stderr, "tokentrace-capture: error: %s\n", err.msg);
 		return 1;
 	}
 	if (o->resume) {

@@ -33,7 +33,12 @@ int run_summary(struct cap *c)
 			done, wm->n_cells, over, failed, interrupted,
 			(long long)c->net.tokens_total, (long long)c->net.errors_total,
 			(double)(now_ns() - c->run_start) / 1e9, tt_run_writer_dir(c->run));
-	if (*c->net.stop) {
+	if (c->commit_failed) {
+		fprintf(stderr, "tokentrace-capture: error: cannot save the run's manifest: %s; "
+			"stopped (the run is readable as last saved; free space and continue "
+			"with --resume %s)\n", c->commit_msg, tt_run_writer_dir(c->run));
+		status = 1;
+	} else if (*c->net.stop) {
 		if (!o->quiet)
 			fprintf(stderr, "tokentrace-capture: stopped; continue with --resume %s\n",
 				tt_run_writer_dir(c->run));

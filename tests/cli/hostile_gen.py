@@ -171,6 +171,23 @@ m = copy.deepcopy(manifest)
 m["notes"] = [{"key": "k%d" % i, "value": "v"} for i in range(60000)]
 new_case("notes-60k", m)
 
+# 2,000 cells, each with a trace (archived by the suite: dump read the
+# archive once per cell, 87 s)
+m = copy.deepcopy(manifest)
+tmpl = next(c for c in manifest["cells"] if c["id"] == "decode-8192x1")
+d = os.path.join(out, "cells-2k")
+os.makedirs(os.path.join(d, "cells"))
+m["cells"] = []
+for i in range(2000):
+    c = dict(tmpl)
+    c["id"] = "decode-%dx1" % (1000 + i)
+    c["context"] = 1000 + i
+    c["trace"] = "cells/%s.ttz" % c["id"]
+    shutil.copy(os.path.join(base, tmpl["trace"]), os.path.join(d, c["trace"]))
+    m["cells"].append(c)
+with open(os.path.join(d, "manifest.json"), "w") as f:
+    json.dump(m, f)
+
 # trace path tricks
 m = copy.deepcopy(manifest)
 m["cells"][2]["trace"] = "../../../../etc/passwd"
@@ -202,7 +219,11 @@ many = [request(0, 7, w0, w0 + 1, w1, [(w0 + 2 + k, 1) for k in range(0, 20000, 
 trace_case("trace-many-records", many)
 # a scrape with a huge value and escape sequences in names
 trace_case("trace-scrape-strings", good[:20] + [
-    scrape(w0 + 5, [(ESC.encode(), BADUTF8, 1e308), (b"vllm:num_requests_running", b"", float("inf"))])])
+    scrape(w0 + 5, [(ESC.encode(), BADUTF8, 1e308), (b"vllm:num_requests_running", b"", float("inf"))]),
+    scrape(w0 + 50, [(b"vllm:num_requests_waiting", b"", float("inf")),
+                     (b"vllm:num_requests_running", b"", 1.0)])] +
+    [scrape(w0 + 100 + 100 * k, [(b"vllm:num_requests_waiting", b"", 1.0),
+                                 (b"vllm:num_requests_running", b"", 1.0)]) for k in range(20)])
 # constant time between tokens (a constant series)
 const = [request(0, i, w0 + i * 1000, w0 + i * 1000 + 10, w0 + i * 1000 + 900,
                  [(w0 + i * 1000 + 100 + 20 * k, 1) for k in range(40)]) for i in range(200)
@@ -219,6 +240,30 @@ for c in manifest["cells"]:
                     [(a + i * 1000 + 100 + 20 * k, 1) for k in range(40)])
             for sl in range(c["concurrency"]) for i in range(100) if a + i * 1000 + 900 < b]
     whole_records_file(recs, os.path.join(d, c["trace"]))
+# compression bombs inside a trace: one record of 30 M empty chunks (2 KB
+# on disk, 60 MB of frame: it took 540 MB to hold), and 30 records of 1 M
+# chunks each in one frame (streamed, never held)
+def raw_frame_file(payload, path):
+    tmp = path + ".raw"
+    with open(tmp, "wb") as t:
+        t.write(header() + payload)
+    with open(path, "wb") as f:
+        f.write(subprocess.run(["zstd", "-q", "-c", "--check", tmp], check=True,
+                               stdout=subprocess.PIPE).stdout)
+    os.unlink(tmp)
+
+
+def bomb_record(seq, n, gap=0):
+    p = varint(0) + varint(seq) + bytes([0, 1, 0]) + varint(200) + varint(101) + varint(0)
+    p += svarint(w0 + seq) + svarint(1) + svarint(500000) + varint(0) + varint(n)
+    return rec(2, p + bytes([gap]) * n + b"\x01" * n)
+
+
+d = new_case("trace-chunk-bomb")
+raw_frame_file(bomb_record(0, 30000000), os.path.join(d, "cells", "decode-8192x1.ttz"))
+d = new_case("trace-chunk-bomb-many")
+raw_frame_file(b"".join(bomb_record(i, 1000000, 1) for i in range(30)),
+               os.path.join(d, "cells", "decode-8192x1.ttz"))
 # a trace that is not zstd at all
 d = new_case("trace-garbage")
 with open(os.path.join(d, "cells", "decode-8192x1.ttz"), "wb") as f:

@@ -155,6 +155,44 @@ static void test_hostile_manifests(void **state)
 	assert_non_null(strstr(err.msg, "cell id 'decode-1x1' appears twice"));
 }
 
+/* Issue 14 points 6-8: every string read from a manifest is valid UTF-8
+ * without control characters and at most 4 KB (+ "..."), whatever the
+ * file held; good UTF-8 (accents, CJK, emoji) and a launch command's line
+ * breaks pass unchanged. */
+static void test_strings_made_safe(void **state)
+{
+	static const char head[] = "{\"format\":\"tokentrace-run\",\"format_version\":\"1.0\",";
+	struct tt_manifest m;
+	struct tt_error err;
+	char *j = malloc(64 << 10), *big = malloc(20001);
+	const char *repl = "\xEF\xBF\xBD";
+
+	(void)state;
+	/* bytes: overlong '/', a lone surrogate, ESC, a C1 CSI, DEL, then good text */
+	snprintf(j, 64 << 10, "%s\"model\":{\"id\":\"a\xC0\xAF" "b\xED\xA0\x80" "c\x1b[2Jd\xC2\x9B" "e\x7F"
+		 "f\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80\"},\"notes\":[{\"key\":\"launch_command\","
+		 "\"value\":\"vllm serve m \\\\\\n  --port 1\"},{\"key\":\"k\\u0000x\",\"value\":\"v\"}]}", head);
+	assert_int_equal(tt_manifest_from_json(j, strlen(j), "m", &m, &err), TT_OK);
+	assert_null(strchr(m.model, 0x1b));
+	assert_null(strchr(m.model, 0x7f));
+	assert_null(strstr(m.model, "\xC2\x9B"));
+	assert_non_null(strstr(m.model, "f\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80"));
+	assert_non_null(strstr(m.model, repl));
+	assert_int_equal(m.model[0], 'a');
+	assert_non_null(strstr(m.notes[0].value, "m \\\n  --port 1"));
+	assert_string_equal(m.notes[1].key, "k");   /* cJSON ends the string at \u0000 */
+	tt_manifest_release(&m);
+	memset(big, 'M', 20000);
+	big[20000] = '\0';
+	snprintf(j, 64 << 10, "%s\"model\":{\"id\":\"%s\"}}", head, big);
+	assert_int_equal(tt_manifest_from_json(j, strlen(j), "m", &m, &err), TT_OK);
+	assert_int_equal(strlen(m.model), 4096 + 3);
+	assert_string_equal(m.model + 4096, "...");
+	tt_manifest_release(&m);
+	free(big);
+	free(j);
+}
+
 static void test_redact(void **state)
 {
 	char *r;
@@ -180,6 +218,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bad_manifests),
 		cmocka_unit_test(test_redact),
 		cmocka_unit_test(test_hostile_manifests),
+		cmocka_unit_test(test_strings_made_safe),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -8,7 +8,10 @@
 #include "tt_cmocka.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,6 +223,41 @@ static void test_writer_resume_and_existing(void **state)
 	free(run);
 }
 
+/* Issue 14 point 10: a manifest that cannot be saved (the disk is full;
+ * here RLIMIT_FSIZE) fails the commit, leaves the last saved manifest
+ * whole and no manifest.json.tmp behind. */
+static void test_commit_on_full_disk(void **state)
+{
+	char *dir, *run = make_run(&dir), tmp[4200];
+	struct tt_run_writer *w;
+	struct tt_error err;
+	struct rlimit old, lim;
+	void (*old_sig)(int);
+	struct tt_run *r;
+
+	(void)state;
+	assert_int_equal(tt_run_writer_resume(run, &w, &err), TT_OK);
+	tt_run_writer_manifest(w)->cells[1].state = TT_CELL_INTERRUPTED;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 256; /* smaller than any manifest */
+	old_sig = signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	assert_int_equal(tt_run_writer_commit(w, &err), TT_FAILED);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, old_sig);
+	assert_int_equal(err.kind, TT_EIO);
+	snprintf(tmp, sizeof tmp, "%s/manifest.json.tmp", run);
+	assert_int_not_equal(access(tmp, F_OK), 0);
+	assert_int_equal(tt_run_open(run, &r, &err), TT_OK);
+	assert_int_equal(tt_run_manifest(r)->cells[1].state, TT_CELL_DONE);
+	tt_run_free(r);
+	tt_run_writer_free(w);
+	tu_rmrf(dir);
+	free(dir);
+	free(run);
+}
+
 /* A trace larger than the reader's window, damaged in the middle and cut
  * at the end, read from disk: every intact frame still arrives. */
 static void test_streamed_damage(void **state)
@@ -298,6 +336,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_damaged_cell_contained),
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test(test_writer_resume_and_existing),
+		cmocka_unit_test(test_commit_on_full_disk),
 		cmocka_unit_test(test_streamed_damage),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);

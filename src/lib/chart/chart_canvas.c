@@ -276,22 +276,6 @@ nomem:
 	return tt_error_set(err, TT_ENOMEM, "out of memory drawing a chart");
 }
 
-enum tt_code tt__canvas_merge(struct canvas *page, struct canvas *sub, const char *what,
-			      struct tt_error *err)
-{
-	enum tt_code rc = tt__canvas_check(sub, what, err);
-
-	if (rc == TT_OK) {
-		cairo_save(page->cr);
-		cairo_identity_matrix(page->cr);
-		cairo_set_source_surface(page->cr, sub->surface, 0, 0);
-		cairo_paint(page->cr);
-		cairo_restore(page->cr);
-	}
-	tt__canvas_release(sub);
-	return rc;
-}
-
 void tt__canvas_release(struct canvas *c)
 {
 	if (c->font)

@@ -45,14 +45,12 @@ struct canvas {
  * PDF and SVG write to out as they go (PDF: the pages of a report). */
 enum tt_code tt__canvas_open(struct canvas *c, enum tt_chart_format f, double w, double h, double dpi,
 			 struct tt_buf *out, struct tt_error *err);
-/* A canvas like page that records into memory instead: what is drawn on it
- * reaches page only through tt__canvas_merge, and a cairo error there (a
- * chart that cannot be drawn) stays there instead of failing the page's
- * whole document.  merge releases sub and returns its status. */
+/* A canvas like page that records into memory instead, never reaching
+ * page: a chart drawn there first shows whether it can be drawn, and a
+ * cairo error (a chart that cannot be drawn) stays there instead of
+ * failing the page's whole document.  Release it with tt__canvas_release. */
 enum tt_code tt__canvas_isolate(const struct canvas *page, struct canvas *sub,
 				struct tt_error *err);
-enum tt_code tt__canvas_merge(struct canvas *page, struct canvas *sub, const char *what,
-			      struct tt_error *err);
 /* End the current page (PDF) and start another of the same size. */
 void tt__canvas_next_page(struct canvas *c);
 /* Finish the surface: PNG is encoded into out, PDF and SVG flushed. */

@@ -91,11 +91,11 @@ static enum tt_code read_entry(struct tt__archive *ar, struct archive_entry *e, 
 			cap *= 2;
 		}
 		k = archive_read_data(a, buf + n, cap - n - 1);
-		if (k < 0)
-			damage = tt__archive_damage(ar);
 		if (k < 0) {
+			/* the manifest must be whole: a cut one is no partial success */
+			damage = tt__archive_damage(ar);
 			rc = tt_error_set(err, TT_ETRUNC, "'%s' in '%s' is damaged: %s",
-					  archive_entry_pathname(e), arch, damage ? damage : archive_error_string(a));
+					  archive_entry_pathname(e), arch, damage ? damage : "unknown error");
 			free(buf);
 			return rc;
 		}

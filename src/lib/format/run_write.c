@@ -78,11 +78,14 @@ enum tt_code tt_run_writer_commit(struct tt_run_writer *w, struct tt_error *err)
 	snprintf(tmp, n, "%s/manifest.json.tmp", w->dir);
 	snprintf(final, n, "%s/manifest.json", w->dir);
 	rc = write_file(tmp, json, strlen(json), err);
-	if (rc)
+	if (rc) {
+		unlink(tmp); /* no stale half-written manifest.json.tmp (disk full) */
 		goto cleanup;
+	}
 	if (rename(tmp, final) != 0) {
 		rc = tt_error_set(err, TT_EIO, "cannot rename '%s' to '%s': %s", tmp, final,
 				  strerror(errno));
+		unlink(tmp);
 		goto cleanup;
 	}
 	rc = fsync_path(w->dir, 1, err);

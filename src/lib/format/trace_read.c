@@ -87,6 +87,10 @@ static int64_t to_ns(int64_t units, uint32_t unit, int *ok)
 
 /* A chunk carrying more tokens than this is not a measurement. */
 #define MAX_CHUNK_TOKENS ((uint32_t)1 << 20)
+/* Nor a request streaming more chunks than this (2^20: eight times the
+ * longest outputs servers allow).  A forged record of 30 M empty chunks
+ * compresses to 2 KB and took 540 MB to hold. */
+#define MAX_REQUEST_CHUNKS ((uint64_t)1 << 20)
 
 static uint64_t req_key(const struct tt_request *r)
 {
@@ -172,6 +176,10 @@ static int decode_request(struct decoder *d, struct tt_cursor *c, uint32_t unit,
 	/* Each chunk takes at least two bytes: a count beyond that is damage. */
 	if (n > (uint64_t)(c->end - c->p) / 2)
 		return -1;
+	if (n > MAX_REQUEST_CHUNKS) {
+		d->implausible = "a request claims over 2^20 chunks";
+		return -3;
+	}
 	if (elen) {
 		if (grow((void **)&d->text, &d->text_cap, elen + 1, 1))
 			return -2;

@@ -137,7 +137,8 @@ size_t tt__render_distinct(const struct tt_report *r, enum tt_phase phase, int w
 		for (i = 0; i < r->n_cells; i++)
 			if (r->cells[i].phase == phase)
 				vals[n++] = want_conc ? r->cells[i].concurrency : r->cells[i].context;
-		qsort(vals, n, sizeof *vals, cmp_i64);
+		if (n > 1)
+			qsort(vals, n, sizeof *vals, cmp_i64);
 		for (i = j = 0; i < n; i++)
 			if (j == 0 || vals[j - 1] != vals[i])
 				vals[j++] = vals[i];
