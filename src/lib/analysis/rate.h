@@ -20,7 +20,7 @@ void tt__rate_acc_free(struct tt__rate_acc *a);
 void tt__rate_blank(struct tt_rate_figures *f);
 
 /* M-sustained thresholds. */
-#define TT_RATE_LATE_P99_MS 10.0
+#define TT_RATE_LATE_P99_MS 50.0
 #define TT_RATE_ACHIEVED_SHARE 0.9
 
 #endif
