@@ -10,6 +10,7 @@
 #include "capture_opts.h"
 #include "tokentrace/error.h"
 #include "tokentrace/units.h"
+#include "tokentrace/slo.h"
 
 enum opt_kind {
 	OPT_STR,        /* const char * */
@@ -29,6 +30,7 @@ enum opt_kind {
 	OPT_RATES,      /* double * and its count: "1,2,4/s" */
 	OPT_NUMBER,     /* double > 0 */
 	OPT_RANGE,      /* out_min:out_max tokens */
+	OPT_SLO,        /* const char *, as tt_slo_parse reads it */
 };
 
 struct opt {
@@ -74,6 +76,10 @@ static const struct opt opts[] = {
 	 OPT_DURATION, OFF(warmup_s), 0, 0, "", {0}},
 	{NULL, 0, "drain", "DUR", "after the window, running requests may end [10s]",
 	 OPT_DURATION, OFF(drain_s), 0, 0, "", {0}},
+	{NULL, 0, "rate-sweep", NULL, "find the saturation rate, then rates below it",
+	 OPT_FLAG, OFF(rate_sweep), 0, 0, "", {0}},
+	{NULL, 0, "slo", "LIST", "search the highest rate meeting these SLOs",
+	 OPT_SLO, OFF(slo), 0, 0, " (expected e.g. ttft=500ms,tbt=50ms,attain=90)", {0}},
 	{"Requests", 0, "model", "NAME", "model to request [first of /v1/models]",
 	 OPT_STR, OFF(model), 0, 0, "", {0}},
 	{NULL, 0, "endpoint", "completions|chat", "API route [completions]",
@@ -400,6 +406,17 @@ static int set_opt(struct cap_opts *o, const struct opt *p, const char *v)
 		}
 		break;
 	}
+	case OPT_SLO: {
+		struct tt_slo slo;
+		struct tt_error e;
+		tt_slo_init(&slo);
+		if (tt_slo_parse(v, &slo, &e) != TT_OK)
+			return usage_error("bad --%s '%s': %s", p->name, v, e.msg);
+		if (!tt_slo_active(&slo))
+			return usage_error("bad --%s '%s': no bound set", p->name, v);
+		*(const char **)(base + p->off) = v;
+		break;
+	}
 	case OPT_FLAG:
 	case OPT_HELP:
 	case OPT_VERSION:
@@ -421,6 +438,9 @@ static int check_opts(struct cap_opts *o, const char *url)
 		return usage_error("give either -o or --resume, not both");
 	if (!o->resume && !o->out)
 		return usage_error("no run directory: give -o RUN (or --resume RUN)");
+	if ((o->rate_sweep || o->slo) && !o->n_rates)
+		return usage_error("--rate-sweep and --slo search rates: give --rates to start from "
+				   "(e.g. --rates 1/s)");
 	if (!o->resume && !url)
 		return usage_error("no server URL (e.g. http://127.0.0.1:8000)");
 	if (o->prompt_kind && !strcmp(o->prompt_kind, "token_ids") && !strcmp(o->endpoint, "chat"))

@@ -44,6 +44,8 @@ struct cap_opts {
 	int64_t out_min, out_max; /* --output-tokens A:B; 0, 0 none */
 	double warmup_s;          /* schedule before each window */
 	double drain_s;           /* after the window */
+	int rate_sweep;           /* --rate-sweep */
+	const char *slo;          /* --slo: search the highest rate meeting it */
 };
 
 /* The defaults (docs/capture.md, "Options"). */

@@ -359,12 +359,59 @@ static void test_schedule_reproducible(void **state)
 	free(b);
 }
 
+/* --rate-sweep finds the simulator's capacity and --slo the highest rate
+ * meeting TTFT <= 100 ms from the due time, both known: 80 requests/s
+ * (above it the wait grows by (r - 80) / 80 s per s, so a few percent over
+ * it already fails within the 2.5 s of warm-up and window).  Within 10 %.
+ * Noise on a busy machine can only fail a cell that should pass (a late
+ * burst), which moves the limit down; the case takes the better of two
+ * attempts. */
+static void test_sweep_and_slo_limit(void **state)
+{
+	struct sim_proc sim = sim_start_ok(sim_args);
+	char *run = run_path("sweep");
+	const char *slo = "ttft=100ms,attain=90";
+	const char *args[] = {"--rates", "20/s", "--rate-sweep", "--slo", slo, "--max-tokens",
+			      "50", "--duration", "2s", "--warmup", "0.5s", "--drain", "1s",
+			      "--seed", "3", NULL};
+	struct tt_report *rep = NULL;
+	double lo = NAN, hi = NAN, cap = NAN;
+	size_t n = 0, cells = 0;
+
+	(void)state;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		tt_report_free(rep);
+		tu_rmrf(run);
+		assert_int_equal(capture(&sim, run, args), 0);
+		rep = analyze(run, slo);
+		n = tt_report_rate_limit(rep, 64, &lo, &hi);
+		cap = tt_report_rate_capacity(rep, 64);
+		cells = 0;
+		for (size_t i = 0; i < rep->n_cells; i++)
+			cells += rep->cells[i].phase == TT_PHASE_RATE;
+		print_message("sweep: %zu rate cells; capacity %.1f/s; SLO limit in [%g, %g)/s; "
+			      "known %g/s\n", cells, cap, lo, hi, CAPACITY);
+		if (fabs(lo - CAPACITY) < 0.1 * CAPACITY)
+			break;
+	}
+	sim_stop_ok(&sim);
+	assert_true(n >= 4 && cells <= 16);
+	assert_true(fabs(cap - CAPACITY) < 0.1 * CAPACITY);
+	assert_true(isfinite(lo) && isfinite(hi));
+	assert_true(fabs(lo - CAPACITY) < 0.1 * CAPACITY);
+	/* the search ended within its precision (5 %, or no 3-digit rate between) */
+	assert_true(hi / lo - 1 <= 0.05 + 1e-9 || hi - lo <= 0.01 * lo);
+	tt_report_free(rep);
+	free(run);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_below_saturation_sustained),
 		cmocka_unit_test(test_above_saturation_marked),
 		cmocka_unit_test(test_schedule_reproducible),
+		cmocka_unit_test(test_sweep_and_slo_limit),
 	};
 
 	if (argc < 3) {
