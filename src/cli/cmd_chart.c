@@ -32,6 +32,9 @@ static void usage(FILE *f)
 	for (int k = 0; k < TT_CHART_KIND_COUNT_; k++)
 		fprintf(f, "  %-12s %s\n", tt_chart_kind_name((enum tt_chart_kind)k),
 			tt_chart_kind_about((enum tt_chart_kind)k));
+	for (int k = TT_CHART_RATE_LATENCY; k < TT_CHART_RATE_END_; k++)
+		fprintf(f, "  %-12s %s\n", tt_chart_kind_name((enum tt_chart_kind)k),
+			tt_chart_kind_about((enum tt_chart_kind)k));
 	fprintf(f,
 		"\n"
 		"options:\n"
@@ -45,6 +48,8 @@ static void usage(FILE *f)
 		"  --as FORMAT         all: chart format, svg, png or pdf (default svg)\n"
 		"  --skip-first D      start each decode window D later (e.g. 5s), as report\n"
 		"  --window D          measure at most D of each window (e.g. 10s), as report\n"
+		"  --slo LIST          open-loop charts: SLOs for goodput and the SLO limit,\n"
+		"                      as report takes them (e.g. ttft=500ms,attain=90)\n"
 		"  -h, --help          show this help\n"
 		"\n"
 		"exit status: 0 drawn; 1 the run or the chart failed; 2 wrong usage;\n"
@@ -75,6 +80,7 @@ struct chart_args {
 	const char *run_path, *kind_name, *output, *cell_id, *as;
 	int all;                 /* KIND is 'all' */
 	double skip_first, window;
+	const char *slo;         /* --slo: goodput and the SLO limit (open loop) */
 	struct tt_chart_opts o;
 	char default_out[64];    /* KIND.png when there is no -o */
 };
@@ -144,6 +150,12 @@ static int parse_args(int argc, char **argv, struct chart_args *ca)
 			if (parse_duration_opt(a, next, ca) != 0)
 				return 2;
 			i++;
+		} else if (strcmp(a, "--slo") == 0) {
+			if (++i >= argc) {
+				cli_error("option '--slo' needs SLOs, e.g. ttft=500ms,attain=90");
+				return 2;
+			}
+			ca->slo = argv[i];
 		} else if (strcmp(a, "--as") == 0) {
 			if (++i >= argc) {
 				cli_error("option '--as' needs a format: svg, png or pdf");
@@ -252,6 +264,11 @@ static int draw(struct chart_args *ca)
 	tt_chart_analysis_opts(&ao);
 	ao.skip_first_s = ca->skip_first;
 	ao.window_s = ca->window;
+	if (ca->slo && tt_slo_parse(ca->slo, &ao.slo, &err) != TT_OK) {
+		cli_error("bad --slo '%s': %s", ca->slo, err.msg);
+		status = 2;
+		goto cleanup;
+	}
 	rc = tt_analyze(run, &ao, &rep, &err);
 	warned = rc == TT_WARN;
 	if (rc == TT_WARN)
