@@ -49,6 +49,7 @@ struct ratecell {
 	struct rreq **live;
 	size_t n_live, cap_live;
 	long n_ok, n_connect_fail, n_start_fail;
+	int64_t next_housekeep; /* monotonic ns */
 };
 
 static void rreq_drop(struct ratecell *rc, struct rreq *q)
@@ -170,10 +171,16 @@ static void tick(struct ratecell *rc, int64_t start)
 	int64_t now = now_ns();
 	struct cap *c = rc->c;
 
-	rate_housekeep(rc, now);
-	c->producing = 0;
-	for (size_t i = 0; i < rc->n_live; i++)
-		c->producing += rc->live[i]->x->n_chunks > 0;
+	/* Every 50 ms, not every turn: the turns come at the request rate and
+	 * the live list can hold thousands of requests when a server falls
+	 * behind (a scan per turn then took the capture's whole core). */
+	if (now >= rc->next_housekeep) {
+		rc->next_housekeep = now + 50000000;
+		rate_housekeep(rc, now);
+		c->producing = 0;
+		for (size_t i = 0; i < rc->n_live; i++)
+			c->producing += rc->live[i]->x->n_chunks > 0;
+	}
 	scrape_tick(c, now);
 	progress_tick(c, now, (double)(now - start) / 1e9);
 }
