@@ -43,7 +43,7 @@ start_sim() {
 		--per-seq-ms 0 --per-ctx-token-ns 0 --prefill-tok-s 100000000 > "$T/sim.out" 2>/dev/null &
 	SRV=$!
 	i=0
-	while ! grep -q listening "$T/sim.out" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+	while ! grep -q listening "$T/sim.out" 2>/dev/null && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done
 	URL=$(sed -n 's/.*listening on //p' "$T/sim.out")
 }
 
@@ -56,7 +56,11 @@ one() {
 	"$tt" report "$T/run" --format json > "$T/r.json" || true
 	python3 - "$T/r.json" "$T/time" <<'PY'
 import json, sys
-j = json.load(open(sys.argv[1]))
+try:
+    j = json.load(open(sys.argv[1]))
+except ValueError:
+    print("no_run nan nan nan nan nan nan nan")  # the capture failed: its message is above
+    sys.exit(0)
 u, s, w = (float(x) for x in open(sys.argv[2]).read().split()[-3:])
 for c in j["cells"]:
     if c["phase"] == "rate":
