@@ -30,7 +30,9 @@ enum tt_status {
 	TT_STATUS_NOT_RUN = 7,       /* "Not run": pending, crashed or failed */
 	TT_STATUS_SHORT = 8,         /* "Short outputs": requests ended before
 				      * the tokens asked (judged after Errors) */
-	TT_STATUS_COUNT_ = 9
+	TT_STATUS_NOT_SUSTAINED = 9, /* "Rate not sustained": an open-loop cell's
+				      * client or server fell behind its schedule */
+	TT_STATUS_COUNT_ = 10
 };
 const char *tt_status_name(enum tt_status s);   /* "Requests queued" */
 const char *tt_status_key(enum tt_status s);    /* "requests_queued" */
@@ -51,6 +53,28 @@ struct tt_dist {
 	size_t n;
 	double min, max, mean, p50;
 	double q[TT_MAX_QUANTILES]; /* at tt_analysis_opts.quantiles */
+};
+
+/* Figures of an open-loop cell (docs/metrics.md M-rate); NaN / 0 for
+ * other cells.  "Due" is the scheduled send time, "sent" the actual one. */
+struct tt_rate_figures {
+	double offered_req_s;      /* the cell's rate */
+	double scheduled_req_s;    /* requests due in the window / measured_s */
+	double achieved_req_s;     /* requests (any role) ended in the window / measured_s */
+	double out_tok_s;          /* output tokens (any role) arriving in the window / measured_s */
+	long due;                  /* requests due in the window (measured) */
+	long unanswered;           /* of which cut without a token */
+	struct tt_dist lateness_ms;   /* sent - due */
+	double lateness_p99_ms;       /* its 99th percentile (M-sustained) */
+	struct tt_dist ttft_due_ms;   /* first token - due (cut: a lower bound, included) */
+	struct tt_dist ttft_sent_ms;  /* first token - sent */
+	struct tt_dist e2e_due_ms;    /* end - due (cut: a lower bound, included) */
+	double ttft_due_growth_ms; /* p50 of ttft_due, last quarter of the window's
+				    * requests minus first quarter */
+	/* SLOs judged from the due time (M-slo with send := due) */
+	long slo_judged, slo_met;
+	double slo_share, goodput_req_s;
+	int slo_ok;
 };
 
 struct tt_cell_figures {
@@ -122,6 +146,8 @@ struct tt_cell_figures {
 	/* prefix cache (M-cache); decode only, NaN when unknown */
 	double cached_share;       /* client: cached / prompt tokens of measured requests */
 	double server_cache_hit_rate; /* server: prefix cache hits / queries over the window */
+	double rate;               /* open-loop cells: requests/s offered; 0 others */
+	struct tt_rate_figures open_loop; /* M-rate; open-loop cells only */
 };
 
 /* The samples behind the figures, as the analyzer counts them (for
@@ -201,6 +227,15 @@ void tt_cell_analyzer_free(struct tt_cell_analyzer *a);
 /* The highest concurrency of a context whose decode cell meets the SLOs
  * (slo_ok), or -1 when none does or no SLO was set (M-goodput). */
 int tt_report_slo_max_concurrency(const struct tt_report *r, int64_t context);
+
+/* The highest rate of a context whose open-loop cell meets the SLOs with
+ * every lower rate's cell meeting them too (M-rate-limit): *lo that rate
+ * (NaN: none does), *hi the next rate measured above it (NaN: none).  The
+ * limit lies in [lo, hi).  Returns the number of rate cells judged. */
+size_t tt_report_rate_limit(const struct tt_report *r, int64_t context, double *lo, double *hi);
+/* The highest achieved request rate among a context's open-loop cells
+ * (where throughput stops rising: the saturation rate), NaN without any. */
+double tt_report_rate_capacity(const struct tt_report *r, int64_t context);
 
 /* Percentile with linear interpolation between closest ranks (numpy's
  * default) over sorted values; p in [0, 100]. */

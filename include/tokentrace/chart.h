@@ -28,7 +28,15 @@ enum tt_chart_kind {
 	TT_CHART_TIMELINE = 7,    /* "timeline": one cell over time, from the raw trace */
 	TT_CHART_TBT_CDF = 8,     /* "tbt-cdf": CDF of time between tokens per context */
 	TT_CHART_TTFT_PARTS = 9,  /* "ttft-parts": server queue, prefill and the rest of TTFT */
-	TT_CHART_KIND_COUNT_ = 10
+	TT_CHART_KIND_COUNT_ = 10,
+	/* Open-loop kinds (docs/charts.md "Open-loop charts"): for runs with
+	 * open-loop cells, drawn by name; not among the kinds below COUNT_ that
+	 * every report draws. */
+	TT_CHART_RATE_LATENCY = 32,    /* "rate-latency": TTFT from the due time vs offered
+					* rate, median with p90-p99 band, SLO limit marked */
+	TT_CHART_RATE_THROUGHPUT = 33, /* "rate-throughput": ended vs offered requests/s */
+	TT_CHART_RATE_GOODPUT = 34,    /* "rate-goodput": goodput (SLOs from the due time) vs rate */
+	TT_CHART_RATE_END_ = 35
 };
 /* "heatmap", ... ; NULL for an unknown kind. */
 const char *tt_chart_kind_name(enum tt_chart_kind k);

@@ -18,7 +18,11 @@ extern "C" {
 
 /* A cell measures cold prefill (one request per context) or decode (a
  * context x concurrency load). */
-enum tt_phase { TT_PHASE_PREFILL = 0, TT_PHASE_DECODE = 1 };
+enum tt_phase {
+	TT_PHASE_PREFILL = 0,
+	TT_PHASE_DECODE = 1,
+	TT_PHASE_RATE = 2   /* open loop: requests sent at a rate (format 1.2, 2.4) */
+};
 
 #define TT_RUN_FORMAT_MAJOR 1
 #define TT_RUN_FORMAT_MINOR 1
@@ -26,6 +30,8 @@ enum tt_phase { TT_PHASE_PREFILL = 0, TT_PHASE_DECODE = 1 };
  * (imported_from, unavailable, a cell's reported figures: formats/run-v1.md
  * 2.3); readers of this version understand it. */
 #define TT_RUN_FORMAT_MINOR_IMPORT 1
+/* Minor version of a manifest with open-loop cells (formats/run-v1.md 2.4). */
+#define TT_RUN_FORMAT_MINOR_RATE 2
 
 /* What happened to a cell during capture. */
 enum tt_cell_state {
@@ -60,6 +66,7 @@ struct tt_cell_info {
 	struct tt_reported *reported;
 	size_t n_reported;
 	char *reported_status;   /* tt_status_key() of the status the source gave; NULL: none */
+	double rate;             /* TT_PHASE_RATE: requests/s offered; 0 otherwise */
 };
 
 /* One figure reported by the tool a run was imported from. */
@@ -123,6 +130,14 @@ struct tt_manifest {
 	size_t n_sources;
 	char **unavailable;       /* figure keys (2.3) the sources did not have */
 	size_t n_unavailable;
+	/* Open-loop settings (format 1.2, formats/run-v1.md 2.4). */
+	double *rates;            /* requests/s asked for, in order */
+	size_t n_rates;
+	char *arrivals;           /* "constant", "poisson", "gamma"; NULL: constant */
+	double burstiness;        /* gamma shape (1: Poisson) */
+	double warmup_s;          /* schedule before each window: warm-up requests */
+	double drain_s;           /* after the window: running requests may end */
+	int64_t output_min, output_max; /* max_tokens drawn in [min, max]; 0, 0: max_tokens */
 };
 
 void tt_manifest_init(struct tt_manifest *m);
@@ -138,6 +153,12 @@ const char *tt_manifest_note(const struct tt_manifest *m, const char *key);
  * On success *index (may be NULL) is its position. */
 enum tt_code tt_manifest_add_cell(struct tt_manifest *m, enum tt_phase phase, int64_t context,
 				  int concurrency, size_t *index);
+/* Append an open-loop cell (rate-<context>r<rate>, phase TT_PHASE_RATE,
+ * concurrency 0, state pending, times -1); rate > 0 and finite. */
+enum tt_code tt_manifest_add_rate_cell(struct tt_manifest *m, int64_t context, double rate,
+				       size_t *index);
+/* The id of the open-loop cell (context, rate) into buf: "rate-8192r0p5". */
+void tt_rate_cell_id(int64_t context, double rate, char *buf, size_t len);
 /* Index of the cell with this id, or -1. */
 long tt_manifest_find_cell(const struct tt_manifest *m, const char *id);
 

@@ -10,6 +10,7 @@
 #include "capture_opts.h"
 #include "tokentrace/error.h"
 #include "tokentrace/units.h"
+#include "tokentrace/slo.h"
 
 enum opt_kind {
 	OPT_STR,        /* const char * */
@@ -26,6 +27,10 @@ enum opt_kind {
 	OPT_NOTE,       /* appended to notes */
 	OPT_HELP,
 	OPT_VERSION,
+	OPT_RATES,      /* double * and its count: "1,2,4/s" */
+	OPT_NUMBER,     /* double > 0 */
+	OPT_RANGE,      /* out_min:out_max tokens */
+	OPT_SLO,        /* const char *, as tt_slo_parse reads it */
 };
 
 struct opt {
@@ -60,6 +65,23 @@ static const struct opt opts[] = {
 	 OPT_CHOICE, OFF(order), 0, 0, " (context or concurrency)", {"context", "concurrency", NULL}},
 	{NULL, 0, "pause", "DUR", "pause between cells [0]",
 	 OPT_DURATION, OFF(pause_s), 0, 0, "", {0}},
+	{"Open loop", 0, "rates", "LIST", "requests/s per open-loop cell, instead of --concurrency",
+	 OPT_RATES, OFF(rates), OFF(n_rates), 1, " (expected e.g. 1,2,4,8/s)", {0}},
+	{NULL, 0, "arrivals", "constant|poisson|gamma", "gaps between requests [constant]",
+	 OPT_CHOICE, OFF(arrivals), 0, 0, " (constant, poisson or gamma)",
+	 {"constant", "poisson", "gamma"}},
+	{NULL, 0, "burstiness", "K", "gamma shape: 1 Poisson, < 1 burstier [1]",
+	 OPT_NUMBER, OFF(burstiness), 0, 1, " (expected a number > 0)", {0}},
+	{NULL, 0, "output-tokens", "MIN:MAX", "output tokens drawn uniformly per request",
+	 OPT_RANGE, 0, 0, 0, " (expected e.g. 128:1024)", {0}},
+	{NULL, 0, "warmup", "DUR", "open-loop load before each window [5s]",
+	 OPT_DURATION, OFF(warmup_s), 0, 0, "", {0}},
+	{NULL, 0, "drain", "DUR", "after the window, running requests may end [10s]",
+	 OPT_DURATION, OFF(drain_s), 0, 0, "", {0}},
+	{NULL, 0, "rate-sweep", NULL, "find the saturation rate, then rates below it",
+	 OPT_FLAG, OFF(rate_sweep), 0, 0, "", {0}},
+	{NULL, 0, "slo", "LIST", "search the highest rate meeting these SLOs",
+	 OPT_SLO, OFF(slo), 0, 0, " (expected e.g. ttft=500ms,tbt=50ms,attain=90)", {0}},
 	{"Requests", 0, "model", "NAME", "model to request [first of /v1/models]",
 	 OPT_STR, OFF(model), 0, 0, "", {0}},
 	{NULL, 0, "endpoint", "completions|chat", "API route [completions]",
@@ -193,6 +215,39 @@ static int parse_int_list(const char *s, int **out, size_t *n)
 	return 0;
 }
 
+/* "1,2,4/s", "0.5,1": requests per second, each > 0 (a trailing "/s"
+ * on the list or any item is allowed).  -1 on error (*out untouched). */
+static int parse_rate_list(const char *s, double **out, size_t *n)
+{
+	char *copy = strdup(s), *save = NULL, *tok;
+	double *v = NULL;
+	size_t k = 0;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end = NULL;
+		double r = strtod(tok, &end);
+		double *nv;
+		if (end == tok || !(r > 0) || r > 1e7 || (*end && strcmp(end, "/s")))
+			goto bad;
+		nv = realloc(v, (k + 1) * sizeof *v);
+		if (!nv)
+			goto bad;
+		v = nv;
+		v[k++] = r;
+	}
+	free(copy);
+	free(*out);
+	*out = v;
+	*n = k;
+	return 0;
+bad:
+	free(copy);
+	free(v);
+	return -1;
+}
+
 void opts_init(struct cap_opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -206,6 +261,10 @@ void opts_init(struct cap_opts *o)
 	o->readiness_timeout_s = 60;
 	o->request_timeout_s = 60;
 	o->kv_capacity = -1;
+	o->arrivals = "constant";
+	o->burstiness = 1;
+	o->warmup_s = 5;
+	o->drain_s = 10;
 	parse_token_list("8K", &o->contexts, &o->n_contexts);
 	parse_int_list("1", &o->concurrency, &o->n_concurrency);
 }
@@ -216,6 +275,8 @@ void opts_release(struct cap_opts *o)
 	free(o->concurrency);
 	free(o->prefill);
 	free(o->notes);
+	free(o->rates);
+	o->rates = NULL;
 	if (o->key_copy) {
 		memset(o->key_copy, 0, strlen(o->key_copy));
 		free(o->key_copy);
@@ -318,6 +379,47 @@ static int set_opt(struct cap_opts *o, const struct opt *p, const char *v)
 		o->notes[o->n_notes++] = (char *)v;
 		break;
 	}
+	case OPT_RATES: {
+		size_t *n = (size_t *)(base + p->off_n);
+		bad = parse_rate_list(v, (double **)(base + p->off), n) || !*n;
+		break;
+	}
+	case OPT_NUMBER: {
+		char *end = NULL;
+		double *d = (double *)(base + p->off);
+		*d = strtod(v, &end);
+		bad = end == v || *end || !(*d > 0) || *d > 1e6;
+		break;
+	}
+	case OPT_RANGE: {
+		const char *colon = strchr(v, ':');
+		int64_t lo, hi;
+		char first[32];
+		if (!colon || (size_t)(colon - v) >= sizeof first) {
+			bad = 1;
+			break;
+		}
+		snprintf(first, sizeof first, "%.*s", (int)(colon - v), v);
+		lo = tt_parse_tokens(first);
+		hi = tt_parse_tokens(colon + 1);
+		bad = lo <= 0 || hi < lo || hi > 9999999999LL;
+		if (!bad) {
+			o->out_min = lo;
+			o->out_max = hi;
+		}
+		break;
+	}
+	case OPT_SLO: {
+		struct tt_slo slo;
+		struct tt_error e;
+		tt_slo_init(&slo);
+		if (tt_slo_parse(v, &slo, &e) != TT_OK)
+			return usage_error("bad --%s '%s': %s", p->name, v, e.msg);
+		if (!tt_slo_active(&slo))
+			return usage_error("bad --%s '%s': no bound set", p->name, v);
+		*(const char **)(base + p->off) = v;
+		break;
+	}
 	case OPT_FLAG:
 	case OPT_HELP:
 	case OPT_VERSION:
@@ -339,6 +441,9 @@ static int check_opts(struct cap_opts *o, const char *url)
 		return usage_error("give either -o or --resume, not both");
 	if (!o->resume && !o->out)
 		return usage_error("no run directory: give -o RUN (or --resume RUN)");
+	if ((o->rate_sweep || o->slo) && !o->n_rates)
+		return usage_error("--rate-sweep and --slo search rates: give --rates to start from "
+				   "(e.g. --rates 1/s)");
 	if (!o->resume && !url)
 		return usage_error("no server URL (e.g. http://127.0.0.1:8000)");
 	if (o->prompt_kind && !strcmp(o->prompt_kind, "token_ids") && !strcmp(o->endpoint, "chat"))

@@ -38,6 +38,15 @@ struct cap_opts {
 	int64_t kv_capacity;      /* -1: detect */
 	int quiet;
 	char **notes; size_t n_notes; /* "key=value" as given */
+	/* open loop (docs/capture.md "Open-loop load") */
+	double *rates; size_t n_rates; /* requests/s; replaces the decode cells */
+	const char *arrivals;     /* "constant", "poisson", "gamma" */
+	double burstiness;        /* gamma shape */
+	int64_t out_min, out_max; /* --output-tokens A:B; 0, 0 none */
+	double warmup_s;          /* schedule before each window */
+	double drain_s;           /* after the window */
+	int rate_sweep;           /* --rate-sweep */
+	const char *slo;          /* --slo: search the highest rate meeting it */
 };
 
 /* The defaults (docs/capture.md, "Options"). */

@@ -54,7 +54,7 @@ static double since_s(int64_t a, int64_t b)
 	return (double)(b - a) / 1e9;
 }
 
-static void commit(struct cap *c)
+void cell_commit(struct cap *c)
 {
 	struct tt_error e;
 	/* A failed commit leaves the previous manifest in place: the run stays
@@ -251,7 +251,7 @@ static void turn(struct cellrun *cr, int64_t deadline, int64_t cell_start)
 }
 
 /* Close the cell's trace and set its final state. */
-static enum tt_code finish_cell(struct cap *c, size_t i, struct tt_trace_writer *tw,
+enum tt_code cell_finish(struct cap *c, size_t i, struct tt_trace_writer *tw,
 				enum tt_cell_state st, const char *reason, struct tt_error *err)
 {
 	struct tt_cell_info *ci = cell_info(c, i);
@@ -268,7 +268,7 @@ static enum tt_code finish_cell(struct cap *c, size_t i, struct tt_trace_writer 
 	ci->state = st;
 	if (reason)
 		tt_manifest_set_str(&ci->reason, reason);
-	commit(c);
+	cell_commit(c);
 	return rc;
 }
 
@@ -303,7 +303,7 @@ static enum tt_code run_prefill(struct cap *c, size_t i, struct tt_trace_writer 
 		rc = body_build(c, ci->context, -1, 1, 1, &cr.bodies[0], err);
 	if (rc != TT_OK) {
 		cellrun_free(&cr);
-		finish_cell(c, i, tw, TT_CELL_FAILED, err->msg, NULL);
+		cell_finish(c, i, tw, TT_CELL_FAILED, err->msg, NULL);
 		return rc;
 	}
 	cr.phase = PH_OVER;
@@ -317,14 +317,14 @@ static enum tt_code run_prefill(struct cap *c, size_t i, struct tt_trace_writer 
 			rc = body_build(c, ci->context, -1, 1, 1, &cr.bodies[0], err);
 			if (rc != TT_OK) {
 				cellrun_free(&cr);
-				finish_cell(c, i, tw, TT_CELL_FAILED, err->msg, NULL);
+				cell_finish(c, i, tw, TT_CELL_FAILED, err->msg, NULL);
 				return rc;
 			}
 		}
 		cr.scout_done = 0;
 		if (start_req(&cr, 0, TT_ROLE_SCOUT, now_ns()) != 0) {
 			cellrun_free(&cr);
-			finish_cell(c, i, tw, TT_CELL_FAILED, "cannot start the scout request", NULL);
+			cell_finish(c, i, tw, TT_CELL_FAILED, "cannot start the scout request", NULL);
 			return TT_OK;
 		}
 		while (!cr.scout_done) {
@@ -341,7 +341,7 @@ static enum tt_code run_prefill(struct cap *c, size_t i, struct tt_trace_writer 
 	ci->end_ns = ci->window_end_ns = rel_ns(&c->net, now_ns());
 	gone = !stopped && server_gone(&cr);
 	cellrun_free(&cr);
-	rc = finish_cell(c, i, tw,
+	rc = cell_finish(c, i, tw,
 			 stopped ? TT_CELL_INTERRUPTED : gone ? TT_CELL_FAILED : TT_CELL_DONE,
 			 stopped ? "stopped by the user" : gone ? "the server did not answer" : NULL,
 			 err);
@@ -387,7 +387,7 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 		rc = body_build(c, ci->context, s, 1, 0, &cr.bodies[s], err);
 	if (rc != TT_OK) {
 		cellrun_free(&cr);
-		finish_cell(c, i, tw, TT_CELL_FAILED, err->msg, NULL);
+		cell_finish(c, i, tw, TT_CELL_FAILED, err->msg, NULL);
 		return rc;
 	}
 	ci->start_ns = rel_ns(&c->net, start);
@@ -467,7 +467,7 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 	ci->end_ns = rel_ns(&c->net, now_ns());
 	if (server_gone(&cr)) {
 		cellrun_free(&cr);
-		rc = finish_cell(c, i, tw, TT_CELL_FAILED, "the server did not answer", err);
+		rc = cell_finish(c, i, tw, TT_CELL_FAILED, "the server did not answer", err);
 		return rc != TT_OK ? rc : gone_error(c, err);
 	}
 	/* A window in which no measured request got an answer measured
@@ -475,12 +475,12 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 	 * 'done' with 0 tokens when the server died after readiness). */
 	if (cr.window_ok == 0) {
 		cellrun_free(&cr);
-		rc = finish_cell(c, i, tw, TT_CELL_FAILED,
+		rc = cell_finish(c, i, tw, TT_CELL_FAILED,
 				 "no request got an answer during the measurement window", err);
 		return rc != TT_OK ? rc : gone_error(c, err);
 	}
 	cellrun_free(&cr);
-	return finish_cell(c, i, tw, TT_CELL_DONE, NULL, err);
+	return cell_finish(c, i, tw, TT_CELL_DONE, NULL, err);
 
 stopped:
 	cr.phase = PH_OVER;
@@ -490,7 +490,7 @@ stopped:
 		ci->window_end_ns = ci->end_ns;
 	cellrun_free(&cr);
 	stop_reason = "stopped by the user";
-	rc = finish_cell(c, i, tw, TT_CELL_INTERRUPTED, stop_reason, err);
+	rc = cell_finish(c, i, tw, TT_CELL_INTERRUPTED, stop_reason, err);
 	return rc != TT_OK ? rc : TT_EOF;
 }
 
@@ -516,7 +516,7 @@ enum tt_code cell_run(struct cap *c, size_t i, struct tt_error *err)
 				 (long long)need, (long long)m->kv_capacity_tokens);
 			ci->state = TT_CELL_OVER_CAPACITY;
 			tt_manifest_set_str(&ci->reason, reason);
-			commit(c);
+			cell_commit(c);
 			return TT_OK;
 		}
 	}
@@ -532,7 +532,7 @@ enum tt_code cell_run(struct cap *c, size_t i, struct tt_error *err)
 				 (long long)m->max_model_len);
 			ci->state = TT_CELL_FAILED;
 			tt_manifest_set_str(&ci->reason, reason);
-			commit(c);
+			cell_commit(c);
 			return TT_OK;
 		}
 	}
@@ -549,7 +549,7 @@ enum tt_code cell_run(struct cap *c, size_t i, struct tt_error *err)
 				 "every request", (long long)ci->context, (long long)m->slot_context);
 			ci->state = TT_CELL_FAILED;
 			tt_manifest_set_str(&ci->reason, reason);
-			commit(c);
+			cell_commit(c);
 			return TT_OK;
 		}
 		if (ci->context + out > m->slot_context) {
@@ -567,7 +567,7 @@ enum tt_code cell_run(struct cap *c, size_t i, struct tt_error *err)
 	if (rc != TT_OK) {
 		ci->state = TT_CELL_FAILED;
 		tt_manifest_set_str(&ci->reason, err->msg);
-		commit(c);
+		cell_commit(c);
 		return TT_OK;
 	}
 	rc = tt_run_writer_open_cell(c->run, i, NULL, &tw, err);
@@ -576,7 +576,7 @@ enum tt_code cell_run(struct cap *c, size_t i, struct tt_error *err)
 	ci = &m->cells[i];
 	ci->state = TT_CELL_RUNNING;
 	ci->start_ns = rel_ns(&c->net, now_ns());
-	commit(c);
+	cell_commit(c);
 	rc = sink_set_writer(c->net.sink, tw, err);
 	if (rc != TT_OK) {
 		tt_trace_writer_close(tw, NULL);
@@ -584,5 +584,7 @@ enum tt_code cell_run(struct cap *c, size_t i, struct tt_error *err)
 	}
 	if (ci->phase == TT_PHASE_PREFILL)
 		return run_prefill(c, i, tw, err);
+	if (ci->phase == TT_PHASE_RATE)
+		return cell_run_rate(c, i, tw, err);
 	return run_decode(c, i, tw, err);
 }

@@ -13,6 +13,7 @@
 #include "run_matrix.h"
 #include "run_open.h"
 #include "run_summary.h"
+#include "sweep.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -63,6 +64,8 @@ int main(int argc, char **argv)
 	status = run_open(&c, url_arg);
 	if (status == 0)
 		status = run_matrix(&c);
+	if (status == 0)
+		status = run_sweep(&c);
 	if (status == 0)
 		status = run_summary(&c);
 

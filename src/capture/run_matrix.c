@@ -21,6 +21,8 @@ static double estimate_cell_s(const struct cap *c, const struct tt_cell_info *ci
 {
 	if (ci->phase == TT_PHASE_PREFILL)
 		return 1;
+	if (ci->phase == TT_PHASE_RATE)
+		return c->o->warmup_s + c->o->duration_s + 1;
 	return c->o->duration_s + c->o->readiness_s + 2;
 }
 

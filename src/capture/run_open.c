@@ -55,6 +55,10 @@ static int cell_selected(const char *cells, const struct tt_cell_info *ci)
 	for (tok = strtok_r(copy, ",", &save); tok && !hit; tok = strtok_r(NULL, ",", &save)) {
 		char *dash = strchr(tok, '-'), *x;
 		int64_t ctx;
+		if (ci->phase == TT_PHASE_RATE) {
+			hit = strcmp(tok, ci->id) == 0; /* open loop: the id as written */
+			continue;
+		}
 		if (!dash)
 			continue;
 		*dash = '\0';
@@ -103,19 +107,31 @@ static enum tt_code build_matrix(struct tt_manifest *m, const struct cap_opts *o
 	if (o->order && strcmp(o->order, "concurrency") == 0) {
 		for (size_t i = 0; rc == TT_OK && i < o->n_contexts; i++)
 			rc = add_cell(m, o, TT_PHASE_PREFILL, o->contexts[i], 1);
-		for (size_t j = 0; rc == TT_OK && j < o->n_concurrency; j++)
+		for (size_t j = 0; rc == TT_OK && !o->n_rates && j < o->n_concurrency; j++)
 			for (size_t i = 0; rc == TT_OK && i < o->n_contexts; i++)
 				rc = add_cell(m, o, TT_PHASE_DECODE, o->contexts[i], o->concurrency[j]);
 	} else {
 		for (size_t i = 0; rc == TT_OK && i < o->n_contexts; i++) {
 			rc = add_cell(m, o, TT_PHASE_PREFILL, o->contexts[i], 1);
-			for (size_t j = 0; rc == TT_OK && j < o->n_concurrency; j++)
+			for (size_t j = 0; rc == TT_OK && !o->n_rates && j < o->n_concurrency; j++)
 				rc = add_cell(m, o, TT_PHASE_DECODE, o->contexts[i], o->concurrency[j]);
 		}
 	}
 	for (size_t i = 0; rc == TT_OK && i < o->n_prefill; i++)
 		if (!has_ctx(o->contexts, o->n_contexts, o->prefill[i]))
 			rc = add_cell(m, o, TT_PHASE_PREFILL, o->prefill[i], 1);
+	/* Open loop: (context, rate) cells after the others, in the order a
+	 * manifest lists them (formats/run-v1.md 2.4). */
+	for (size_t i = 0; rc == TT_OK && i < o->n_contexts; i++)
+		for (size_t j = 0; rc == TT_OK && j < o->n_rates; j++) {
+			size_t idx;
+			rc = tt_manifest_add_rate_cell(m, o->contexts[i], o->rates[j], &idx);
+			if (rc == TT_OK && (tt_manifest_find_cell(m, m->cells[idx].id) != (long)idx ||
+					    !cell_selected(o->cells, &m->cells[idx]))) {
+				free(m->cells[idx].id);
+				m->n_cells--;
+			}
+		}
 	return rc;
 }
 
@@ -229,6 +245,19 @@ static void settings_to_manifest(struct tt_manifest *m, const struct cap_opts *o
 	m->scrape_interval_s = o->scrape_s;
 	m->readiness_s = o->readiness_s;
 	m->readiness_timeout_s = o->readiness_timeout_s;
+	if (o->n_rates) {
+		m->rates = malloc(o->n_rates * sizeof *m->rates);
+		if (m->rates) {
+			memcpy(m->rates, o->rates, o->n_rates * sizeof *m->rates);
+			m->n_rates = o->n_rates;
+		}
+		tt_manifest_set_str(&m->arrivals, o->arrivals);
+		m->burstiness = o->burstiness;
+		m->warmup_s = o->warmup_s;
+		m->drain_s = o->drain_s;
+		m->output_min = o->out_min;
+		m->output_max = o->out_max;
+	}
 }
 
 /* Settings of a run being resumed: the run's, so the cells match. */
@@ -244,6 +273,13 @@ static void settings_from_manifest(struct cap_opts *o, const struct tt_manifest 
 	o->readiness_timeout_s = m->readiness_timeout_s;
 	o->prompt_kind = m->prompt_kind;
 	o->model = m->served_model ? m->served_model : m->model;
+	if (m->arrivals)
+		o->arrivals = m->arrivals;
+	o->burstiness = m->burstiness;
+	o->warmup_s = m->warmup_s;
+	o->drain_s = m->drain_s;
+	o->out_min = m->output_min;
+	o->out_max = m->output_max;
 }
 
 /* RUN/capture-info.json: facts about this capture process that are not

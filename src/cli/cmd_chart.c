@@ -32,6 +32,9 @@ static void usage(FILE *f)
 	for (int k = 0; k < TT_CHART_KIND_COUNT_; k++)
 		fprintf(f, "  %-12s %s\n", tt_chart_kind_name((enum tt_chart_kind)k),
 			tt_chart_kind_about((enum tt_chart_kind)k));
+	for (int k = TT_CHART_RATE_LATENCY; k < TT_CHART_RATE_END_; k++)
+		fprintf(f, "  %-12s %s\n", tt_chart_kind_name((enum tt_chart_kind)k),
+			tt_chart_kind_about((enum tt_chart_kind)k));
 	fprintf(f,
 		"\n"
 		"options:\n"
@@ -46,7 +49,8 @@ static void usage(FILE *f)
 		"  --skip-first D      start each decode window D later (e.g. 5s), as report\n"
 		"  --window D          measure at most D of each window (e.g. 10s), as report\n"
 		"  --slo LIST          heatmap: outline the highest concurrency per context\n"
-		"                      meeting these SLOs, as report's --slo\n"
+		"                      meeting these SLOs; open-loop charts: SLOs for goodput\n"
+		"                      and the SLO limit (as report's --slo)\n"
 		"  -h, --help          show this help\n"
 		"\n"
 		"exit status: 0 drawn; 1 the run or the chart failed; 2 wrong usage;\n"

@@ -559,6 +559,12 @@ int api_start(struct sim_server *srv, char *err, size_t errlen)
 			 srv->cfg.host, srv->cfg.port);
 		return -1;
 	}
+	/* libevent listens with a backlog of 128: a burst of new connections
+	 * (an open-loop client catching up after the machine stalled) would
+	 * overflow it, and each connection dropped so waits for the client's
+	 * SYN retransmission, 1 s.  Servers listen deeper (uvicorn 2048); the
+	 * kernel caps this at somaxconn.  A second listen() only resizes. */
+	listen(evhttp_bound_socket_get_fd(sock), 4096);
 	if (getsockname(evhttp_bound_socket_get_fd(sock), (struct sockaddr *)&ss, &sl)) {
 		snprintf(err, errlen, "getsockname failed");
 		return -1;

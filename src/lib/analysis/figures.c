@@ -11,6 +11,7 @@
 #include "analysis/slo_impl.h"
 #include "tokentrace/gauges.h"
 #include "analysis/reported.h"
+#include "analysis/rate.h"
 #include "core/c_locale.h"
 
 /* ---- statuses (docs/metrics.md "Cell status") ------------------------- */
@@ -39,6 +40,9 @@ static const struct {
 	 "Short outputs: the server ended requests before the output tokens asked for (a "
 	 "full context slot, or an end of sequence it did not ignore); figures describe "
 	 "shorter requests than planned."},
+	{"Rate not sustained", "rate_not_sustained",
+	 "Rate not sustained: an open-loop cell's client sent late or its server completed fewer "
+	 "requests than were due; latencies from the due time grow with the backlog."},
 };
 
 const char *tt_status_name(enum tt_status s)
@@ -171,6 +175,9 @@ struct tt_cell_analyzer {
 	long n_gauge[TT_GAUGE_COUNT_];
 	double running_sum, waiting_sum, waiting_max, kv_max;
 	double preempt_first, preempt_last;
+
+	struct tt__rate_acc *open_loop; /* M-rate; open-loop cells only */
+	double offered;                 /* their rate */
 };
 
 enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
@@ -224,6 +231,17 @@ enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
 		if (a->ws >= a->we)
 			a->ws = a->we = -1;
 	}
+	if (c->phase == TT_PHASE_RATE) {
+		enum tt_code rc = tt__rate_acc_create(&a->opts.slo, a->ws, a->we, &a->open_loop, err);
+		if (rc) {
+			free(a->tbt);
+			free(a);
+			return rc;
+		}
+		a->offered = c->rate;
+		if (m->output_max > 0)
+			a->max_tokens = 0; /* drawn per request: not known here (M-short) */
+	}
 	if (a->opts.hook && a->opts.hook->begin)
 		a->opts.hook->begin(a->opts.hook->ctx, cell, a->ws, a->we);
 	*out = a;
@@ -271,6 +289,8 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 
 	if (r->finish == TT_FINISH_ERROR)
 		a->errors++; /* M-errors: any role, anywhere in the cell */
+	if (a->open_loop)
+		tt__rate_acc_request(a->open_loop, r);
 	if (a->cell->phase == TT_PHASE_PREFILL) {
 		if (r->role == TT_ROLE_SCOUT && r->finish != TT_FINISH_ERROR)
 			scout_request(a, r);
@@ -440,7 +460,7 @@ void tt_cell_analyzer_scrape(struct tt_cell_analyzer *a, const struct tt_scrape 
 
 	/* Decode: scrapes in [ws, we]; prefill (no window): every scrape of the
 	 * cell's trace. */
-	if (a->cell->phase == TT_PHASE_DECODE && (a->ws < 0 || s->t_ns < a->ws || s->t_ns > a->we))
+	if (a->cell->phase != TT_PHASE_PREFILL && (a->ws < 0 || s->t_ns < a->ws || s->t_ns > a->we))
 		return;
 	/* M-gauges: one name per quantity; a missing or NaN value contributes
 	 * nothing, neither a sample nor a zero. */
@@ -585,7 +605,8 @@ static void decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 {
 	const struct tt_cell_info *c = a->cell;
 	const struct tt_analysis_opts *o = &a->opts;
-	int decode = c->phase == TT_PHASE_DECODE;
+	int decode = c->phase != TT_PHASE_PREFILL; /* decode and open-loop cells */
+	int closed = c->phase == TT_PHASE_DECODE;
 
 	f->status = TT_STATUS_VALID;
 	if (c->state == TT_CELL_OVER_CAPACITY) {
@@ -611,13 +632,24 @@ static void decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 	}
 	evidence(f, TT_STATUS_DAMAGED, "damaged trace parts", f->damage[0] ? 1 : 0, ">", 0);
 	evidence(f, TT_STATUS_ERRORS, "failed requests", (double)f->errors, ">", 0);
+	if (c->phase == TT_PHASE_RATE) {
+		/* M-sustained */
+		const struct tt_rate_figures *ol = &f->open_loop;
+		evidence(f, TT_STATUS_NOT_SUSTAINED, "send lateness p99 ms", ol->lateness_p99_ms, ">",
+			 TT_RATE_LATE_P99_MS);
+		evidence(f, TT_STATUS_NOT_SUSTAINED, "achieved / scheduled requests",
+			 ol->scheduled_req_s > 0 ? ol->achieved_req_s / ol->scheduled_req_s : 1, "<",
+			 TT_RATE_ACHIEVED_SHARE);
+	}
 	if (decode) {
-		if (f->has_server_metrics)
+		if (f->has_server_metrics && closed)
 			evidence(f, TT_STATUS_QUEUED, "share of scrapes with waiting > 0",
 				 f->waiting_share, ">=", o->queued_share);
 		evidence(f, TT_STATUS_SHORT, "requests ended before max_tokens",
 			 (double)f->short_outputs, ">", 0);
-		evidence(f, TT_STATUS_QUEUED, "readiness check timed out", c->ready_timed_out, ">", 0);
+		if (closed)
+			evidence(f, TT_STATUS_QUEUED, "readiness check timed out", c->ready_timed_out,
+				 ">", 0);
 		evidence(f, TT_STATUS_CUT_SHORT, "measured_s / duration_s",
 			 a->duration_s > 0 ? f->measured_s / a->duration_s : 1, "<",
 			 o->cut_short_ratio);
@@ -638,7 +670,7 @@ static void decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 	}
 	{
 		static const enum tt_status order[] = {TT_STATUS_DAMAGED, TT_STATUS_ERRORS,
-						       TT_STATUS_SHORT, TT_STATUS_QUEUED,
+						       TT_STATUS_NOT_SUSTAINED, TT_STATUS_SHORT, TT_STATUS_QUEUED,
 						       TT_STATUS_CUT_SHORT, TT_STATUS_TOO_FEW};
 		const char *sig = NULL;
 		for (size_t i = 0; i < sizeof order / sizeof *order; i++)
@@ -653,6 +685,13 @@ static void decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 				 f->errors == 1 ? "" : "s");
 		else if (f->status == TT_STATUS_SHORT)
 			short_reason(a, f);
+		else if (f->status == TT_STATUS_NOT_SUSTAINED)
+			tt__snprintf_c(f->reason, sizeof f->reason,
+				       "%.4g requests/s due, %.4g/s ended in the window; send "
+				       "lateness p99 %.3g ms; TTFT from the due time grew %.0f ms "
+				       "through the window",
+				       f->open_loop.scheduled_req_s, f->open_loop.achieved_req_s,
+				       f->open_loop.lateness_p99_ms, f->open_loop.ttft_due_growth_ms);
 		else if (f->status == TT_STATUS_QUEUED && strstr(sig, "readiness"))
 			snprintf(f->reason, sizeof f->reason,
 				 "the readiness check timed out: not all %d streams ran at once",
@@ -798,6 +837,7 @@ static void blank_not_run(struct tt_cell_figures *f)
 	f->spec_acceptance = f->spec_accepted_len = NAN;
 	f->cached_share = f->server_cache_hit_rate = NAN;
 	memset(f->chunks_by_tokens, 0, sizeof f->chunks_by_tokens);
+	tt__rate_blank(&f->open_loop);
 }
 
 void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
@@ -824,6 +864,10 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 	nan_dist(&f->per_request_tok_s);
 	nan_dist(&f->ttft_ms);
 	nan_dist(&f->tbt_ms);
+	f->rate = c->phase == TT_PHASE_RATE ? c->rate : 0;
+	tt__rate_blank(&f->open_loop);
+	if (a->open_loop && tt__rate_acc_finish(a->open_loop, &a->opts, a->offered, &f->open_loop))
+		a->oom = 1;
 	if (damage)
 		copy_text(f->damage, sizeof f->damage, damage);
 	if (a->oom)
@@ -896,6 +940,7 @@ void tt_cell_analyzer_free(struct tt_cell_analyzer *a)
 	if (!a)
 		return;
 	free(a->tbt);
+	tt__rate_acc_free(a->open_loop);
 	free(a->ttft.v);
 	free(a->rate.v);
 	free(a->scout_ttft.v);

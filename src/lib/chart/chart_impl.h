@@ -240,6 +240,14 @@ enum tt_code tt__chart_draw_tbt_cdf(struct canvas *c, double x, double y, double
 				struct chart_cache *cache, struct tt_chart_info *info,
 				struct tt_error *err);
 
+/* Open-loop kinds (chart_rate.c): names, and the drawing. */
+const char *tt__chart_rate_name(enum tt_chart_kind k);
+const char *tt__chart_rate_about(enum tt_chart_kind k);
+const char *tt__chart_rate_title(enum tt_chart_kind k);
+int tt__chart_rate_parse(const char *name);
+enum tt_code tt__chart_draw_rate(struct canvas *c, double x, double y, double w, double h,
+				 const struct tt_report *r, enum tt_chart_kind kind,
+				 struct tt_chart_info *info, struct tt_error *err);
 /* Fill info from a panel (rectangle and axes in output pixels). */
 void tt__chart_info_from_panel(struct tt_chart_info *info, const struct canvas *c,
 			   const struct panel *p);

@@ -41,17 +41,18 @@ static const struct {
 
 const char *tt_chart_kind_name(enum tt_chart_kind k)
 {
-	return (unsigned)k < TT_CHART_KIND_COUNT_ ? kinds[k].name : NULL;
+	return (unsigned)k < TT_CHART_KIND_COUNT_ ? kinds[k].name : tt__chart_rate_name(k);
 }
 
 const char *tt_chart_kind_about(enum tt_chart_kind k)
 {
-	return (unsigned)k < TT_CHART_KIND_COUNT_ ? kinds[k].about : NULL;
+	return (unsigned)k < TT_CHART_KIND_COUNT_ ? kinds[k].about : tt__chart_rate_about(k);
 }
 
 const char *tt__chart_kind_title(enum tt_chart_kind k)
 {
-	return (unsigned)k < TT_CHART_KIND_COUNT_ ? kinds[k].title : "";
+	return (unsigned)k < TT_CHART_KIND_COUNT_ ? kinds[k].title
+		: tt__chart_rate_title(k) ? tt__chart_rate_title(k) : "";
 }
 
 int tt_chart_kind_parse(const char *name)
@@ -59,7 +60,7 @@ int tt_chart_kind_parse(const char *name)
 	for (int i = 0; name && i < TT_CHART_KIND_COUNT_; i++)
 		if (strcmp(name, kinds[i].name) == 0)
 			return i;
-	return -1;
+	return tt__chart_rate_parse(name);
 }
 
 int tt_chart_kind_needs_run(enum tt_chart_kind k)
@@ -70,7 +71,7 @@ int tt_chart_kind_needs_run(enum tt_chart_kind k)
 const char *tt_chart_kind_list(void)
 {
 	return "heatmap, throughput, per-request, tradeoff, ttft, tbt, prefill, timeline, "
-	       "tbt-cdf, ttft-parts";
+	       "tbt-cdf, ttft-parts, rate-latency, rate-throughput, rate-goodput";
 }
 
 int tt_chart_format_from_path(const char *path)
@@ -515,6 +516,10 @@ enum tt_code tt__chart_draw(struct canvas *c, double x, double y, double w, doub
 					  err);
 	case TT_CHART_TTFT_PARTS:
 		return tt__chart_draw_ttft_parts(c, x, y, w, h, r, info, err);
+	case TT_CHART_RATE_LATENCY:
+	case TT_CHART_RATE_THROUGHPUT:
+	case TT_CHART_RATE_GOODPUT:
+		return tt__chart_draw_rate(c, x, y, w, h, r, o->kind, info, err);
 	default:
 		return tt_error_set(err, TT_EARG, "unknown chart kind %d (known: %s)",
 				    (int)o->kind, tt_chart_kind_list());

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "format/manifest_ext.h"
+#include "format/manifest_rate.h"
 #include "core/text_clean.h"
 
 void tt_manifest_init(struct tt_manifest *m)
@@ -26,6 +27,7 @@ void tt_manifest_init(struct tt_manifest *m)
 	m->readiness_s = 3;
 	m->readiness_timeout_s = 60;
 	m->kv_capacity_tokens = -1;
+	tt__manifest_rate_init(m);
 }
 
 static void cell_release(struct tt_cell_info *c)
@@ -63,6 +65,7 @@ void tt_manifest_release(struct tt_manifest *m)
 		cell_release(&m->cells[i]);
 	free(m->cells);
 	tt__manifest_ext_release(m);
+	tt__manifest_rate_release(m);
 	tt_manifest_init(m);
 }
 
@@ -297,6 +300,8 @@ enum tt_code tt_manifest_to_json(const struct tt_manifest *m, char **out, struct
 		goto nomem;
 	cJSON_AddStringToObject(root, "format", "tokentrace-run");
 	snprintf(ver, sizeof ver, "%d.%d", m->format_major,
+		 tt__manifest_rate_used(m) && m->format_minor < TT_RUN_FORMAT_MINOR_RATE ?
+			 TT_RUN_FORMAT_MINOR_RATE :
 		 tt__manifest_ext_used(m) && m->format_minor < TT_RUN_FORMAT_MINOR_IMPORT ?
 			 TT_RUN_FORMAT_MINOR_IMPORT : m->format_minor);
 	cJSON_AddStringToObject(root, "format_version", ver);
@@ -351,7 +356,10 @@ enum tt_code tt_manifest_to_json(const struct tt_manifest *m, char **out, struct
 	a = cJSON_AddArrayToObject(root, "cells");
 	for (size_t i = 0; i < m->n_cells; i++) {
 		const struct tt_cell_info *c = &m->cells[i];
-		cJSON *e = cJSON_CreateObject();
+		cJSON *e;
+		if (c->phase == TT_PHASE_RATE)
+			continue; /* in rate_cells (2.4) */
+		e = cJSON_CreateObject();
 		cJSON_AddStringToObject(e, "id", c->id);
 		cJSON_AddStringToObject(e, "phase", c->phase == TT_PHASE_PREFILL ? "prefill" : "decode");
 		cJSON_AddNumberToObject(e, "context", (double)c->context);
@@ -373,6 +381,8 @@ enum tt_code tt_manifest_to_json(const struct tt_manifest *m, char **out, struct
 			goto nomem;
 	}
 	if (tt__manifest_ext_to_json(m, root))
+		goto nomem;
+	if (tt__manifest_rate_to_json(m, root, cJSON_GetObjectItemCaseSensitive(root, "settings")))
 		goto nomem;
 	*out = cJSON_Print(root);
 	cJSON_Delete(root);
@@ -775,6 +785,8 @@ enum tt_code tt_manifest_from_json(const char *text, size_t len, const char *nam
 			goto cleanup;
 	}
 	rc = tt__manifest_ext_from_json(root, name, m, err);
+	if (rc == TT_OK)
+		rc = tt__manifest_rate_from_json(root, name, m, err);
 	goto cleanup;
 nomem:
 	rc = tt_error_set(err, TT_ENOMEM, "out of memory reading %s", name);

@@ -2,6 +2,7 @@
  * columns are seed-matrix.csv's, at the precision the report shows, so a run
  * diffs against a profile; the columns after them carry full precision. */
 #include "text/render_impl.h"
+#include "text/render_rate.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -105,6 +106,8 @@ static void header(const struct tt_report *r, struct tt_buf *out)
 	if (tt_slo_active(&r->opts.slo))
 		tt_buf_puts(out, ",slo_judged,slo_met,slo_share,goodput_req_s,goodput_tok_s,slo_meets,"
 				 "slo_max_concurrency");
+	if (tt__render_has_rate_cells(r))
+		tt__render_rate_csv_header(r, out); /* 1.2: open-loop columns */
 	tt_buf_puts(out, "\n");
 }
 
@@ -121,7 +124,7 @@ static void row(const struct tt_report *r, const struct tt_cell_figures *c, stru
 	dists[1] = &c->ttft_ms;
 	dists[2] = &c->tbt_ms;
 
-	field(out, c->phase == TT_PHASE_PREFILL ? "prefill" : "decode", 1);
+	field(out, tt__render_phase(c->phase), 1);
 	tt__render_context(c->context, num, sizeof num);
 	num_field(out, num);
 	snprintf(num, sizeof num, "%d", c->concurrency);
@@ -206,6 +209,8 @@ static void row(const struct tt_report *r, const struct tt_cell_figures *c, stru
 		count(out, c->phase == TT_PHASE_DECODE ?
 				   tt_report_slo_max_concurrency(r, c->context) : -1, 1);
 	}
+	if (tt__render_has_rate_cells(r))
+		tt__render_rate_csv_row(r, c, out);
 	tt_buf_puts(out, "\n");
 }
 

@@ -2,6 +2,7 @@
  * Built with cJSON, which escapes every string and prints numbers so they
  * read back as the same double; NaN and missing values are null. */
 #include "text/render_impl.h"
+#include "text/render_rate.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -10,7 +11,7 @@
 #include <string.h>
 
 #define REPORT_SCHEMA "tokentrace-report"
-#define REPORT_VERSION "1.1"
+#define REPORT_VERSION "1.2"
 
 /* Analysis thresholds that are 0 in the options mean these (analysis.h). */
 #define DEFAULT_QUEUED_SHARE 0.05
@@ -286,7 +287,9 @@ static void cell_object(struct jctx *j, const struct tt_report *r, size_t idx, c
 		return;
 	tt__render_cell_id(r, c, text, sizeof text);
 	put_str(j, o, "id", text);
-	put_str(j, o, "phase", c->phase == TT_PHASE_PREFILL ? "prefill" : "decode");
+	put_str(j, o, "phase", tt__render_phase(c->phase));
+	if (c->phase == TT_PHASE_RATE) /* 1.2: formats/report-json.md 5.4 */
+		attach(j, o, "open_loop", tt__render_rate_json(r, c));
 	put_num(j, o, "context", (double)c->context);
 	put_num(j, o, "concurrency", c->concurrency);
 	put_str(j, o, "status", tt_status_name(c->status));

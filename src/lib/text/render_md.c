@@ -5,6 +5,7 @@
  * Appends ignore their result: tt_buf failures are sticky and tt_render
  * checks out->failed once at the end. */
 #include "text/render_impl.h"
+#include "text/render_rate.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -538,6 +539,21 @@ static int extra_sections(const struct tt_report *r, const size_t *order, struct
 	struct tt__xtable t;
 	char text[1024], head[64];
 
+	if (tt__render_has_rate_cells(r)) {
+		if (tt__render_rate_table(r, order, &t))
+			return -1;
+		tt_buf_puts(out, "## Open-loop cells\n\n"
+				 "Requests sent at a rate, on schedule (docs/metrics.md M-rate): "
+				 "latencies from the due time (what a user waited) beside those from "
+				 "the send; Late is the send lateness.\n\n");
+		xtable_md(&t, out);
+		tt__xtable_free(&t);
+		tt__render_rate_summary(r, text, sizeof text);
+		if (text[0]) {
+			md_text(out, text);
+			tt_buf_puts(out, "\n\n");
+		}
+	}
 	if (r->opts.show_tails) {
 		if (tt__render_tails_table(r, order, &t))
 			return -1;

@@ -2,6 +2,7 @@
  * when opts->color.  Wide tables drop their least important columns; the
  * decode matrix splits into column groups instead, so no cell is lost. */
 #include "text/render_impl.h"
+#include "text/render_rate.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -191,7 +192,8 @@ static const char *status_color(enum tt_status s)
 	case TT_STATUS_QUEUED:
 	case TT_STATUS_TOO_FEW:
 	case TT_STATUS_CUT_SHORT:
-	case TT_STATUS_SHORT: return "33";
+	case TT_STATUS_SHORT:
+	case TT_STATUS_NOT_SUSTAINED: return "33";
 	case TT_STATUS_ERRORS:
 	case TT_STATUS_DAMAGED: return "31";
 	case TT_STATUS_OVER_CAPACITY:
@@ -205,7 +207,8 @@ static const char *status_color(enum tt_status s)
  * the status reads without colour too. */
 static char status_tag(enum tt_status s)
 {
-	static const char tags[TT_STATUS_COUNT_] = {0, 'Q', 'X', 'E', 'F', 'C', 'D', 'N', 'S'};
+	static const char tags[TT_STATUS_COUNT_] = {0, 'Q', 'X', 'E', 'F', 'C', 'D', 'N', 'S',
+							    'R'};
 
 	return (unsigned)s < TT_STATUS_COUNT_ ? tags[s] : '?';
 }
@@ -441,6 +444,14 @@ static void notes(const struct tt_report *r, const size_t *order, size_t avail, 
 			snprintf(line, sizeof line, "prefill %s: %s%s%.*s", ctx,
 				 tt_status_name(c->status), c->reason[0] ? MIDDOT : "",
 				 (int)sizeof c->reason, c->reason);
+		else if (c->phase == TT_PHASE_RATE)
+		{
+			char rate[32];
+			tt__render_rate(c->rate, rate, sizeof rate);
+			snprintf(line, sizeof line, "%s at %s: %s%s%.*s", ctx, rate,
+				 tt_status_name(c->status), c->reason[0] ? MIDDOT : "",
+				 (int)sizeof c->reason, c->reason);
+		}
 		else
 			snprintf(line, sizeof line, "%s x %d: %s%s%.*s", ctx, c->concurrency,
 				 tt_status_name(c->status), c->reason[0] ? MIDDOT : "",
@@ -476,7 +487,7 @@ static enum tt_code measurements(const struct tt_report *r, const size_t *order,
 		size_t row = i + 1;
 		char s[64];
 
-		set(&t, row, 0, c->phase == TT_PHASE_PREFILL ? "prefill" : "decode", NULL);
+		set(&t, row, 0, tt__render_phase(c->phase), NULL);
 		tt__render_context(c->context, s, sizeof s);
 		set(&t, row, 1, s, NULL);
 		snprintf(s, sizeof s, "%d", c->concurrency);
@@ -542,7 +553,19 @@ static enum tt_code extra_sections(const struct tt_report *r, const size_t *orde
 	enum tt_code rc = TT_OK;
 	char text[1024];
 
-	if (r->opts.show_tails) {
+	if (tt__render_has_rate_cells(r)) {
+		if (tt__render_rate_table(r, order, &x))
+			return TT_FAILED;
+		rc = xtable_term(&x, "Open-loop cells (latencies from the due time and from the "
+				     "send; Late: send lateness)", avail, use_color, out);
+		tt__xtable_free(&x);
+		tt__render_rate_summary(r, text, sizeof text);
+		if (!rc && text[0]) {
+			wrap(out, text, 0, 0, avail);
+			tt_buf_puts(out, "\n");
+		}
+	}
+	if (!rc && r->opts.show_tails) {
 		if (tt__render_tails_table(r, order, &x))
 			return TT_FAILED;
 		if (x.nrows > 1)

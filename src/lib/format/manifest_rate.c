@@ -1,0 +1,305 @@
+/* The open-loop members of a manifest: settings (rates, arrivals,
+ * burstiness, warm-up, drain, output lengths) and the rate_cells array
+ * (formats/run-v1.md 2.4, format 1.2). */
+#include "format/manifest_rate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/c_locale.h"
+
+void tt__manifest_rate_init(struct tt_manifest *m)
+{
+	m->burstiness = 1;
+	m->warmup_s = 5;
+	m->drain_s = 10;
+}
+
+int tt__manifest_rate_used(const struct tt_manifest *m)
+{
+	if (m->n_rates || m->arrivals || m->output_max > 0)
+		return 1;
+	for (size_t i = 0; i < m->n_cells; i++)
+		if (m->cells[i].phase == TT_PHASE_RATE)
+			return 1;
+	return 0;
+}
+
+void tt_rate_cell_id(int64_t context, double rate, char *buf, size_t len)
+{
+	char r[48];
+
+	tt__snprintf_c(r, sizeof r, "%g", rate);
+	for (char *p = r; *p; p++)
+		if (*p == '.')
+			*p = 'p';
+	snprintf(buf, len, "rate-%lldr%s", (long long)context, r);
+}
+
+int tt__rate_cell_id_valid(const char *id)
+{
+	const char *p = id;
+	size_t n = 0;
+
+	if (strncmp(p, "rate-", 5) != 0)
+		return 0;
+	p += 5;
+	while (*p >= '0' && *p <= '9')
+		p++, n++;
+	if (!n || *p++ != 'r')
+		return 0;
+	n = 0;
+	while (*p >= '0' && *p <= '9')
+		p++, n++;
+	if (!n)
+		return 0;
+	if (*p == 'p') {
+		p++;
+		n = 0;
+		while (*p >= '0' && *p <= '9')
+			p++, n++;
+		if (!n)
+			return 0;
+	}
+	return *p == '\0' && p - id < 64;
+}
+
+enum tt_code tt_manifest_add_rate_cell(struct tt_manifest *m, int64_t context, double rate,
+				       size_t *index)
+{
+	struct tt_cell_info *cells, *c;
+	char id[64];
+
+	if (!(rate > 0) || !isfinite(rate) || context < 0)
+		return TT_FAILED;
+	tt_rate_cell_id(context, rate, id, sizeof id);
+	cells = realloc(m->cells, (m->n_cells + 1) * sizeof *cells);
+	if (!cells)
+		return TT_FAILED;
+	m->cells = cells;
+	c = &cells[m->n_cells];
+	memset(c, 0, sizeof *c);
+	c->id = strdup(id);
+	if (!c->id)
+		return TT_FAILED;
+	c->phase = TT_PHASE_RATE;
+	c->context = context;
+	c->concurrency = 0;
+	c->rate = rate;
+	c->state = TT_CELL_PENDING;
+	c->kv_need_tokens = -1;
+	c->start_ns = c->ready_ns = c->window_start_ns = c->window_end_ns = c->end_ns = -1;
+	if (index)
+		*index = m->n_cells;
+	m->n_cells++;
+	return TT_OK;
+}
+
+static const char *const states[] = {"pending", "running", "done", "over_capacity",
+				     "interrupted", "failed"};
+
+static void add_time(cJSON *o, const char *k, int64_t v)
+{
+	if (v >= 0)
+		cJSON_AddNumberToObject(o, k, (double)v);
+}
+
+int tt__manifest_rate_to_json(const struct tt_manifest *m, cJSON *root, cJSON *settings)
+{
+	cJSON *a;
+
+	if (!tt__manifest_rate_used(m))
+		return 0;
+	if (settings) {
+		a = cJSON_AddArrayToObject(settings, "rates");
+		if (!a)
+			return -1;
+		for (size_t i = 0; i < m->n_rates; i++)
+			cJSON_AddItemToArray(a, cJSON_CreateNumber(m->rates[i]));
+		cJSON_AddStringToObject(settings, "arrivals", m->arrivals ? m->arrivals : "constant");
+		cJSON_AddNumberToObject(settings, "burstiness", m->burstiness);
+		cJSON_AddNumberToObject(settings, "warmup_s", m->warmup_s);
+		cJSON_AddNumberToObject(settings, "drain_s", m->drain_s);
+		if (m->output_max > 0) {
+			cJSON *o = cJSON_AddObjectToObject(settings, "output_tokens");
+			if (!o)
+				return -1;
+			cJSON_AddNumberToObject(o, "min", (double)m->output_min);
+			cJSON_AddNumberToObject(o, "max", (double)m->output_max);
+		}
+	}
+	a = cJSON_AddArrayToObject(root, "rate_cells");
+	if (!a)
+		return -1;
+	for (size_t i = 0; i < m->n_cells; i++) {
+		const struct tt_cell_info *c = &m->cells[i];
+		cJSON *e;
+
+		if (c->phase != TT_PHASE_RATE)
+			continue;
+		e = cJSON_CreateObject();
+		if (!e)
+			return -1;
+		cJSON_AddItemToArray(a, e);
+		cJSON_AddStringToObject(e, "id", c->id);
+		cJSON_AddStringToObject(e, "phase", "rate");
+		cJSON_AddNumberToObject(e, "context", (double)c->context);
+		cJSON_AddNumberToObject(e, "rate", c->rate);
+		cJSON_AddStringToObject(e, "state", tt_cell_state_name(c->state));
+		if (c->reason)
+			cJSON_AddStringToObject(e, "reason", c->reason);
+		if (c->trace)
+			cJSON_AddStringToObject(e, "trace", c->trace);
+		if (c->kv_need_tokens >= 0)
+			cJSON_AddNumberToObject(e, "kv_need_tokens", (double)c->kv_need_tokens);
+		add_time(e, "start_ns", c->start_ns);
+		add_time(e, "window_start_ns", c->window_start_ns);
+		add_time(e, "window_end_ns", c->window_end_ns);
+		add_time(e, "end_ns", c->end_ns);
+	}
+	return 0;
+}
+
+static int num(const cJSON *o, const char *k, double *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+		return 0;
+	*out = v->valuedouble;
+	return 1;
+}
+
+static int64_t time_of(const cJSON *o, const char *k)
+{
+	double d;
+	if (!num(o, k, &d) || d < 0 || d > 9e15)
+		return -1;
+	return (int64_t)d;
+}
+
+static enum tt_code settings_from_json(const cJSON *s, const char *name, struct tt_manifest *m,
+				       struct tt_error *err)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(s, "rates"), *e;
+	const cJSON *ar = cJSON_GetObjectItemCaseSensitive(s, "arrivals");
+	const cJSON *ot = cJSON_GetObjectItemCaseSensitive(s, "output_tokens");
+	double d;
+
+	if (a) {
+		size_t n = 0;
+		if (!cJSON_IsArray(a))
+			return tt_error_set(err, TT_EFORMAT, "%s: settings: rates is not an array", name);
+		m->rates = calloc((size_t)cJSON_GetArraySize(a) + 1, sizeof *m->rates);
+		if (!m->rates)
+			return tt_error_set(err, TT_ENOMEM, "out of memory");
+		cJSON_ArrayForEach(e, a)
+		{
+			if (!cJSON_IsNumber(e) || !(e->valuedouble > 0) || !isfinite(e->valuedouble))
+				return tt_error_set(err, TT_EFORMAT, "%s: settings: rates[%zu] is not a "
+						    "positive number", name, n);
+			m->rates[n++] = e->valuedouble;
+		}
+		m->n_rates = n;
+	}
+	if (ar) {
+		if (!cJSON_IsString(ar) || (strcmp(ar->valuestring, "constant") &&
+					    strcmp(ar->valuestring, "poisson") &&
+					    strcmp(ar->valuestring, "gamma")))
+			return tt_error_set(err, TT_EFORMAT, "%s: settings: arrivals is not constant, "
+					    "poisson or gamma", name);
+		if (tt_manifest_set_str(&m->arrivals, ar->valuestring))
+			return tt_error_set(err, TT_ENOMEM, "out of memory");
+	}
+	if (num(s, "burstiness", &d)) {
+		if (!(d > 0))
+			return tt_error_set(err, TT_EFORMAT, "%s: settings: burstiness %g is not > 0",
+					    name, d);
+		m->burstiness = d;
+	}
+	if (num(s, "warmup_s", &d) && d >= 0)
+		m->warmup_s = d;
+	if (num(s, "drain_s", &d) && d >= 0)
+		m->drain_s = d;
+	if (ot) {
+		double lo, hi;
+		if (!num(ot, "min", &lo) || !num(ot, "max", &hi) || lo < 1 || hi < lo || hi > 1e10)
+			return tt_error_set(err, TT_EFORMAT, "%s: settings: output_tokens needs "
+					    "1 <= min <= max", name);
+		m->output_min = (int64_t)lo;
+		m->output_max = (int64_t)hi;
+	}
+	return TT_OK;
+}
+
+enum tt_code tt__manifest_rate_from_json(const cJSON *root, const char *name,
+					 struct tt_manifest *m, struct tt_error *err)
+{
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, "settings");
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "rate_cells"), *e;
+	size_t k = 0;
+	enum tt_code rc;
+
+	if (s && (rc = settings_from_json(s, name, m, err)) != TT_OK)
+		return rc;
+	if (!a)
+		return TT_OK;
+	if (!cJSON_IsArray(a))
+		return tt_error_set(err, TT_EFORMAT, "%s: 'rate_cells' is not an array", name);
+	cJSON_ArrayForEach(e, a)
+	{
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(e, "id");
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(e, "state");
+		const cJSON *reason = cJSON_GetObjectItemCaseSensitive(e, "reason");
+		const cJSON *trace = cJSON_GetObjectItemCaseSensitive(e, "trace");
+		double ctx, rate;
+		int state = -1;
+		size_t idx;
+		struct tt_cell_info *c;
+		char want[64];
+
+		for (int i = 0; cJSON_IsString(st) && i < 6; i++)
+			if (!strcmp(st->valuestring, states[i]))
+				state = i;
+		if (!cJSON_IsString(id) || !tt__rate_cell_id_valid(id->valuestring) ||
+		    !num(e, "context", &ctx) || ctx < 0 || ctx > 1e15 || !num(e, "rate", &rate) ||
+		    !(rate > 0) || state < 0)
+			return tt_error_set(err, TT_EFORMAT,
+					    "%s: rate cell %zu lacks a valid id (rate-<context>r<rate>), "
+					    "context, rate or state", name, k);
+		tt_rate_cell_id((int64_t)ctx, rate, want, sizeof want);
+		if (strcmp(want, id->valuestring) || tt_manifest_find_cell(m, want) >= 0)
+			return tt_error_set(err, TT_EFORMAT, "%s: rate cell %zu: id '%s' %s", name, k,
+					    id->valuestring,
+					    strcmp(want, id->valuestring) ? "does not match its context "
+					    "and rate" : "appears twice");
+		if (cJSON_IsString(trace) &&
+		    (trace->valuestring[0] == '/' || strstr(trace->valuestring, "..")))
+			return tt_error_set(err, TT_EFORMAT, "%s: cell '%s': trace path '%s' leaves "
+					    "the run", name, want, trace->valuestring);
+		if (tt_manifest_add_rate_cell(m, (int64_t)ctx, rate, &idx))
+			return tt_error_set(err, TT_ENOMEM, "out of memory");
+		c = &m->cells[idx];
+		c->state = (enum tt_cell_state)state;
+		if ((cJSON_IsString(reason) && tt_manifest_set_str(&c->reason, reason->valuestring)) ||
+		    (cJSON_IsString(trace) && tt_manifest_set_str(&c->trace, trace->valuestring)))
+			return tt_error_set(err, TT_ENOMEM, "out of memory");
+		c->kv_need_tokens = time_of(e, "kv_need_tokens");
+		c->start_ns = time_of(e, "start_ns");
+		c->window_start_ns = time_of(e, "window_start_ns");
+		c->window_end_ns = time_of(e, "window_end_ns");
+		c->end_ns = time_of(e, "end_ns");
+		k++;
+	}
+	return TT_OK;
+}
+
+void tt__manifest_rate_release(struct tt_manifest *m)
+{
+	free(m->rates);
+	free(m->arrivals);
+	m->rates = NULL;
+	m->arrivals = NULL;
+	m->n_rates = 0;
+}

@@ -1,0 +1,427 @@
+/* Open-loop load end to end (docs/capture.md "Open-loop load",
+ * docs/metrics.md M-rate, docs/sim.md "Open-loop load"): tokentrace-capture
+ * --rates against tokentrace-sim on loopback, read back through the
+ * library.
+ *
+ * usage: e2e_openloop CAPTURE WORKDIR [test-name...]
+ *
+ * The simulator is set up so its capacity is known exactly: a step of
+ * 1 ms whatever the batch (--step-base-ms 1, no per-sequence or context
+ * cost, prefill nearly free), at most SEQS requests at once, every request
+ * OUT tokens long.  A request then holds a slot for OUT steps (its first
+ * token comes with its prefill step), so the simulator ends
+ *
+ *     capacity = SEQS / (OUT x 1 ms) = 4 / 50 ms = 80 requests/s
+ *
+ * Each case is bounded: a few seconds of load, at most ~1,000 requests. */
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "tokentrace/analysis.h"
+#include "tokentrace/run.h"
+#include "sim_client.h"
+#include "testutil.h"
+#include "tt_cmocka.h"
+
+extern char **environ;
+
+static const char *cap_bin, *workdir;
+
+#define SEQS 4
+#define OUT 50
+#define CAPACITY (SEQS * 1000.0 / OUT)
+
+static const char *const sim_args[] = {
+	"--max-num-seqs", "4", "--step-base-ms", "1", "--per-seq-ms", "0",
+	"--per-ctx-token-ns", "0", "--prefill-tok-s", "100000000", NULL};
+
+/* Run the capture with these arguments after URL -o RUN; returns its exit status. */
+static int capture(const struct sim_proc *sim, const char *run, const char *const *extra)
+{
+	const char *argv[48];
+	int n = 0, st = -1;
+	pid_t pid;
+
+	argv[n++] = cap_bin;
+	argv[n++] = sim->url;
+	argv[n++] = "-o";
+	argv[n++] = run;
+	argv[n++] = "-q";
+	argv[n++] = "--scrape-interval";
+	argv[n++] = "0";
+	argv[n++] = "--contexts";
+	argv[n++] = "64";
+	for (; *extra && n < 46; extra++)
+		argv[n++] = *extra;
+	argv[n] = NULL;
+	if (posix_spawn(&pid, cap_bin, NULL, NULL, (char *const *)argv, environ) != 0)
+		return -1;
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static char *run_path(const char *name)
+{
+	char *p = malloc(strlen(workdir) + strlen(name) + 2);
+	assert_non_null(p);
+	sprintf(p, "%s/%s", workdir, name);
+	tu_rmrf(p);
+	return p;
+}
+
+static struct tt_report *analyze(const char *run, const char *slo)
+{
+	struct tt_run *r = NULL;
+	struct tt_report *rep = NULL;
+	struct tt_analysis_opts o;
+	struct tt_error err;
+
+	tt_analysis_opts_init(&o);
+	if (slo)
+		assert_int_equal(tt_slo_parse(slo, &o.slo, &err), TT_OK);
+	assert_int_equal(tt_run_open(run, &r, &err), TT_OK);
+	assert_int_equal(tt_analyze(r, &o, &rep, &err), TT_OK);
+	tt_run_free(r);
+	return rep;
+}
+
+static const struct tt_cell_figures *rate_cell(const struct tt_report *rep, double rate)
+{
+	for (size_t i = 0; i < rep->n_cells; i++)
+		if (rep->cells[i].phase == TT_PHASE_RATE && fabs(rep->cells[i].rate - rate) < 1e-9)
+			return &rep->cells[i];
+	fail_msg("no open-loop cell at %g/s", rate);
+	return NULL;
+}
+
+/* ---- records of one cell ------------------------------------------------- */
+
+struct rec {
+	int64_t sched, send, first;
+	long tokens;
+	enum tt_role role;
+	enum tt_finish finish;
+	uint32_t seq;
+};
+struct recs {
+	struct rec *v;
+	size_t n, cap;
+};
+
+static int on_req(void *ctx, const struct tt_request *r)
+{
+	struct recs *rs = ctx;
+	struct rec *e;
+
+	if (rs->n == rs->cap) {
+		rs->cap = rs->cap ? rs->cap * 2 : 256;
+		rs->v = realloc(rs->v, rs->cap * sizeof *rs->v);
+		assert_non_null(rs->v);
+	}
+	e = &rs->v[rs->n++];
+	e->sched = r->t_sched_ns;
+	e->send = r->t_send_ns;
+	e->first = -1;
+	e->tokens = 0;
+	e->role = r->role;
+	e->finish = r->finish;
+	e->seq = r->seq;
+	for (size_t i = 0; i < r->n_chunks; i++) {
+		if (r->chunks[i].tokens && e->first < 0)
+			e->first = r->chunks[i].t_ns;
+		e->tokens += r->chunks[i].tokens;
+	}
+	return 0;
+}
+
+static int cmp_seq(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static void read_cell(const char *run, const char *id, struct recs *rs, int64_t *start)
+{
+	struct tt_run *r = NULL;
+	struct tt_error err;
+	struct tt_trace_visitor v = {rs, on_req, NULL};
+	long i;
+
+	memset(rs, 0, sizeof *rs);
+	assert_int_equal(tt_run_open(run, &r, &err), TT_OK);
+	i = tt_manifest_find_cell(tt_run_manifest(r), id);
+	assert_true(i >= 0);
+	if (start)
+		*start = tt_run_manifest(r)->cells[i].start_ns;
+	assert_int_equal(tt_run_read_cell(r, (size_t)i, &v, &err), TT_OK);
+	tt_run_free(r);
+	qsort(rs->v, rs->n, sizeof *rs->v, cmp_seq);
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Median TTFT from the due time of the measured requests with a token
+ * among [lo, hi) of the measured ones in due order. */
+static double ttft_due_median(const struct recs *rs, double lo, double hi)
+{
+	size_t n = 0, k = 0, m = 0;
+	double *v = calloc(rs->n + 1, sizeof *v);
+
+	for (size_t i = 0; i < rs->n; i++)
+		n += rs->v[i].role == TT_ROLE_MEASURED;
+	for (size_t i = 0; i < rs->n; i++) {
+		if (rs->v[i].role != TT_ROLE_MEASURED)
+			continue;
+		if (k >= (size_t)(lo * (double)n) && k < (size_t)(hi * (double)n) && rs->v[i].first >= 0)
+			v[m++] = (double)(rs->v[i].first - rs->v[i].sched) / 1e6;
+		k++;
+	}
+	qsort(v, m, sizeof *v, cmp_d);
+	{
+		double med = m ? v[m / 2] : NAN;
+		free(v);
+		return med;
+	}
+}
+
+/* ---- cases --------------------------------------------------------------- */
+
+/* Below saturation (30/s of 80/s): every request due goes out within a
+ * few ms of its time, the server keeps up, the cell is Valid.  On this
+ * shared 2-core machine every process now and then stops for up to a
+ * second (seen: the capture and the simulator stalled together for 0.9 s
+ * at a load average of 6.5, so a burst of requests went out late and the
+ * cell was rightly marked): the case takes the best of three attempts, and
+ * fails only when none holds the schedule. */
+static void test_below_saturation_sustained(void **state)
+{
+	struct sim_proc sim = sim_start_ok(sim_args);
+	char *run = run_path("below");
+	const char *args[] = {"--rates", "30/s", "--max-tokens", "50", "--duration", "3s",
+			      "--warmup", "1s", "--drain", "2s", "--seed", "7", NULL};
+	struct tt_report *rep = NULL;
+	const struct tt_cell_figures *c = NULL;
+	struct recs rs;
+
+	(void)state;
+	for (int attempt = 0; attempt < 3; attempt++) {
+		tt_report_free(rep);
+		tu_rmrf(run);
+		assert_int_equal(capture(&sim, run, args), 0);
+		rep = analyze(run, NULL);
+		c = rate_cell(rep, 30);
+		print_message("30/s: %s; due %.1f/s ended %.1f/s; lateness p50 %.3f p99 %.3f max "
+			      "%.3f ms; TTFT due p50 %.2f ms, growth %.2f ms\n",
+			      tt_status_name(c->status), c->open_loop.scheduled_req_s,
+			      c->open_loop.achieved_req_s, c->open_loop.lateness_ms.p50,
+			      c->open_loop.lateness_p99_ms, c->open_loop.lateness_ms.max,
+			      c->open_loop.ttft_due_ms.p50, c->open_loop.ttft_due_growth_ms);
+		if (c->status == TT_STATUS_VALID && c->open_loop.lateness_p99_ms < 50)
+			break;
+	}
+	sim_stop_ok(&sim);
+	assert_int_equal(c->status, TT_STATUS_VALID);
+	assert_int_equal(c->open_loop.due, 90); /* 3 s x 30/s, constant gaps */
+	assert_true(fabs(c->open_loop.scheduled_req_s - 30) < 0.5);
+	assert_true(c->open_loop.achieved_req_s >= 0.9 * 30);
+	/* on time: the median within a millisecond; the tail bounded by the
+	 * machine's scheduling (M-sustained's 50 ms) */
+	assert_true(c->open_loop.lateness_ms.p50 < 1);
+	assert_true(c->open_loop.lateness_p99_ms < 50);
+	assert_int_equal(c->open_loop.unanswered, 0);
+	/* no queue: a request waits at most a step to start, then OUT steps */
+	assert_true(c->open_loop.ttft_due_ms.p50 < 20);
+	assert_true(fabs(c->open_loop.ttft_due_growth_ms) < 20);
+	/* constant arrivals: due times exactly 1/30 s apart */
+	read_cell(run, "rate-64r30", &rs, NULL);
+	assert_true(rs.n >= 90);
+	for (size_t i = 1; i < rs.n; i++)
+		assert_true(llabs(rs.v[i].sched - rs.v[i - 1].sched - 33333333) <= 1000);
+	free(rs.v);
+	tt_report_free(rep);
+	free(run);
+}
+
+/* Past saturation (120/s against 80/s): the server ends about 80/s, the
+ * backlog grows by ~40 requests a second, so the wait from the due time
+ * grows by ~0.5 s per second of window; the cell is marked Rate not
+ * sustained.  The drain is long enough for the backlog (~160 requests at
+ * the window's end, 2 s at 80/s) to end, so every TTFT is measured, none
+ * only bounded. */
+static void test_above_saturation_marked(void **state)
+{
+	struct sim_proc sim = sim_start_ok(sim_args);
+	char *run = run_path("above");
+	const char *args[] = {"--rates", "120/s", "--max-tokens", "50", "--duration", "3s",
+			      "--warmup", "1s", "--drain", "4s", "--seed", "7", NULL};
+	struct tt_report *rep;
+	const struct tt_cell_figures *c;
+	struct recs rs;
+	double first, last;
+
+	(void)state;
+	assert_int_equal(capture(&sim, run, args), 0);
+	sim_stop_ok(&sim);
+	rep = analyze(run, NULL);
+	c = rate_cell(rep, 120);
+	read_cell(run, "rate-64r120", &rs, NULL);
+	first = ttft_due_median(&rs, 0, 0.25);
+	last = ttft_due_median(&rs, 0.75, 1);
+	print_message("120/s: %s; due %.1f/s ended %.1f/s (capacity %.0f/s); lateness p99 "
+		      "%.3f ms; TTFT due first quarter %.0f ms, last quarter %.0f ms; growth "
+		      "%.0f ms; unanswered %ld\n",
+		      tt_status_name(c->status), c->open_loop.scheduled_req_s,
+		      c->open_loop.achieved_req_s, CAPACITY, c->open_loop.lateness_p99_ms, first,
+		      last, c->open_loop.ttft_due_growth_ms, c->open_loop.unanswered);
+	assert_int_equal(c->status, TT_STATUS_NOT_SUSTAINED);
+	/* the server ends what it can: its capacity, within 10 % */
+	assert_true(fabs(c->open_loop.achieved_req_s - CAPACITY) < 0.1 * CAPACITY);
+	assert_true(c->open_loop.achieved_req_s < 0.9 * c->open_loop.scheduled_req_s);
+	assert_int_equal(c->open_loop.unanswered, 0);
+	/* the wait grows through the window: by ~0.5 s per s, the quarters'
+	 * medians ~1.1 s apart; ask for half of it */
+	assert_true(isfinite(first) && isfinite(last));
+	assert_true(last - first > 550);
+	assert_true(fabs(c->open_loop.ttft_due_growth_ms - (last - first)) < 100);
+	/* the TTFT from the send grows too (the queue is the server's), and a
+	 * report from the send alone would still hide the client's part: */
+	assert_true(c->open_loop.ttft_due_ms.p50 >= c->open_loop.ttft_sent_ms.p50);
+	free(rs.v);
+	tt_report_free(rep);
+	free(run);
+}
+
+/* The same seed sends the same schedule (Poisson gaps), and output
+ * lengths drawn from --output-tokens fall in the range. */
+static void test_schedule_reproducible(void **state)
+{
+	struct sim_proc sim = sim_start_ok(sim_args);
+	char *a = run_path("seed-a"), *b = run_path("seed-b");
+	const char *args[] = {"--rates", "40/s", "--arrivals", "poisson", "--max-tokens", "50",
+			      "--output-tokens", "10:30", "--duration", "2s", "--warmup", "0.5s",
+			      "--drain", "1s", "--seed", "42", NULL};
+	struct recs ra, rb;
+	int64_t sa, sb;
+	double sum = 0, sumsq = 0;
+	long lens[31] = {0};
+	int distinct = 0;
+
+	(void)state;
+	assert_int_equal(capture(&sim, a, args), 0);
+	assert_int_equal(capture(&sim, b, args), 0);
+	sim_stop_ok(&sim);
+	read_cell(a, "rate-64r40", &ra, &sa);
+	read_cell(b, "rate-64r40", &rb, &sb);
+	assert_int_equal(ra.n, rb.n);
+	assert_true(ra.n > 40);
+	for (size_t i = 0; i < ra.n; i++) {
+		/* stored in us, rounded up: the offsets agree to the unit */
+		assert_true(llabs((ra.v[i].sched - sa) - (rb.v[i].sched - sb)) <= 1000);
+		if (ra.v[i].finish == TT_FINISH_LENGTH || ra.v[i].finish == TT_FINISH_STOP) {
+			assert_true(ra.v[i].tokens >= 10 && ra.v[i].tokens <= 30);
+			distinct += lens[ra.v[i].tokens]++ == 0;
+		}
+		if (i) {
+			double g = (double)(ra.v[i].sched - ra.v[i - 1].sched) / 1e9;
+			sum += g;
+			sumsq += g * g;
+		}
+	}
+	/* exponential gaps: mean 1/rate, coefficient of variation ~1 */
+	{
+		double n = (double)ra.n - 1, mean = sum / n, sd = sqrt(sumsq / n - mean * mean);
+		print_message("poisson 40/s: %zu requests, mean gap %.4f s, cv %.2f, %d lengths\n",
+			      ra.n, mean, sd / mean, distinct);
+		assert_true(fabs(mean - 0.025) < 0.25 * 0.025);
+		assert_true(sd / mean > 0.6 && sd / mean < 1.4);
+	}
+	assert_true(distinct >= 10);
+	free(ra.v);
+	free(rb.v);
+	free(a);
+	free(b);
+}
+
+/* --rate-sweep finds the simulator's capacity and --slo the highest rate
+ * meeting TTFT <= 100 ms from the due time, both known: 80 requests/s
+ * (above it the wait grows by (r - 80) / 80 s per s, so a few percent over
+ * it already fails within the 2.5 s of warm-up and window).  Within 10 %.
+ * Noise on a busy machine can only fail a cell that should pass (a late
+ * burst), which moves the limit down; the case takes the better of two
+ * attempts. */
+static void test_sweep_and_slo_limit(void **state)
+{
+	struct sim_proc sim = sim_start_ok(sim_args);
+	char *run = run_path("sweep");
+	const char *slo = "ttft=100ms,attain=90";
+	const char *args[] = {"--rates", "20/s", "--rate-sweep", "--slo", slo, "--max-tokens",
+			      "50", "--duration", "2s", "--warmup", "0.5s", "--drain", "1s",
+			      "--seed", "3", NULL};
+	struct tt_report *rep = NULL;
+	double lo = NAN, hi = NAN, cap = NAN;
+	size_t n = 0, cells = 0;
+
+	(void)state;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		tt_report_free(rep);
+		tu_rmrf(run);
+		assert_int_equal(capture(&sim, run, args), 0);
+		rep = analyze(run, slo);
+		n = tt_report_rate_limit(rep, 64, &lo, &hi);
+		cap = tt_report_rate_capacity(rep, 64);
+		cells = 0;
+		for (size_t i = 0; i < rep->n_cells; i++)
+			cells += rep->cells[i].phase == TT_PHASE_RATE;
+		print_message("sweep: %zu rate cells; capacity %.1f/s; SLO limit in [%g, %g)/s; "
+			      "known %g/s\n", cells, cap, lo, hi, CAPACITY);
+		if (fabs(lo - CAPACITY) < 0.1 * CAPACITY)
+			break;
+	}
+	sim_stop_ok(&sim);
+	assert_true(n >= 4 && cells <= 16);
+	assert_true(fabs(cap - CAPACITY) < 0.1 * CAPACITY);
+	assert_true(isfinite(lo) && isfinite(hi));
+	assert_true(fabs(lo - CAPACITY) < 0.1 * CAPACITY);
+	/* the search ended within its precision (5 %, or no 3-digit rate between) */
+	assert_true(hi / lo - 1 <= 0.05 + 1e-9 || hi - lo <= 0.01 * lo);
+	tt_report_free(rep);
+	free(run);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_below_saturation_sustained),
+		cmocka_unit_test(test_above_saturation_marked),
+		cmocka_unit_test(test_schedule_reproducible),
+		cmocka_unit_test(test_sweep_and_slo_limit),
+	};
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: e2e_openloop CAPTURE WORKDIR [test...]\n");
+		return 2;
+	}
+	cap_bin = argv[1];
+	workdir = argv[2];
+	mkdir(workdir, 0755);
+	signal(SIGPIPE, SIG_IGN);
+	return tt_cmocka_run("e2e_openloop", tests, sizeof tests / sizeof tests[0], NULL, NULL,
+			     argc - 3, argv + 3);
+}
