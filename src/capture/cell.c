@@ -117,6 +117,13 @@ static void gen_done(struct net *c, struct xfer *x, CURLcode res)
 		cr->produced[slot] = 1;
 		cr->last_tok[slot] = x->last_rx;
 	}
+	/* Refused or unreachable (no HTTP answer at all): the server may be
+	 * gone, the slot is not live until it streams again.  A request that
+	 * failed otherwise (a reset, a 500, a stall) came from a live server
+	 * and does not hold readiness back: with sporadic errors at high
+	 * concurrency some slot is always just after one. */
+	if (!ok && !x->http_status)
+		cr->last_tok[slot] = 0;
 	if (cr->in_window && role == TT_ROLE_MEASURED && (ok || x->st.tokens > 0))
 		cr->window_ok++;
 	cr->cur[slot] = NULL;
@@ -356,14 +363,15 @@ static enum tt_code run_prefill(struct cap *c, size_t i, struct tt_trace_writer 
 #define LIVE_NS ((int64_t)5000000000)
 
 /* Every slot streaming now: its newest token is recent, its last request
- * did not fail, and a request is open or about to go out. */
+ * got an answer (not refused or unreachable), and a request is open or
+ * about to go out. */
 static int all_live(const struct cellrun *cr, int64_t now)
 {
 	for (int s = 0; s < cr->n; s++) {
 		int64_t t = cr->last_tok[s];
 		if (cr->cur[s] && cr->cur[s]->n_chunks && cr->cur[s]->last_rx > t)
 			t = cr->cur[s]->last_rx;
-		if (!cr->produced[s] || !t || now - t > LIVE_NS || cr->fails[s] > 0 ||
+		if (!cr->produced[s] || !t || now - t > LIVE_NS ||
 		    (!cr->cur[s] && cr->restart_at[s] < 0))
 			return 0;
 	}

@@ -34,6 +34,10 @@ cp -r "$tmp/base" "$c/trace-empty-done"; : > "$c/trace-empty-done/cells/decode-8
 cp -r "$tmp/base" "$c/trace-empty-running"; : > "$c/trace-empty-running/cells/decode-8192x1.ttz"
 sed -i '/"id":[[:space:]]*"decode-8192x1"/,/"state"/ s/"state":[[:space:]]*"done"/"state": "running"/' "$c/trace-empty-running/manifest.json"
 mkfifo "$c/run-fifo.tar"
+# A run whose own path holds an escape sequence, with a damaged cell: the
+# path is quoted in the header and in the damage text (case ESCRUN).
+escrun="$c/esc-"$'\e'"]0;pwned"$'\a'$'\e'"[31m-run"
+cp -r "$tmp/base" "$escrun"; : > "$escrun/cells/decode-8192x1.ttz"
 ( cd "$c" && tar --zstd -cf cells-2k.tar.zst cells-2k && rm -rf cells-2k )
 ( cd "$tmp" && tar -czf "$c/whole.tar.gz" base && tar --zstd -cf "$c/whole.tar.zst" base )
 s=$(stat -c %s "$c/whole.tar.gz"); head -c $((s * 90 / 100)) "$c/whole.tar.gz" > "$c/cut.tar.gz"
@@ -91,6 +95,7 @@ trace-dir|3|is a directory, not a regular file
 trace-empty-done|3|is empty (0 bytes)
 trace-empty-running|0|
 run-fifo.tar|1|neither a run directory nor a regular file
+ESCRUN|3|is empty (0 bytes)
 whole.tar.gz|0|
 whole.tar.zst|0|
 cut.tar.gz|3|truncated gzip input
@@ -152,7 +157,9 @@ PY
 }
 while IFS='|' read -r name want text mem fmts cell; do
   [ -n "$name" ] || continue
-  [ -e "$c/$name" ] || { echo "skip $name (not built here)"; continue; }
+  run=$c/$name
+  [ "$name" = ESCRUN ] && run=$escrun
+  [ -e "$run" ] || { echo "skip $name (not built here)"; continue; }
   # Sanitizers make the three largest cases minutes long: their memory
   # safety is the same code's as the small cases'; their speed is checked
   # in the plain build.
@@ -164,11 +171,11 @@ while IFS='|' read -r name want text mem fmts cell; do
     o=$tmp/out.$f; e=$tmp/err.$f
     rm -rf "$tmp/charts"
     case $f in
-      dump) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" dump "$c/$name" --scrapes) ;;
-      pdf) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" report "$c/$name" -f pdf -o "$tmp/out.pdf") ;;
-      chartall) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" chart "$c/$name" all -o "$tmp/charts") ;;
-      timeline) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" chart "$c/$name" timeline --cell "${cell:-decode-8192x4}" -o "$tmp/t.png") ;;
-      *) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" report "$c/$name" -f "$f") ;;
+      dump) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" dump "$run" --scrapes) ;;
+      pdf) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" report "$run" -f pdf -o "$tmp/out.pdf") ;;
+      chartall) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" chart "$run" all -o "$tmp/charts") ;;
+      timeline) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" chart "$run" timeline --cell "${cell:-decode-8192x4}" -o "$tmp/t.png") ;;
+      *) r=$(limited "${mem:-$MEM_KB}" "$o" "$e" -- "$tt" report "$run" -f "$f") ;;
     esac
     set -- $r
     st=$1

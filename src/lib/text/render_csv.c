@@ -53,6 +53,20 @@ static void num_field(struct tt_buf *out, const char *s)
 	tt_buf_puts(out, s);
 }
 
+/* Control characters other than line breaks and tabs (which RFC 4180
+ * quoting carries) become '?', C1 controls in UTF-8 too. */
+static void scrub(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+
+	for (; *p; p++) {
+		if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+			*p = '?';
+		else if (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F)
+			p[0] = p[1] = '?';
+	}
+}
+
 static void exact(struct tt_buf *out, double v)
 {
 	char num[40];
@@ -177,11 +191,15 @@ static void row(const struct tt_report *r, const struct tt_cell_figures *c, stru
 	exact(out, srv ? c->running_mean : NAN);
 	exact(out, srv ? c->kv_usage_max : NAN);
 	exact(out, srv ? c->preemptions : NAN);
+	/* Damage and reasons quote paths the user gave: no control
+	 * characters (a CSV is read in terminals too). */
 	memcpy(text, c->damage, sizeof c->damage);
 	text[sizeof c->damage] = '\0';
+	scrub(text);
 	field(out, text, 0);
 	memcpy(text, c->reason, sizeof c->reason);
 	text[sizeof c->reason] = '\0';
+	scrub(text);
 	field(out, text, 0);
 	exact(out, c->longest_stall_ms);
 	exact(out, c->gaps_over_share);

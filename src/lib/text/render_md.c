@@ -25,7 +25,7 @@ static void md_text(struct tt_buf *out, const char *s)
 	const char *p;
 
 	for (p = s; *p; p++) {
-		if (*p == '\n' || *p == '\r' || *p == '\t')
+		if ((unsigned char)*p < 0x20 || *p == 0x7f) /* line breaks, and no escapes */
 			tt_buf_puts(out, " ");
 		else if (strchr("\\`*_[]<|", *p))
 			tt_buf_printf(out, "\\%c", *p);

@@ -4,6 +4,8 @@
 #include "text/render_impl.h"
 #include "text/render_rate.h"
 
+#include "core/text_clean.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,8 +243,13 @@ static void header(const struct tt_report *r, int use_color, struct tt_buf *out)
 		tt__fmt_plain(m->duration_s, 3, num, sizeof num);
 		tt_buf_printf(out, "%s%s s windows", np++ ? MIDDOT : "", num);
 	}
-	if (r->source[0])
-		tt_buf_printf(out, "%s%s", np++ ? MIDDOT : "", r->source);
+	if (r->source[0]) {
+		/* the path the user named: shown, its control characters not */
+		char src[sizeof r->source];
+		snprintf(src, sizeof src, "%s", r->source);
+		tt__text_scrub(src, strlen(src));
+		tt_buf_printf(out, "%s%s", np++ ? MIDDOT : "", src);
+	}
 	tt_buf_puts(out, np ? "\n\n" : "\n");
 }
 
@@ -456,6 +463,9 @@ static void notes(const struct tt_report *r, const size_t *order, size_t avail, 
 			snprintf(line, sizeof line, "%s x %d: %s%s%.*s", ctx, c->concurrency,
 				 tt_status_name(c->status), c->reason[0] ? MIDDOT : "",
 				 (int)sizeof c->reason, c->reason);
+		/* A reason may quote a path the user gave (damage messages): no
+		 * control character reaches the terminal, whatever it holds. */
+		tt__text_scrub(line, strlen(line));
 		tt_buf_puts(out, "  ");
 		wrap(out, line, 2, 4, avail);
 	}
