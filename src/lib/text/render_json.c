@@ -381,7 +381,7 @@ enum tt_code tt__render_json_text(const struct tt_report *r, struct tt_buf *out,
 {
 	struct jctx j = {0};
 	enum tt_code rc = TT_OK;
-	cJSON *root = cJSON_CreateObject(), *gen, *cells;
+	cJSON *root = cJSON_CreateObject(), *gen;
 	size_t *order = NULL, i;
 	char *text = NULL;
 
@@ -399,15 +399,59 @@ enum tt_code tt__render_json_text(const struct tt_report *r, struct tt_buf *out,
 		put_str(&j, gen, "version", tt_version());
 	}
 	run_object(&j, r, root);
-	cells = put_arr(&j, root, "cells");
-	for (i = 0; cells && i < r->n_cells; i++)
-		cell_object(&j, r, order[i], cells);
+	/* The cells are printed one at a time into the output, so memory holds
+	 * one cell's tree rather than the whole report's (100k cells took over
+	 * 1 GB as one tree).  The bytes are those cJSON_Print gives for the
+	 * whole tree: the root is printed with "cells": [] as its last member,
+	 * and each cell object, printed alone, is indented one level deeper
+	 * (a tab after each newline; JSON strings hold no raw newline). */
+	put_arr(&j, root, "cells");
 	if (j.oom || !(text = cJSON_Print(root))) {
 		rc = tt_error_set(err, TT_ENOMEM, "render json: out of memory");
 		goto cleanup;
 	}
-	tt_buf_puts(out, text);
-	tt_buf_puts(out, "\n");
+	{
+		size_t tl = strlen(text);
+		if (tl < 4 || strcmp(text + tl - 4, "[]\n}") != 0) {
+			rc = tt_error_set(err, TT_EINTERNAL, "render json: unexpected layout");
+			goto cleanup;
+		}
+		if (tt_buf_append(out, text, tl - 3) != TT_OK) /* up to and with '[' */
+			goto full;
+	}
+	for (i = 0; i < r->n_cells; i++) {
+		cJSON *one = cJSON_CreateArray();
+		char *ct = NULL, *p, *nl;
+
+		if (one)
+			cell_object(&j, r, order[i], one);
+		if (!one || j.oom || !(ct = cJSON_Print(one->child))) {
+			cJSON_Delete(one);
+			rc = tt_error_set(err, TT_ENOMEM, "render json: out of memory");
+			goto cleanup;
+		}
+		cJSON_Delete(one);
+		if (i && tt_buf_puts(out, ", ") != TT_OK) {
+			free(ct);
+			goto full;
+		}
+		for (p = ct; (nl = strchr(p, '\n')); p = nl + 1)
+			if (tt_buf_append(out, p, (size_t)(nl + 1 - p)) != TT_OK ||
+			    tt_buf_puts(out, "\t\t") != TT_OK) {
+				free(ct);
+				goto full;
+			}
+		if (tt_buf_puts(out, p) != TT_OK) {
+			free(ct);
+			goto full;
+		}
+		free(ct);
+	}
+	if (tt_buf_puts(out, "]\n}\n") != TT_OK)
+		goto full;
+	goto cleanup;
+full:
+	rc = tt_error_set(err, TT_ENOMEM, "render json: output buffer full or out of memory");
 
 cleanup:
 	free(text);
