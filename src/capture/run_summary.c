@@ -29,9 +29,10 @@ int run_summary(struct cap *c)
 		}
 	}
 	if (!o->quiet)
-		fprintf(stderr, "tokentrace-capture: %zu of %zu cells done, %zu over capacity, %zu failed, %zu interrupted; %lld output tokens, %lld failed requests, %.1f s; run in '%s'\n",
-			done, wm->n_cells, over, failed, interrupted,
+		fprintf(stderr, "tokentrace-capture: %zu of %zu cell%s done, %zu over capacity, %zu failed, %zu interrupted; %lld output tokens, %lld failed request%s, %.1f s; run in '%s'\n",
+			done, wm->n_cells, wm->n_cells == 1 ? "" : "s", over, failed, interrupted,
 			(long long)c->net.tokens_total, (long long)c->net.errors_total,
+			c->net.errors_total == 1 ? "" : "s",
 			(double)(now_ns() - c->run_start) / 1e9, tt_run_writer_dir(c->run));
 	if (c->commit_failed) {
 		fprintf(stderr, "tokentrace-capture: error: cannot save the run's manifest: %s; "

@@ -454,6 +454,16 @@ void engine_abort(struct engine *e, struct sim_req *r)
 	r->state = REQ_ABORTED;
 }
 
+size_t engine_running_gauge(const struct engine *e)
+{
+	uint64_t now = sim_now_ns();
+	size_t n = 0;
+
+	for (size_t i = 0; i < e->nrunning; i++)
+		n += e->running[i]->hold_until <= now;
+	return n;
+}
+
 double engine_kv_usage(const struct engine *e)
 {
 	return e->kv_blocks_total ? (double)e->kv_blocks_used / (double)e->kv_blocks_total : 0;

@@ -73,5 +73,9 @@ void engine_submit(struct engine *e, struct sim_req *r);
 void engine_abort(struct engine *e, struct sim_req *r);
 /* KV blocks in use, 0..1. */
 double engine_kv_usage(const struct engine *e);
+/* The running gauge now: running requests less those still in their
+ * turnover hold, which a real server has not yet put in its running set
+ * (docs/sim.md 4.4, "The running gauge"). */
+size_t engine_running_gauge(const struct engine *e);
 
 #endif

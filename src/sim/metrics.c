@@ -145,7 +145,7 @@ static void render_vllm(const struct sim_metrics *m, const struct engine *e,
 	const struct engine_stats *s = &e->stats;
 
 	gauge(o, n, "num_requests_running", "Number of requests in model execution batches.",
-	      (double)e->nrunning);
+	      (double)engine_running_gauge(e));
 	gauge(o, n, "num_requests_waiting", "Number of requests waiting to be processed.",
 	      (double)e->nwaiting);
 	gauge(o, n, "kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.",
@@ -183,7 +183,8 @@ static void render_sglang(const struct sim_metrics *m, const struct engine *e,
 {
 	const struct engine_stats *s = &e->stats;
 
-	gauge(o, n, "num_running_reqs", "The number of running requests.", (double)e->nrunning);
+	gauge(o, n, "num_running_reqs", "The number of running requests.",
+	      (double)engine_running_gauge(e));
 	gauge(o, n, "num_queue_reqs", "The number of requests in the waiting queue.",
 	      (double)e->nwaiting);
 	gauge(o, n, "token_usage", "The token usage.", engine_kv_usage(e));
@@ -238,7 +239,8 @@ static void render_llamacpp(const struct sim_metrics *m, const struct engine *e,
 		"llamacpp:requests_deferred %zu\n",
 		(unsigned long long)s->prompt_tokens, (double)s->prompt_ns / 1e9,
 		(unsigned long long)m->finished_tokens, (unsigned long long)s->steps,
-		s->steps ? s->busy_slot_sum / (double)s->steps : 0.0, e->nrunning, e->nwaiting);
+		s->steps ? s->busy_slot_sum / (double)s->steps : 0.0, engine_running_gauge(e),
+		e->nwaiting);
 }
 
 /* TGI's names (its docs' metrics reference): written by Rust's
@@ -259,7 +261,7 @@ static void render_tgi(const struct sim_metrics *m, const struct engine *e,
 			    "# TYPE tgi_request_success counter\ntgi_request_success %llu\n"
 			    "# TYPE tgi_batch_inference_count counter\n"
 			    "tgi_batch_inference_count{method=\"decode\"} %llu\n",
-			    e->nwaiting, e->nrunning,
+			    e->nwaiting, engine_running_gauge(e),
 			    (long long)(e->kv_blocks_used * c->block_size),
 			    (unsigned long long)requests, (unsigned long long)m->requests_ok,
 			    (unsigned long long)s->steps);

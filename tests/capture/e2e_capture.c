@@ -1178,6 +1178,37 @@ static void test_seed_statuses(void **state)
 	tt_run_free(run);
 }
 
+/* The seed's only Requests queued cell, 120K x 2, was the reference tool's
+ * running-mean test (mean running < 0.95 C): each closed-loop request is
+ * outside the server's running set for its TTFT (docs/sim.md 4.6).  The
+ * seed-calibrated simulator shows the same dip: the mean running gauge is
+ * below C as the seed's 1.9 was, and no request waits. */
+static void test_seed_running_mean(void **state)
+{
+	const char *sim_args[] = {"--profile", profile_path, "--max-model-len", "131072", NULL};
+	const char *args[] = {"--contexts", "120K", "--concurrency", "2", "--cells",
+			      "decode-120Kx2", "--duration", "8s", "--max-tokens", "4096",
+			      "--readiness", "1s", NULL};
+	char run_dir[600];
+	struct tt_run *run;
+	struct tt_report *rep = NULL;
+	struct tt_error err;
+	const struct tt_cell_figures *f;
+	(void)state;
+
+	run = capture_run("seedmean", sim_args, args, run_dir, sizeof run_dir);
+	assert_true(tt_analyze(run, NULL, &rep, &err) <= TT_WARN);
+	f = &rep->cells[tt_manifest_find_cell(tt_run_manifest(run), "decode-122880x2")];
+	assert_int_equal(f->errors, 0);
+	assert_string_equal(f->avg_active_source, "server");
+	/* 8 s windows hold one or two turnovers of ~0.42 s per stream */
+	if (!(f->avg_active > 1.7 && f->avg_active < 1.97))
+		fail_msg("mean running %.3f of 2, the seed's 1.9", f->avg_active);
+	assert_true(f->waiting_share == 0.0);
+	tt_report_free(rep);
+	tt_run_free(run);
+}
+
 /* SGLang flavour: engine and KV capacity from its own server info. */
 static void test_sglang_flavor(void **state)
 {
@@ -1406,6 +1437,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_tgi_flavor),
 		cmocka_unit_test(test_tgi_eos),
 		cmocka_unit_test(test_seed_statuses),
+		cmocka_unit_test(test_seed_running_mean),
 		cmocka_unit_test(test_arrival_never_before_emission),
 		cmocka_unit_test(test_arrival_connection_close),
 		cmocka_unit_test(test_arrival_under_loss),

@@ -110,6 +110,40 @@ static void test_timeline_marks_the_window(void **state)
 	tt_buf_release(&b);
 }
 
+/* The timeline's title counts requests in the singular for one. */
+static void test_timeline_title_plural(void **state)
+{
+	struct fx *f = *state;
+	const struct tt_manifest *m = tt_run_manifest(f->run);
+	const char *ids[] = {"decode-8192x1", "decode-8192x16"};
+	const char *want[] = {"× 1 request\n", "× 16 requests\n"};
+	char path[512], cmd[600];
+	struct tt_error err;
+
+	for (int k = 0; k < 2; k++) {
+		struct tt_chart_opts o;
+		struct tt_buf b;
+		char *text;
+		long cell = tt_manifest_find_cell(m, ids[k]);
+		assert_true(cell >= 0);
+		tt_chart_opts_init(&o);
+		o.kind = TT_CHART_TIMELINE;
+		o.format = TT_CHART_PDF;
+		o.cell = cell;
+		tt_buf_init(&b, 0);
+		assert_int_equal(tt_chart_render(f->rep, f->run, &o, &b, NULL, &err), TT_OK);
+		snprintf(path, sizeof path, "%s/title%d.pdf", f->dir, k);
+		assert_int_equal(cf_write(path, b.data, b.len), 0);
+		tt_buf_release(&b);
+		snprintf(cmd, sizeof cmd, "pdftotext '%s' -", path);
+		text = cf_run_cmd(cmd); /* needs poppler-utils */
+		assert_non_null(text);
+		if (!strstr(text, want[k]) || strstr(text, "× 1 requests"))
+			fail_msg("%s: no '%s' in the chart's text:\n%s", ids[k], want[k], text);
+		free(text);
+	}
+}
+
 static void test_timeline_errors(void **state)
 {
 	struct fx *f = *state;
@@ -391,6 +425,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_timeline_marks_the_window, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeline_title_plural, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tbt_cdf_per_context, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_html_report_self_contained, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_html_escapes_run_strings, setup, teardown),

@@ -28,7 +28,7 @@ model=$llama_dir/tiny-random-llama.gguf
 skip() { echo "SKIPPED: $*"; exit 77; }
 fail() { echo "FAILED: $*"; exit 1; }
 
-[ -x "$server" ] || skip "no llama-server at '$server' (set TT_LLAMA_DIR at configure time)"
+[ -x "$server" ] || skip "no llama-server at '$server'${TT_LLAMA_LOOKED:+ (none found in: $TT_LLAMA_LOOKED)}; configure with -DTT_LLAMA_DIR=DIR or TT_LLAMA_DIR=DIR in the environment"
 [ -r "$model" ] || skip "no model at '$model'"
 command -v python3 >/dev/null || skip "python3 is needed to read the server's answers"
 grep -qw avx2 /proc/cpuinfo 2>/dev/null || skip "this CPU has no AVX2, which the llama-server build needs"

@@ -404,6 +404,60 @@ static void test_capacity_rule(void **state)
 	assert_true(pre == 0.0);
 }
 
+/* With a profile, a repeated prompt's turnover hold (its measured TTFT)
+ * is spent outside the running gauge, as on the seed's real server, whose
+ * mean running count sits below C by about TTFT / request time (0.9 at
+ * 120K x 1, 1.9 at 120K x 2): the held request has its KV (kv usage > 0)
+ * but is neither running nor waiting; once it decodes it is running. */
+struct hold_gauges {
+	const struct sim_proc *p;
+	int held_outside, running_after;
+};
+
+static int sample_hold(void *arg, double t)
+{
+	struct hold_gauges *g = arg;
+	(void)t;
+	double gen = metric_now(g->p, "vllm:generation_tokens_total");
+	double r = metric_now(g->p, "vllm:num_requests_running");
+	double w = metric_now(g->p, "vllm:num_requests_waiting");
+	double kv = metric_now(g->p, "vllm:kv_cache_usage_perc");
+	double gen2 = metric_now(g->p, "vllm:generation_tokens_total");
+	/* gen == 1: only the warm-up's token so far, so the request is held */
+	if (gen == 1.0 && gen2 == 1.0 && r == 0.0 && w == 0.0 && kv > 0.0)
+		g->held_outside = 1;
+	if (gen > 1.0 && r == 1.0)
+		g->running_after = 1;
+	return 0;
+}
+
+static void test_turnover_outside_running(void **state)
+{
+	(void)state;
+	const char *args[] = {"--profile", TT_FIXTURES "/profiles/seed-matrix.csv", NULL};
+	struct sim_proc p = sim_start_ok(args);
+	char *warm = body_token_prompt(122880, 9, 1, 1, STREAM_USAGE);
+	char *again = body_token_prompt(122880, 9, 600, 1, STREAM_USAGE);
+	const char *b1[] = {warm}, *b2[] = {again};
+	struct stream_result r1, r2;
+	struct hold_gauges g = {&p, 0, 0};
+
+	assert_int_equal(stream_many(&p, "/v1/completions", b1, 1, 0, 30, NULL, NULL, &r1), 0);
+	assert_true(final_tokens(&r1) == 1);
+	assert_true(metric_now(&p, "vllm:generation_tokens_total") == 1.0);
+	/* the profile's 120K x 1 TTFT is 443 ms: the hold is about 440 ms */
+	assert_int_equal(stream_many(&p, "/v1/completions", b2, 1, 0, 30, sample_hold, &g, &r2), 0);
+	assert_true(final_tokens(&r2) == 600);
+	if (!g.held_outside || !g.running_after)
+		fail_msg("held outside the running gauge seen: %d; running while decoding: %d",
+			 g.held_outside, g.running_after);
+	stream_result_free(&r1);
+	stream_result_free(&r2);
+	free(warm);
+	free(again);
+	sim_stop_ok(&p);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -415,6 +469,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_late_loop_merges_without_drift),
 		cmocka_unit_test(test_max_num_seqs),
 		cmocka_unit_test(test_capacity_rule),
+		cmocka_unit_test(test_turnover_outside_running),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

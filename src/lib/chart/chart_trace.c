@@ -446,8 +446,8 @@ static double tl_header(struct canvas *c, double x, double y, double w,
 	double top;
 
 	tt__fmt_tokens(ci->context, ctxs, sizeof ctxs);
-	snprintf(title, sizeof title, "Cell timeline: decode %s context × %d requests", ctxs,
-		 ci->concurrency);
+	snprintf(title, sizeof title, "Cell timeline: decode %s context × %d request%s", ctxs,
+		 ci->concurrency, ci->concurrency == 1 ? "" : "s");
 	if (ci->phase == TT_PHASE_PREFILL)
 		snprintf(title, sizeof title, "Cell timeline: prefill %s context", ctxs);
 	tt__chart_subtitle(m, sub, sizeof sub);

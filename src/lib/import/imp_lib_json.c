@@ -194,16 +194,18 @@ static const char *status_of(const cJSON *r, int conc, char *why, size_t n)
 
 	why[0] = '\0';
 	if (errors > 0) {
-		snprintf(why, n, "llm-inference-bench counted %.0f failed requests", errors);
+		snprintf(why, n, "llm-inference-bench counted %.0f failed request%s", errors,
+			 errors == 1 ? "" : "s");
 		return "errors";
 	}
 	if (maxq > 0) {
-		snprintf(why, n, "llm-inference-bench saw up to %.0f requests waiting", maxq);
+		snprintf(why, n, "llm-inference-bench saw up to %.0f request%s waiting", maxq,
+			 maxq == 1 ? "" : "s");
 		return "requests_queued";
 	}
 	if (running < 0.95 * conc) {
-		snprintf(why, n, "llm-inference-bench saw %.1f of %d requests running on average",
-			 running, conc);
+		snprintf(why, n, "llm-inference-bench saw %.1f of %d request%s running on average",
+			 running, conc, conc == 1 ? "" : "s");
 		return "requests_queued";
 	}
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "warmup_timed_out")) ||
