@@ -1,0 +1,47 @@
+/* The end of a cell, shared by the closed-loop cells (cell.c) and the
+ * open-loop ones (cell_rate.c): its trace closed and its state committed. */
+#include <stdio.h>
+
+#include "cell_end.h"
+#include "capture.h"
+#include "progress_line.h"
+#include "sink.h"
+#include "tokentrace/run.h"
+
+static struct tt_cell_info *cell_info(struct cap *c, size_t i)
+{
+	return &tt_run_writer_manifest(c->run)->cells[i];
+}
+
+void cell_commit(struct cap *c)
+{
+	struct tt_error e;
+	/* A failed commit leaves the previous manifest in place: the run stays
+	 * readable.  It is reported, and the capture goes on measuring. */
+	if (tt_run_writer_commit(c->run, &e) != TT_OK) {
+		progress_clear(c);
+		fprintf(stderr, "warning: %s\n", e.msg);
+	}
+}
+
+/* Close the cell's trace and set its final state. */
+enum tt_code cell_finish(struct cap *c, size_t i, struct tt_trace_writer *tw,
+				enum tt_cell_state st, const char *reason, struct tt_error *err)
+{
+	struct tt_cell_info *ci = cell_info(c, i);
+	struct tt_error e;
+	enum tt_code rc = sink_set_writer(c->net.sink, NULL, &e);
+
+	if (tt_trace_writer_close(tw, rc == TT_OK ? &e : NULL) != TT_OK && rc == TT_OK)
+		rc = e.code;
+	if (rc != TT_OK) {
+		tt_error_setv(err, rc, e.kind, "cell '%s': %s", ci->id, e.msg);
+		st = TT_CELL_FAILED;
+		reason = e.msg;
+	}
+	ci->state = st;
+	if (reason)
+		tt_manifest_set_str(&ci->reason, reason);
+	cell_commit(c);
+	return rc;
+}
