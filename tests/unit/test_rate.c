@@ -319,12 +319,35 @@ static void test_outputs(void **state)
 	free(path);
 }
 
+/* The recorded open-loop run (fixtures/runs/README.md): every future
+ * reader reads it, and its cells say what the simulator did. */
+static void test_fixture(void **state)
+{
+	struct tt_report *rep = analyze(TT_FIXTURES "/runs/openloop.tar.zst", "ttft=100ms");
+	const struct tt_cell_figures *a = cell(rep, 30), *b = cell(rep, 120);
+	double lo, hi;
+
+	(void)state;
+	assert_string_equal(rep->manifest.arrivals, "constant");
+	assert_int_equal(a->status, TT_STATUS_VALID);
+	assert_int_equal(a->open_loop.due, 60);
+	assert_int_equal(b->status, TT_STATUS_NOT_SUSTAINED);
+	assert_int_equal(b->open_loop.due, 240);
+	/* the simulator's capacity, 80 requests/s, within 5 % */
+	assert_true(fabs(b->open_loop.achieved_req_s - 80) < 4);
+	assert_true(b->open_loop.ttft_due_growth_ms > 300);
+	assert_int_equal(tt_report_rate_limit(rep, 64, &lo, &hi), 2);
+	assert_true(lo == 30 && hi == 120);
+	tt_report_free(rep);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_manifest_12),
 		cmocka_unit_test(test_figures_exact),
 		cmocka_unit_test(test_outputs),
+		cmocka_unit_test(test_fixture),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }
