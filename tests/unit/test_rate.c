@@ -288,6 +288,10 @@ static void test_outputs(void **state)
 	assert_non_null(strstr(b.data, "\"rate\""));
 	assert_non_null(strstr(b.data, "\"limit_lo_req_s\""));
 	tt_buf_release(&b);
+	tt_buf_init(&b, 0);
+	assert_int_equal(tt_render(rep, TT_FORMAT_HTML, &ro, &b, &err), TT_OK);
+	assert_non_null(strstr(b.data, "Open-loop cells"));
+	tt_buf_release(&b);
 	tt_report_free(rep);
 
 	/* diff: the curves of both sides, side by side */
