@@ -33,11 +33,11 @@ struct cap {
 	struct xfer *scrape;
 	double last_running, last_waiting; /* NaN unknown */
 	int64_t last_scrape_t;
-	int last_scrape_failed;
+	int last_scrape_failed;  /* the newest scrape got no good answer: its gauges are unknown */
 	/* The manifest could not be saved (disk full): the capture stops at
 	 * once, the run stays as last saved (readable, resumable). */
 	int commit_failed;
-	char commit_msg[1024];  /* the newest scrape got no good answer: its gauges are unknown */
+	char commit_msg[1024];  /* the first failed commit's reason, for the summary */
 	/* progress */
 	int tty;
 	size_t cell_i, n_cells_run;

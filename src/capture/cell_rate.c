@@ -18,7 +18,8 @@
 
 #include "capture.h"
 #include "capture_opts.h"
-#include "cell.h"
+#include "cell_end.h"
+#include "cell_rate.h"
 #include "monotonic.h"
 #include "net_loop.h"
 #include "probe.h"

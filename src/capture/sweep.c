@@ -24,6 +24,7 @@
 #include "capture.h"
 #include "capture_opts.h"
 #include "cell.h"
+#include "cell_end.h"
 #include "progress_line.h"
 #include "tokentrace/analysis.h"
 #include "tokentrace/run.h"

@@ -48,6 +48,7 @@ static const char usage_text[] =
 	"  --seed N               bootstrap seed (default 1)\n"
 	"  --skip-first D         start each decode window D later (e.g. 5s)\n"
 	"  --window D             measure at most D of each window (e.g. 10s)\n"
+	"  --slo LIST             open-loop curves: each side's SLO limit (M-rate-limit)\n"
 	"  --no-color             no colour in term output (NO_COLOR is respected too)\n"
 	"  -q, --quiet            no summary line on standard error\n"
 	"  -h, --help             show this help\n"
@@ -217,7 +218,7 @@ int cmd_diff(int argc, char **argv)
 			static const char *const with_value[] = {
 				"-f", "--format", "-o", "--output", "--fail-if-slower", "--figure",
 				"--tail", "--alpha", "--min-change", "--replicates", "--seed",
-				"--skip-first", "--window", "--cell", "--charts", "--chart-format"};
+				"--skip-first", "--window", "--cell", "--charts", "--chart-format", "--slo"};
 			int known = 0;
 			list = 0;
 			for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
@@ -241,6 +242,11 @@ int cmd_diff(int argc, char **argv)
 					goto cleanup;
 				}
 				gate.on = 1;
+			} else if (!strcmp(a, "--slo")) {
+				if (tt_slo_parse(v, &ao.slo, &err) != TT_OK) {
+					cli_error("--slo: %s", err.msg);
+					goto cleanup;
+				}
 			} else if (!strcmp(a, "--figure")) {
 				figure = v;
 			} else if (!strcmp(a, "--cell")) {

@@ -10,5 +10,8 @@ enum tt_code tt__diff_render_json(const struct tt_diff *d, const struct tt_diff_
 
 /* The method in one paragraph, for every format. */
 void tt__diff_method_text(const struct tt_diff *d, char *line, size_t len);
+/* Open-loop curves of the two sides (diffview_rate.c), appended to the
+ * term and md tables when a side has open-loop cells; -1 out of memory. */
+int tt__diff_render_rate(const struct tt_diff *d, int md, struct tt_buf *out);
 
 #endif

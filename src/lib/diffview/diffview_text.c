@@ -554,6 +554,8 @@ enum tt_code tt_diff_render(const struct tt_diff *d, enum tt_format f,
 	case TT_FORMAT_MD:
 		bad = render_tables(d, f == TT_FORMAT_MD, f == TT_FORMAT_TERM && opts && opts->color,
 				    gate, out);
+		if (!bad)
+			bad = tt__diff_render_rate(d, f == TT_FORMAT_MD, out);
 		break;
 	case TT_FORMAT_CSV:
 		render_csv(d, out);

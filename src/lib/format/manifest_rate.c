@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/c_locale.h"
+#include "core/text_clean.h"
 
 void tt__manifest_rate_init(struct tt_manifest *m)
 {
@@ -282,8 +283,15 @@ enum tt_code tt__manifest_rate_from_json(const cJSON *root, const char *name,
 			return tt_error_set(err, TT_ENOMEM, "out of memory");
 		c = &m->cells[idx];
 		c->state = (enum tt_cell_state)state;
-		if ((cJSON_IsString(reason) && tt_manifest_set_str(&c->reason, reason->valuestring)) ||
-		    (cJSON_IsString(trace) && tt_manifest_set_str(&c->trace, trace->valuestring)))
+		/* as every manifest string (manifest.c clean_copy): valid UTF-8,
+		 * no control characters, cut, before any output sees it */
+		if (cJSON_IsString(reason) &&
+		    !(c->reason = tt__text_clean(reason->valuestring, strlen(reason->valuestring),
+						 TT__MAX_SHOWN_STRING, 0)))
+			return tt_error_set(err, TT_ENOMEM, "out of memory");
+		if (cJSON_IsString(trace) &&
+		    !(c->trace = tt__text_clean(trace->valuestring, strlen(trace->valuestring),
+						TT__MAX_SHOWN_STRING, 0)))
 			return tt_error_set(err, TT_ENOMEM, "out of memory");
 		c->kv_need_tokens = time_of(e, "kv_need_tokens");
 		c->start_ns = time_of(e, "start_ns");

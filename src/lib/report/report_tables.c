@@ -14,6 +14,7 @@
 
 #include "chart/chart_impl.h"
 #include "text/render_impl.h"
+#include "text/render_rate.h"
 
 static char *dupf(const char *fmt, ...)
 #if defined(__GNUC__)
@@ -467,7 +468,18 @@ static int tables_extra(const struct tt_report *r, const size_t *order, struct t
 	char text[1024], line[768], head[64];
 	int rc = 0;
 
-	if (r->opts.show_tails) {
+	if (tt__render_has_rate_cells(r)) {
+		/* open-loop cells (text/render_rate.c, docs/metrics.md M-rate) */
+		if (tt__render_rate_table(r, order, &x))
+			return -1;
+		tt__render_rate_summary(r, line, sizeof line);
+		rc = table_extra(&x, "Open-loop cells",
+				 "Requests sent at a rate, on schedule: latencies from the due time "
+				 "(what a user waited) beside those from the send; Late is the send "
+				 "lateness.", line[0] ? line : NULL, all, n, bad);
+		tt__xtable_free(&x);
+	}
+	if (!rc && r->opts.show_tails) {
 		if (tt__render_tails_table(r, order, &x))
 			return -1;
 		tt__render_stall_head(r, head, sizeof head);
