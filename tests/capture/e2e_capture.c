@@ -1300,6 +1300,146 @@ static void test_arrival_under_loss(void **state)
 	arrival_check("lossy", 1, "0");
 }
 
+/* ---- reasoning models (docs/metrics.md M-reasoning) ---------------------- */
+
+#define REASONING_N 10
+
+/* Each recorded chunk against the simulator's truth: its tokens are a truth
+ * chunk's (same boundaries), and its text is what --reasoning N streams:
+ * tokens [0, N) as reasoning, the rest as the answer. */
+struct reason_check {
+	const struct truth *tr;
+	long cell;
+	int64_t ws, we;
+	long matched_chunks, text_ok, no_text, boundaries_ok;
+	long want_reasoning, want_answer; /* window tokens by phase, from the truth */
+	long straddle;                    /* chunks carrying both */
+	long requests;
+};
+
+static int reason_request(void *ctx, const struct tt_request *r)
+{
+	struct reason_check *h = ctx;
+	char id[96];
+	const struct truth_req *tq = NULL;
+	uint32_t tok = 0;
+	size_t lo = 0, hi;
+
+	if (r->role != TT_ROLE_MEASURED)
+		return 0;
+	if (!r->chunk_text) {
+		h->no_text++;
+		return 0;
+	}
+	snprintf(id, sizeof id, "tt-%ld-%u-%u-%d", h->cell, r->slot, r->seq, (int)r->role);
+	for (size_t i = 0; i < h->tr->nreqs; i++)
+		if (strcmp(h->tr->reqs[i].client_id, id) == 0)
+			tq = &h->tr->reqs[i];
+	if (!tq)
+		return 0;
+	h->requests++;
+	hi = h->tr->nchunks;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (h->tr->chunks[mid].id < tq->id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = 0; i < r->n_chunks; i++) {
+		uint32_t first = tok, end = tok + r->chunks[i].tokens;
+		uint8_t want = (uint8_t)((first < REASONING_N ? TT_TEXT_REASONING : 0) |
+					 (end > REASONING_N ? TT_TEXT_ANSWER : 0));
+		const struct truth_chunk *tc = lo + i < h->tr->nchunks ? &h->tr->chunks[lo + i] : NULL;
+
+		tok = end;
+		h->matched_chunks++;
+		if (tc && tc->id == tq->id && tc->first == first && tc->count == r->chunks[i].tokens)
+			h->boundaries_ok++;
+		if (r->chunk_text[i] == want)
+			h->text_ok++;
+		if (want == (TT_TEXT_REASONING | TT_TEXT_ANSWER))
+			h->straddle++;
+		if (r->chunks[i].t_ns >= h->ws && r->chunks[i].t_ns < h->we) {
+			/* the phase rule: a chunk with answer text is answer */
+			if (end <= REASONING_N)
+				h->want_reasoning += r->chunks[i].tokens;
+			else
+				h->want_answer += r->chunks[i].tokens;
+		}
+	}
+	return 0;
+}
+
+/* A reasoning model streamed through the simulator (--reasoning N): the
+ * capture records which chunks carried reasoning and which the answer, in
+ * both members servers use, and the report's reasoning figures agree with
+ * the simulator's truth. */
+static void test_reasoning(void **state)
+{
+	static const char *const fields[] = {"reasoning_content", "reasoning"};
+	(void)state;
+
+	for (int fi = 0; fi < 2; fi++) {
+		char truth_path[600], run_dir[600], tag[32];
+		const char *sim_args[] = {"--truth", truth_path, "--reasoning", "10",
+					  "--reasoning-field", fields[fi], "--stream-interval", "3",
+					  NULL};
+		const char *args[] = {"--endpoint", "chat", "--contexts", "1K", "--concurrency", "2",
+				      "--duration", "1s", "--max-tokens", "32", "--readiness", "0.2s",
+				      NULL};
+		struct truth tr;
+		struct reason_check h;
+		struct tt_run *run;
+		struct tt_trace_visitor v;
+		struct tt_report *rep = NULL;
+		struct tt_error err;
+		const struct tt_cell_info *ci;
+
+		snprintf(tag, sizeof tag, "reasoning-%d", fi);
+		snprintf(truth_path, sizeof truth_path, "%s/%s.truth", workdir, tag);
+		run = capture_run(tag, sim_args, args, run_dir, sizeof run_dir);
+		assert_int_equal(truth_read(truth_path, &tr), 0);
+		truth_sort_chunks(&tr);
+		memset(&h, 0, sizeof h);
+		h.tr = &tr;
+		h.cell = tt_manifest_find_cell(tt_run_manifest(run), "decode-1024x2");
+		assert_true(h.cell >= 0);
+		ci = &tt_run_manifest(run)->cells[h.cell];
+		h.ws = ci->window_start_ns;
+		h.we = ci->window_end_ns;
+		memset(&v, 0, sizeof v);
+		v.ctx = &h;
+		v.on_request = reason_request;
+		assert_true(tt_run_read_cell(run, (size_t)h.cell, &v, &err) <= TT_WARN);
+		assert_int_equal(h.no_text, 0);
+		assert_true(h.matched_chunks > 20);
+		assert_int_equal(h.text_ok, h.matched_chunks);
+		assert_int_equal(h.boundaries_ok, h.matched_chunks);
+		/* with three tokens a chunk, some chunks span token 10 and carry
+		 * both (counted as answer), at most one per request */
+		assert_true(h.straddle > 0 && h.straddle <= h.requests);
+		assert_true(h.want_reasoning > 0 && h.want_answer > 0);
+
+		assert_true(tt_analyze(run, NULL, &rep, &err) <= TT_WARN);
+		{
+			const struct tt_cell_figures *f = &rep->cells[h.cell];
+			assert_true(f->text_requests > 0);
+			assert_int_equal(f->reasoning_tokens, h.want_reasoning);
+			assert_int_equal(f->answer_tokens, h.want_answer);
+			assert_int_equal(f->reasoning_tokens + f->answer_tokens, f->output_tokens);
+			/* the first reasoning token is the first token; the answer
+			 * follows ten tokens (four chunks) later */
+			assert_true(f->ttfr_ms.n > 0 && f->ttfa_ms.n > 0);
+			assert_true(fabs(f->ttfr_ms.p50 - f->ttft_ms.p50) < 1e-9);
+			assert_true(f->ttfa_ms.p50 > f->ttfr_ms.p50);
+		}
+		tt_report_free(rep);
+		tt_run_free(run);
+		truth_free(&tr);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest all[] = {
@@ -1323,6 +1463,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_arrival_never_before_emission),
 		cmocka_unit_test(test_arrival_connection_close),
 		cmocka_unit_test(test_arrival_under_loss),
+		cmocka_unit_test(test_reasoning),
 	};
 
 	if (argc < 5) {
