@@ -62,6 +62,10 @@ static const struct opt opts[] = {
 	 OPT_INT, OFF(reasoning), 0, 1e9},
 	{"reasoning-field", "NAME", "delta member of the reasoning: reasoning_content (default) or "
 	 "reasoning", OPT_STR, OFF(reasoning_field), 0, 0},
+	{"spec-draft", "K", "speculative decoding: K draft tokens per step (default 0: off)",
+	 OPT_INT, OFF(spec_draft), 0, 64},
+	{"spec-accept", "P", "speculative decoding: each draft token accepted with probability P "
+	 "(default 0.7; seeded by --seed)", OPT_DOUBLE, OFF(spec_accept), 0, 1},
 	{"close-every", "N", "every Nth generation reply closes its connection (default 0: never)",
 	 OPT_INT, OFF(close_every), 0, 1e9},
 	{"silent-close", "N", "every Nth streamed reply says keep-alive, then its connection is "

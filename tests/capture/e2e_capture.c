@@ -1440,6 +1440,80 @@ static void test_reasoning(void **state)
 	}
 }
 
+/* Speculative decoding in the simulator (--spec-draft 3 --spec-accept 0.6):
+ * each decode step streams 1 + accepted drafts in one chunk, and the
+ * server's spec_decode counters give the report's acceptance (M-spec);
+ * both agree with the simulator's truth log and with the draw's law. */
+static void test_spec_decode(void **state)
+{
+	char truth_path[600], run_dir[600];
+	const char *sim_args[] = {"--truth", truth_path, "--spec-draft", "3", "--spec-accept", "0.6",
+				  "--seed", "7", NULL};
+	const char *args[] = {"--contexts", "1K", "--concurrency", "2", "--cells", "decode-1Kx2",
+			      "--duration", "1s", "--max-tokens", "256", "--readiness", "0.2s", NULL};
+	struct truth tr;
+	struct tt_run *run;
+	struct tt_report *rep = NULL;
+	struct tt_error err;
+	const struct tt_cell_figures *f = NULL;
+	double steps = 0, tokens = 0, law;
+	long by_count[6] = {0};
+	(void)state;
+
+	snprintf(truth_path, sizeof truth_path, "%s/spec.truth", workdir);
+	run = capture_run("spec", sim_args, args, run_dir, sizeof run_dir);
+	assert_int_equal(truth_read(truth_path, &tr), 0);
+	/* truth: the tokens of one decode step share its model time (a late
+	 * output pass may send several steps in one chunk); token 0 is the
+	 * prefill's */
+	for (size_t i = 0; i < tr.nchunks; i++) {
+		const struct truth_chunk *tc = &tr.chunks[i];
+		uint32_t j = tc->first == 0 ? 1 : 0;
+		while (j < tc->count) {
+			uint32_t g = 1;
+			while (j + g < tc->count && tc->model_ns[j + g] == tc->model_ns[j])
+				g++;
+			assert_true(g <= 4);
+			by_count[g]++;
+			steps++;
+			tokens += g;
+			j += g;
+		}
+	}
+	truth_free(&tr);
+	assert_true(steps > 500);
+	/* every step size happened: 1 (first draft rejected) to 4 (all accepted) */
+	for (int k = 1; k <= 4; k++)
+		assert_true(by_count[k] > 0);
+
+	assert_true(tt_analyze(run, NULL, &rep, &err) <= TT_WARN);
+	for (size_t i = 0; i < rep->n_cells; i++)
+		if (rep->cells[i].phase == TT_PHASE_DECODE)
+			f = &rep->cells[i];
+	assert_non_null(f);
+	/* the server's counters were read over the window */
+	assert_true(f->spec_draft_tokens > 300);
+	assert_true(isfinite(f->spec_acceptance));
+	/* rejection sampling stops at the first rejection: a step of K = 3
+	 * drafts accepts P + P^2 + P^3 of them on average, a share
+	 * (P + P^2 + P^3) / K = 0.392 of the draft tokens (steps near a
+	 * request's end draft fewer, a little more of which is accepted) */
+	law = (0.6 + 0.36 + 0.216) / 3;
+	if (fabs(f->spec_acceptance - law) > 0.06)
+		fail_msg("acceptance %.3f, law %.3f", f->spec_acceptance, law);
+	/* tokens per verification step: the server's counters (M-spec), the
+	 * truth log's decode chunks and the client's chunks (M-chunks) agree */
+	if (fabs(f->spec_accepted_len - tokens / steps) > 0.15)
+		fail_msg("accepted length %.3f, truth %.3f", f->spec_accepted_len, tokens / steps);
+	/* (a late output pass merges steps: more per chunk, never fewer) */
+	if (f->tokens_per_chunk < f->spec_accepted_len - 0.15)
+		fail_msg("tokens per chunk %.3f, accepted length %.3f", f->tokens_per_chunk,
+			 f->spec_accepted_len);
+	assert_true(f->chunks_by_tokens[3] > 0); /* four-token chunks seen */
+	tt_report_free(rep);
+	tt_run_free(run);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest all[] = {
@@ -1464,6 +1538,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_arrival_connection_close),
 		cmocka_unit_test(test_arrival_under_loss),
 		cmocka_unit_test(test_reasoning),
+		cmocka_unit_test(test_spec_decode),
 	};
 
 	if (argc < 5) {
