@@ -14,4 +14,11 @@ fi
 tar -C "$tmp" --zstd -xf "$fx/runs/sample.tar.zst"
 "$tt" report "$tmp/sample" --format csv -o "$tmp/dir.csv"
 cmp -s "$tmp/dir.csv" "$tmp/got.csv" || { echo "FAIL: directory and archive differ"; exit 1; }
-echo "2 passed, 0 failed"
+# A trace written before the text column (trace minor 0): dump says the
+# chunks' text is unknown, on every request line (formats/run-v1.md 3.5).
+"$tt" dump "$tmp/sample" > "$tmp/dump.jsonl" || { echo "FAIL: dump exited $?"; exit 1; }
+nreq=$(grep -c '"type":"request"' "$tmp/dump.jsonl")
+nnull=$(grep -c '"chunk_text":null}$' "$tmp/dump.jsonl")
+[ "$nreq" -gt 0 ] && [ "$nreq" = "$nnull" ] ||
+  { echo "FAIL: $nreq request lines, $nnull with chunk_text null"; exit 1; }
+echo "3 passed, 0 failed"
