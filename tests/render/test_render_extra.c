@@ -224,6 +224,9 @@ static void test_reasoning_table(void **state)
 	md = fx_render(&r, TT_FORMAT_MD, 0, 0);
 	fx_lacks(md, "Reasoning");
 	free(md);
+	md = fx_render(&r, TT_FORMAT_HTML, 0, 0);
+	fx_lacks(md, "Reasoning tokens");
+	free(md);
 	json = fx_render(&r, TT_FORMAT_JSON, 0, 0);
 	fx_contains(json, "\"reasoning\":\tnull");
 	free(json);
@@ -244,6 +247,10 @@ static void test_reasoning_table(void **state)
 	fx_contains(json, "\"answer_tokens\":\t209008");
 	csv = fx_render(&r, TT_FORMAT_CSV, 0, 0);
 	fx_contains(csv, ",100000,209008,60,1234.56\n");
+	free(md);
+	md = fx_render(&r, TT_FORMAT_HTML, 0, 0); /* html and pdf share the tables */
+	fx_contains(md, "Reasoning tokens");
+	fx_contains(md, "209,008");
 	free(md);
 	free(term);
 	free(json);
