@@ -1325,7 +1325,8 @@ static int reason_request(void *ctx, const struct tt_request *r)
 	uint32_t tok = 0;
 	size_t lo = 0, hi;
 
-	if (r->role != TT_ROLE_MEASURED)
+	/* a request cut before its first token has no chunks, and no column */
+	if (r->role != TT_ROLE_MEASURED || r->n_chunks == 0)
 		return 0;
 	if (!r->chunk_text) {
 		h->no_text++;
