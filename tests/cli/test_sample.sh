@@ -21,4 +21,16 @@ nreq=$(grep -c '"type":"request"' "$tmp/dump.jsonl")
 nnull=$(grep -c '"chunk_text":null}$' "$tmp/dump.jsonl")
 [ "$nreq" -gt 0 ] && [ "$nreq" = "$nnull" ] ||
   { echo "FAIL: $nreq request lines, $nnull with chunk_text null"; exit 1; }
-echo "3 passed, 0 failed"
+# A trace of trace minor 1 (formats/run-v1.md 3.5: the text column), from a
+# reasoning model (tokentrace-sim --reasoning 10): its figures, reasoning
+# ones included, as recorded; dump names each chunk's text.
+"$tt" report "$fx/runs/reasoning.tar.zst" --format csv -o "$tmp/reasoning.csv" ||
+  { echo "FAIL: report of reasoning.tar.zst exited $?"; exit 1; }
+if ! cmp -s "$tmp/reasoning.csv" "$fx/runs/reasoning.expected.csv"; then
+  echo "FAIL: figures differ from fixtures/runs/reasoning.expected.csv:"
+  diff "$fx/runs/reasoning.expected.csv" "$tmp/reasoning.csv" | head -20
+  exit 1
+fi
+"$tt" dump "$fx/runs/reasoning.tar.zst" --cell decode-1024x2 | grep -q '"chunk_text":\["reasoning",' ||
+  { echo "FAIL: dump of reasoning.tar.zst shows no reasoning chunk"; exit 1; }
+echo "4 passed, 0 failed"
