@@ -148,6 +148,13 @@ struct tt_cell_figures {
 	double server_cache_hit_rate; /* server: prefix cache hits / queries over the window */
 	double rate;               /* open-loop cells: requests/s offered; 0 others */
 	struct tt_rate_figures open_loop; /* M-rate; open-loop cells only */
+	/* reasoning models (M-reasoning); decode only, from requests whose
+	 * trace recorded which text each chunk carried (run-v1 3.5) */
+	long text_requests;        /* measured requests overlapping the window with text recorded */
+	long reasoning_tokens;     /* window tokens in reasoning-phase chunks; -1 unknown */
+	long answer_tokens;        /* window tokens in answer-phase chunks; -1 unknown */
+	struct tt_dist ttfr_ms;    /* send to the first reasoning token (M-ttfr) */
+	struct tt_dist ttfa_ms;    /* send to the first answer token (M-ttfa) */
 };
 
 /* The samples behind the figures, as the analyzer counts them (for

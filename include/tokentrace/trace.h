@@ -54,6 +54,11 @@ struct tt_chunk {
 	uint32_t tokens;
 };
 
+/* Which text a chunk carried (struct tt_request.chunk_text) (formats/run-v1.md 3.5, "Reasoning and answer
+ * text"): a reasoning model's server streams reasoning apart from the answer. */
+#define TT_TEXT_ANSWER 1u    /* non-empty delta.content / text */
+#define TT_TEXT_REASONING 2u /* non-empty delta.reasoning_content / reasoning */
+
 struct tt_request {
 	uint32_t slot;         /* worker slot, 0..C-1 */
 	uint32_t seq;          /* per-slot sequence number, from 0 */
@@ -69,6 +74,9 @@ struct tt_request {
 	const char *error;     /* NUL-terminated text or NULL; not owned */
 	size_t n_chunks;
 	const struct tt_chunk *chunks; /* n_chunks, in arrival order; not owned */
+	/* n_chunks TT_TEXT_* bytes, which text each chunk carried; NULL: not
+	 * recorded (an older or synthetic trace).  Not owned. */
+	const uint8_t *chunk_text;
 };
 
 /* One value of one series of one /metrics scrape.  Label text is the

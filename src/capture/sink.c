@@ -44,6 +44,7 @@ struct sink {
 static void item_free(struct item *it)
 {
 	free(it->chunks);
+	free((void *)it->r.chunk_text); /* ours: sink_request took it with r */
 	free(it->error);
 	free(it->text);
 	free(it);
@@ -211,6 +212,7 @@ void sink_request(struct sink *s, const struct tt_request *r, struct tt_chunk *c
 
 	if (!it) {
 		free(chunks);
+		free((void *)r->chunk_text);
 		free(error);
 		return;
 	}

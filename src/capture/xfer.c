@@ -71,6 +71,7 @@ static int on_event(void *ctx, const char *data, size_t len)
 			size_t ncap = x->cap_chunks ? x->cap_chunks * 2 : 256;
 			struct tt_chunk *nc = realloc(x->chunks, ncap * sizeof *nc);
 			struct chunk_fallback *nf;
+			uint8_t *nt;
 			if (!nc)
 				return 1;
 			x->chunks = nc;
@@ -78,6 +79,10 @@ static int on_event(void *ctx, const char *data, size_t len)
 			if (!nf)
 				return 1;
 			x->fallback = nf;
+			nt = realloc(x->chunk_text, ncap);
+			if (!nt)
+				return 1;
+			x->chunk_text = nt;
 			x->cap_chunks = ncap;
 		}
 		if (x->tm.use_fallback && a.src != STAMP_CALLBACK) {
@@ -92,6 +97,9 @@ static int on_event(void *ctx, const char *data, size_t len)
 			a.t = x->chunks[x->n_chunks - 1].t_ns;
 		x->chunks[x->n_chunks].t_ns = a.t;
 		x->chunks[x->n_chunks].tokens = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+		/* run-v1 3.5: reasoning and answer text kept apart */
+		x->chunk_text[x->n_chunks] = (uint8_t)((ch.has_answer ? TT_TEXT_ANSWER : 0) |
+						       (ch.has_reasoning ? TT_TEXT_REASONING : 0));
 		x->fallback[x->n_chunks].looked = a.fb.looked > a.t ? a.fb.looked : a.t;
 		x->fallback[x->n_chunks].callback = a.fb.callback > a.t ? a.fb.callback : a.t;
 		x->n_chunks++;
@@ -257,6 +265,7 @@ static void xfer_free(struct xfer *x)
 	tt_sse_release(&x->sse);
 	free(x->chunks);
 	free(x->fallback);
+	free(x->chunk_text);
 	free(x->resp);
 	free(x);
 }
@@ -342,6 +351,8 @@ void xfer_put(struct net *c, struct xfer *x)
 		x->chunks = NULL;
 		free(x->fallback);
 		x->fallback = NULL;
+		free(x->chunk_text);
+		x->chunk_text = NULL;
 		x->cap_chunks = 0;
 	}
 	x->next_free = c->free_list;
@@ -558,6 +569,8 @@ void gen_record(struct net *c, struct xfer *x, CURLcode res, enum tt_finish forc
 		}
 	}
 	r.n_chunks = x->n_chunks;
+	/* every chunk's text was looked at (on_event); the sink owns it now */
+	r.chunk_text = x->n_chunks ? x->chunk_text : NULL;
 	sink_request(c->sink, &r, x->n_chunks ? x->chunks : NULL, error);
 	for (int i = 0; i < STAMP_N; i++)
 		c->tm.stamps_by_src[i] += x->tm.by_src[i];
@@ -568,6 +581,7 @@ void gen_record(struct net *c, struct xfer *x, CURLcode res, enum tt_finish forc
 		x->cap_chunks = 0;
 		free(x->fallback);
 		x->fallback = NULL;
+		x->chunk_text = NULL;
 	} else {
 		/* keep ours; nothing was handed over */
 	}

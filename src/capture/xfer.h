@@ -74,6 +74,7 @@ struct xfer {
 	struct arrival now;     /* of the piece being parsed (trace time) */
 	struct chunk_fallback *fallback; /* per chunk, beside chunks[] (see
 					  * struct req_timing) */
+	uint8_t *chunk_text;    /* per chunk, beside chunks[]: TT_TEXT_* (run-v1 3.5) */
 	/* raw body (tm.raw): we undo the chunked framing, so byte counts
 	 * match the socket's (see struct fd_stamp) */
 	int chunked;

@@ -74,7 +74,19 @@ static int on_request(void *ctx, const struct tt_request *r)
 	fputs(",\"chunks\":[", stdout);
 	for (size_t i = 0; i < r->n_chunks; i++)
 		printf("%s[%lld,%u]", i ? "," : "", (long long)r->chunks[i].t_ns, r->chunks[i].tokens);
-	fputs("]}\n", stdout);
+	/* run-v1 3.5: which text each chunk carried, when recorded */
+	fputs("],\"chunk_text\":", stdout);
+	if (r->chunk_text) {
+		static const char *const names[] = {"\"none\"", "\"answer\"", "\"reasoning\"",
+						    "\"both\""};
+		putchar('[');
+		for (size_t i = 0; i < r->n_chunks; i++)
+			printf("%s%s", i ? "," : "", names[r->chunk_text[i] & 3]);
+		putchar(']');
+	} else {
+		fputs("null", stdout);
+	}
+	fputs("}\n", stdout);
 	return ferror(stdout) ? 1 : 0;
 }
 

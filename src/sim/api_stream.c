@@ -285,6 +285,41 @@ static void emit_content(struct sim_server *srv, struct sim_req *r, int64_t n, i
 		r->role_sent = 1;
 	}
 	ob_head(srv, r);
+	if (chat && srv->cfg.reasoning > 0) {
+		/* --reasoning: tokens [0, N) go in the reasoning member, the rest
+		 * in content; a chunk that spans the switch carries both */
+		int64_t rend = r->emitted + n < srv->cfg.reasoning ? r->emitted + n : srv->cfg.reasoning;
+		OB_LIT(srv, "\"choices\":[{\"index\":0,\"delta\":{");
+		if (sgl)
+			OB_LIT(srv, "\"role\":null,\"tool_calls\":null,");
+		if (r->emitted < rend) {
+			OB_LIT(srv, "\"");
+			ob_str(srv, srv->cfg.reasoning_field);
+			OB_LIT(srv, "\":\"");
+			for (int64_t i = r->emitted; i < rend; i++) {
+				OB_LIT(srv, " ");
+				ob_str(srv, sim_word(r->text_seed, i, NULL));
+			}
+			OB_LIT(srv, "\"");
+		} else {
+			OB_LIT(srv, "\"");
+			ob_str(srv, srv->cfg.reasoning_field);
+			OB_LIT(srv, "\":null");
+		}
+		OB_LIT(srv, ",\"content\":");
+		if (r->emitted + n > rend) {
+			OB_LIT(srv, "\"");
+			for (int64_t i = rend > r->emitted ? rend : r->emitted; i < r->emitted + n; i++) {
+				OB_LIT(srv, " ");
+				ob_str(srv, sim_word(r->text_seed, i, NULL));
+			}
+			OB_LIT(srv, "\"");
+		} else {
+			OB_LIT(srv, "null");
+		}
+		OB_LIT(srv, "},\"logprobs\":null,\"finish_reason\":");
+		goto finish;
+	}
 	if (chat && sgl)
 		OB_LIT(srv, "\"choices\":[{\"index\":0,\"delta\":{\"role\":null,"
 			    "\"reasoning_content\":null,\"tool_calls\":null,\"content\":\"");
@@ -300,6 +335,7 @@ static void emit_content(struct sim_server *srv, struct sim_req *r, int64_t n, i
 		OB_LIT(srv, "\"},\"logprobs\":null,\"finish_reason\":");
 	else
 		OB_LIT(srv, "\",\"logprobs\":null,\"finish_reason\":");
+finish:
 	if (fr) {
 		OB_LIT(srv, "\"");
 		ob_str(srv, fr);

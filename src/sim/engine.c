@@ -216,7 +216,8 @@ static int plan_step(struct engine *e, uint64_t t, uint64_t *dur)
 			work |= r->step_chunk > 0;
 			continue;
 		}
-		int64_t need = blocks_for(e, r->computed + 1);
+		/* room for the step's token and, speculating, its drafts */
+		int64_t need = blocks_for(e, r->computed + 1 + (c->spec_draft > 0 ? c->spec_draft : 0));
 		int self = 0;
 		while (need > r->blocks_held && e->kv_blocks_used >= e->kv_blocks_total) {
 			struct sim_req *victim = e->running[e->nrunning - 1];
@@ -229,7 +230,7 @@ static int plan_step(struct engine *e, uint64_t t, uint64_t *dur)
 			i--; /* running[i] is now the next request, or the end */
 			continue;
 		}
-		if (need > r->blocks_held) {
+		while (need > r->blocks_held && e->kv_blocks_used < e->kv_blocks_total) {
 			r->blocks_held++;
 			e->kv_blocks_used++;
 		}
@@ -310,6 +311,40 @@ static void note_tokens(struct engine_stats *s, uint64_t now_ns, uint64_t n)
 	}
 }
 
+/* xorshift64* (as faults.c): the --spec-accept draws depend only on --seed
+ * and the order of decode steps. */
+static double spec_uniform(uint64_t *state)
+{
+	uint64_t x = *state ? *state : 0x9E3779B97F4A7C15ULL;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return (double)((x * 0x2545F4914F6CDD1DULL) >> 11) / 9007199254740992.0;
+}
+
+/* Speculative decoding (--spec-draft K, --spec-accept P): a decode step
+ * drafts min(K, tokens still to produce - 1) tokens, and the verifier
+ * accepts the longest prefix of them whose draws fall below P (rejection
+ * sampling stops at the first rejection).  The step then yields the
+ * accepted drafts plus the verifier's own token.  Returns the accepted
+ * count; counts the step as vLLM's spec_decode counters do. */
+static int64_t spec_step(struct engine *e, const struct sim_req *r)
+{
+	int64_t left = r->target_len - r->generated - 1, k = e->cfg->spec_draft, acc = 0;
+
+	if (k <= 0 || left <= 0)
+		return 0;
+	if (k > left)
+		k = left;
+	while (acc < k && spec_uniform(&e->spec_rng) < e->cfg->spec_accept)
+		acc++;
+	e->stats.spec_drafts++;
+	e->stats.spec_draft_tokens += (uint64_t)k;
+	e->stats.spec_accepted_tokens += (uint64_t)acc;
+	return acc;
+}
+
 /* The step that ended at time t: hand out its tokens. */
 static int complete_step(struct engine *e, uint64_t t)
 {
@@ -319,7 +354,7 @@ static int complete_step(struct engine *e, uint64_t t)
 
 	for (size_t i = 0; i < e->nrunning; i++) {
 		struct sim_req *r = e->running[i];
-		int token = 0;
+		int64_t token = 0;
 		if (r->step_chunk) {
 			r->computed += r->step_chunk;
 			if (r->computed >= r->prefill_target) {
@@ -329,14 +364,17 @@ static int complete_step(struct engine *e, uint64_t t)
 						prefix_cache_add(&e->pc, r->block_hash[b]);
 			}
 		} else if (r->step_decode) {
-			r->computed++;
-			token = 1;
+			token = 1 + spec_step(e, r);
+			r->computed += token;
 		}
 		r->step_chunk = r->step_decode = 0;
 		if (token) {
-			r->generated++;
-			produced++;
-			e->hooks.token(e->hooks.ctx, r, t);
+			/* a speculative step's tokens share the step's end */
+			for (int64_t k = 0; k < token; k++) {
+				r->generated++;
+				produced++;
+				e->hooks.token(e->hooks.ctx, r, t);
+			}
 			if (r->generated >= r->target_len) {
 				finish(e, r);
 				finished = 1;
@@ -476,6 +514,7 @@ int engine_init(struct engine *e, const struct sim_config *cfg, struct event_bas
 	e->cfg = cfg;
 	e->base = base;
 	e->kv_blocks_total = cfg->kv_capacity / cfg->block_size;
+	e->spec_rng = cfg->seed ^ 0x5DEECE66DULL;
 	if (prefix_cache_init(&e->pc, (size_t)e->kv_blocks_total)) {
 		snprintf(err, errlen, "out of memory for the prefix cache");
 		return -1;

@@ -38,6 +38,8 @@ struct engine_stats {
 	 * the last window of at least 1 s */
 	uint64_t gen_window_start_ns, gen_window_tokens;
 	double gen_throughput;
+	/* --spec-draft: vLLM's spec_decode counters (docs/sim.md) */
+	uint64_t spec_drafts, spec_draft_tokens, spec_accepted_tokens;
 };
 
 struct engine {
@@ -57,6 +59,7 @@ struct engine {
 	struct event *step_ev;
 	struct lateness_hist late;
 	struct engine_stats stats;
+	uint64_t spec_rng;         /* --spec-accept draws, seeded by --seed */
 };
 
 /* An idle engine for cfg whose step timer runs on base; both must outlive

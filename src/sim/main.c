@@ -58,6 +58,14 @@ static const struct opt opts[] = {
 	{"no-prefix-caching", NULL, "disable the prefix cache", OPT_FLAG, OFF(prefix_caching), 0, 0},
 	{"eos-after", "N", "output length without ignore_eos (default 256)", OPT_INT,
 	 OFF(eos_after), 1, 1e9},
+	{"reasoning", "N", "chat: stream the first N output tokens as reasoning (default 0)",
+	 OPT_INT, OFF(reasoning), 0, 1e9},
+	{"reasoning-field", "NAME", "delta member of the reasoning: reasoning_content (default) or "
+	 "reasoning", OPT_STR, OFF(reasoning_field), 0, 0},
+	{"spec-draft", "K", "speculative decoding: K draft tokens per step (default 0: off)",
+	 OPT_INT, OFF(spec_draft), 0, 64},
+	{"spec-accept", "P", "speculative decoding: each draft token accepted with probability P "
+	 "(default 0.7; seeded by --seed)", OPT_DOUBLE, OFF(spec_accept), 0, 1},
 	{"close-every", "N", "every Nth generation reply closes its connection (default 0: never)",
 	 OPT_INT, OFF(close_every), 0, 1e9},
 	{"silent-close", "N", "every Nth streamed reply says keep-alive, then its connection is "
@@ -110,6 +118,7 @@ static void defaults(struct sim_config *c)
 	c->max_batched_tokens = 8192;
 	c->stream_interval = 1;
 	c->merge_steps = 1;
+	c->spec_accept = 0.7;
 	c->prefix_caching = 1;
 	c->eos_after = 256;
 	c->silent_close = -1;
@@ -285,6 +294,13 @@ static int check_config(struct sim_config *c)
 				"digits and ._-/:@+\n", c->model, *p);
 			return -1;
 		}
+	if (!c->reasoning_field)
+		c->reasoning_field = "reasoning_content";
+	if (strcmp(c->reasoning_field, "reasoning_content") && strcmp(c->reasoning_field, "reasoning")) {
+		fprintf(stderr, "tokentrace-sim: error: --reasoning-field: '%s' is not "
+			"reasoning_content or reasoning\n", c->reasoning_field);
+		return -1;
+	}
 	if (c->silent_close < 0)
 		c->silent_close = c->flavor == FLAVOR_LLAMACPP;
 	if (!c->server_version)

@@ -161,6 +161,15 @@ static void render_vllm(const struct sim_metrics *m, const struct engine *e,
 		(double)s->prompt_tokens, created);
 	counter(o, n, "generation_tokens", "Number of generation tokens processed.",
 		(double)s->generation_tokens, created);
+	if (c->spec_draft > 0) {
+		/* vLLM V1 with a speculative config (SpecDecodingProm) */
+		counter(o, n, "spec_decode_num_drafts", "Number of spec decoding drafts.",
+			(double)s->spec_drafts, created);
+		counter(o, n, "spec_decode_num_draft_tokens", "Number of draft tokens.",
+			(double)s->spec_draft_tokens, created);
+		counter(o, n, "spec_decode_num_accepted_tokens", "Number of accepted tokens.",
+			(double)s->spec_accepted_tokens, created);
+	}
 	head(o, n, "cache_config_info", "gauge", "Information of the LLMEngine CacheConfig");
 	evbuffer_add_printf(o, "%scache_config_info{block_size=\"%d\",cache_dtype=\"auto\","
 			    "enable_prefix_caching=\"%s\",gpu_memory_utilization=\"0.9\","

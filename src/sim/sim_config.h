@@ -29,6 +29,10 @@ struct sim_config {
 	int merge_steps;           /* output loop runs once per this many steps */
 	int prefix_caching;
 	int eos_after;             /* natural output length without ignore_eos */
+	int reasoning;             /* chat: the first N output tokens are reasoning */
+	const char *reasoning_field; /* the delta member they go in (reasoning_content) */
+	int spec_draft;            /* speculative decoding: K draft tokens per step; 0 off */
+	double spec_accept;        /* each draft token accepted with this probability */
 	int close_every;           /* every Nth generation reply closes its
 				    * connection (Connection: close); 0 never */
 	int silent_close;          /* every Nth streamed reply says keep-alive,

@@ -1416,6 +1416,221 @@ static void test_arrival_under_loss(void **state)
 	arrival_check("lossy", 1, "0");
 }
 
+/* ---- reasoning models (docs/metrics.md M-reasoning) ---------------------- */
+
+#define REASONING_N 10
+
+/* Each recorded chunk against the simulator's truth: its tokens are a truth
+ * chunk's (same boundaries), and its text is what --reasoning N streams:
+ * tokens [0, N) as reasoning, the rest as the answer. */
+struct reason_check {
+	const struct truth *tr;
+	long cell;
+	int64_t ws, we;
+	long matched_chunks, text_ok, no_text, boundaries_ok;
+	long want_reasoning, want_answer; /* window tokens by phase, from the truth */
+	long straddle;                    /* chunks carrying both */
+	long requests;
+};
+
+static int reason_request(void *ctx, const struct tt_request *r)
+{
+	struct reason_check *h = ctx;
+	char id[96];
+	const struct truth_req *tq = NULL;
+	uint32_t tok = 0;
+	size_t lo = 0, hi;
+
+	/* a request cut before its first token has no chunks, and no column */
+	if (r->role != TT_ROLE_MEASURED || r->n_chunks == 0)
+		return 0;
+	if (!r->chunk_text) {
+		h->no_text++;
+		return 0;
+	}
+	snprintf(id, sizeof id, "tt-%ld-%u-%u-%d", h->cell, r->slot, r->seq, (int)r->role);
+	for (size_t i = 0; i < h->tr->nreqs; i++)
+		if (strcmp(h->tr->reqs[i].client_id, id) == 0)
+			tq = &h->tr->reqs[i];
+	if (!tq)
+		return 0;
+	h->requests++;
+	hi = h->tr->nchunks;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (h->tr->chunks[mid].id < tq->id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = 0; i < r->n_chunks; i++) {
+		uint32_t first = tok, end = tok + r->chunks[i].tokens;
+		uint8_t want = (uint8_t)((first < REASONING_N ? TT_TEXT_REASONING : 0) |
+					 (end > REASONING_N ? TT_TEXT_ANSWER : 0));
+		const struct truth_chunk *tc = lo + i < h->tr->nchunks ? &h->tr->chunks[lo + i] : NULL;
+
+		tok = end;
+		h->matched_chunks++;
+		if (tc && tc->id == tq->id && tc->first == first && tc->count == r->chunks[i].tokens)
+			h->boundaries_ok++;
+		if (r->chunk_text[i] == want)
+			h->text_ok++;
+		if (want == (TT_TEXT_REASONING | TT_TEXT_ANSWER))
+			h->straddle++;
+		if (r->chunks[i].t_ns >= h->ws && r->chunks[i].t_ns < h->we) {
+			/* the phase rule: a chunk with answer text is answer */
+			if (end <= REASONING_N)
+				h->want_reasoning += r->chunks[i].tokens;
+			else
+				h->want_answer += r->chunks[i].tokens;
+		}
+	}
+	return 0;
+}
+
+/* A reasoning model streamed through the simulator (--reasoning N): the
+ * capture records which chunks carried reasoning and which the answer, in
+ * both members servers use, and the report's reasoning figures agree with
+ * the simulator's truth. */
+static void test_reasoning(void **state)
+{
+	static const char *const fields[] = {"reasoning_content", "reasoning"};
+	(void)state;
+
+	for (int fi = 0; fi < 2; fi++) {
+		char truth_path[600], run_dir[600], tag[32];
+		const char *sim_args[] = {"--truth", truth_path, "--reasoning", "10",
+					  "--reasoning-field", fields[fi], "--stream-interval", "3",
+					  NULL};
+		const char *args[] = {"--endpoint", "chat", "--contexts", "1K", "--concurrency", "2",
+				      "--duration", "1s", "--max-tokens", "32", "--readiness", "0.2s",
+				      NULL};
+		struct truth tr;
+		struct reason_check h;
+		struct tt_run *run;
+		struct tt_trace_visitor v;
+		struct tt_report *rep = NULL;
+		struct tt_error err;
+		const struct tt_cell_info *ci;
+
+		snprintf(tag, sizeof tag, "reasoning-%d", fi);
+		snprintf(truth_path, sizeof truth_path, "%s/%s.truth", workdir, tag);
+		run = capture_run(tag, sim_args, args, run_dir, sizeof run_dir);
+		assert_int_equal(truth_read(truth_path, &tr), 0);
+		truth_sort_chunks(&tr);
+		memset(&h, 0, sizeof h);
+		h.tr = &tr;
+		h.cell = tt_manifest_find_cell(tt_run_manifest(run), "decode-1024x2");
+		assert_true(h.cell >= 0);
+		ci = &tt_run_manifest(run)->cells[h.cell];
+		h.ws = ci->window_start_ns;
+		h.we = ci->window_end_ns;
+		memset(&v, 0, sizeof v);
+		v.ctx = &h;
+		v.on_request = reason_request;
+		assert_true(tt_run_read_cell(run, (size_t)h.cell, &v, &err) <= TT_WARN);
+		assert_int_equal(h.no_text, 0);
+		assert_true(h.matched_chunks > 20);
+		assert_int_equal(h.text_ok, h.matched_chunks);
+		assert_int_equal(h.boundaries_ok, h.matched_chunks);
+		/* a chunk that spans token 10 (where the output pass falls
+		 * behind, timing-dependent) carries both: at most one a request */
+		assert_true(h.straddle <= h.requests);
+		assert_true(h.want_reasoning > 0 && h.want_answer > 0);
+
+		assert_true(tt_analyze(run, NULL, &rep, &err) <= TT_WARN);
+		{
+			const struct tt_cell_figures *f = &rep->cells[h.cell];
+			assert_true(f->text_requests > 0);
+			assert_int_equal(f->reasoning_tokens, h.want_reasoning);
+			assert_int_equal(f->answer_tokens, h.want_answer);
+			assert_int_equal(f->reasoning_tokens + f->answer_tokens, f->output_tokens);
+			/* the first reasoning token is the first token; the answer
+			 * follows ten tokens (four chunks) later */
+			assert_true(f->ttfr_ms.n > 0 && f->ttfa_ms.n > 0);
+			assert_true(fabs(f->ttfr_ms.p50 - f->ttft_ms.p50) < 1e-9);
+			assert_true(f->ttfa_ms.p50 > f->ttfr_ms.p50);
+		}
+		tt_report_free(rep);
+		tt_run_free(run);
+		truth_free(&tr);
+	}
+}
+
+/* Speculative decoding in the simulator (--spec-draft 3 --spec-accept 0.6):
+ * each decode step streams 1 + accepted drafts in one chunk, and the
+ * server's spec_decode counters give the report's acceptance (M-spec);
+ * both agree with the simulator's truth log and with the draw's law. */
+static void test_spec_decode(void **state)
+{
+	char truth_path[600], run_dir[600];
+	const char *sim_args[] = {"--truth", truth_path, "--spec-draft", "3", "--spec-accept", "0.6",
+				  "--seed", "7", NULL};
+	const char *args[] = {"--contexts", "1K", "--concurrency", "2", "--cells", "decode-1Kx2",
+			      "--duration", "1s", "--max-tokens", "256", "--readiness", "0.2s", NULL};
+	struct truth tr;
+	struct tt_run *run;
+	struct tt_report *rep = NULL;
+	struct tt_error err;
+	const struct tt_cell_figures *f = NULL;
+	double steps = 0, tokens = 0, law;
+	long by_count[6] = {0};
+	(void)state;
+
+	snprintf(truth_path, sizeof truth_path, "%s/spec.truth", workdir);
+	run = capture_run("spec", sim_args, args, run_dir, sizeof run_dir);
+	assert_int_equal(truth_read(truth_path, &tr), 0);
+	/* truth: the tokens of one decode step share its model time (a late
+	 * output pass may send several steps in one chunk); token 0 is the
+	 * prefill's */
+	for (size_t i = 0; i < tr.nchunks; i++) {
+		const struct truth_chunk *tc = &tr.chunks[i];
+		uint32_t j = tc->first == 0 ? 1 : 0;
+		while (j < tc->count) {
+			uint32_t g = 1;
+			while (j + g < tc->count && tc->model_ns[j + g] == tc->model_ns[j])
+				g++;
+			assert_true(g <= 4);
+			by_count[g]++;
+			steps++;
+			tokens += g;
+			j += g;
+		}
+	}
+	truth_free(&tr);
+	assert_true(steps > 500);
+	/* every step size happened: 1 (first draft rejected) to 4 (all accepted) */
+	for (int k = 1; k <= 4; k++)
+		assert_true(by_count[k] > 0);
+
+	assert_true(tt_analyze(run, NULL, &rep, &err) <= TT_WARN);
+	for (size_t i = 0; i < rep->n_cells; i++)
+		if (rep->cells[i].phase == TT_PHASE_DECODE)
+			f = &rep->cells[i];
+	assert_non_null(f);
+	/* the server's counters were read over the window */
+	assert_true(f->spec_draft_tokens > 300);
+	assert_true(isfinite(f->spec_acceptance));
+	/* rejection sampling stops at the first rejection: a step of K = 3
+	 * drafts accepts P + P^2 + P^3 of them on average, a share
+	 * (P + P^2 + P^3) / K = 0.392 of the draft tokens (steps near a
+	 * request's end draft fewer, a little more of which is accepted) */
+	law = (0.6 + 0.36 + 0.216) / 3;
+	if (fabs(f->spec_acceptance - law) > 0.06)
+		fail_msg("acceptance %.3f, law %.3f", f->spec_acceptance, law);
+	/* tokens per verification step: the server's counters (M-spec), the
+	 * truth log's decode chunks and the client's chunks (M-chunks) agree */
+	if (fabs(f->spec_accepted_len - tokens / steps) > 0.15)
+		fail_msg("accepted length %.3f, truth %.3f", f->spec_accepted_len, tokens / steps);
+	/* (a late output pass merges steps: more per chunk, never fewer) */
+	if (f->tokens_per_chunk < f->spec_accepted_len - 0.15)
+		fail_msg("tokens per chunk %.3f, accepted length %.3f", f->tokens_per_chunk,
+			 f->spec_accepted_len);
+	assert_true(f->chunks_by_tokens[3] > 0); /* four-token chunks seen */
+	tt_report_free(rep);
+	tt_run_free(run);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest all[] = {
@@ -1441,6 +1656,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_arrival_never_before_emission),
 		cmocka_unit_test(test_arrival_connection_close),
 		cmocka_unit_test(test_arrival_under_loss),
+		cmocka_unit_test(test_reasoning),
+		cmocka_unit_test(test_spec_decode),
 	};
 
 	if (argc < 5) {

@@ -174,6 +174,43 @@ static void test_token_ids_and_chat(void **state)
 	assert_int_equal(st.tokens, 3);
 }
 
+/* Reasoning models: reasoning and answer text told apart (run-v1 3.5). */
+static void test_reasoning_fields(void **state)
+{
+	struct tt_oai_chunk c;
+	(void)state;
+
+	/* vLLM / SGLang / DeepSeek */
+	parse("{\"choices\":[{\"delta\":{\"reasoning_content\":\"hm\",\"content\":null}}]}", &c);
+	assert_true(c.has_content);
+	assert_true(c.has_reasoning);
+	assert_false(c.has_answer);
+	/* newer vLLM, OpenRouter */
+	parse("{\"choices\":[{\"delta\":{\"reasoning\":\"so\"}}]}", &c);
+	assert_true(c.has_reasoning);
+	assert_false(c.has_answer);
+	/* the answer, with an empty or null reasoning member */
+	parse("{\"choices\":[{\"delta\":{\"reasoning_content\":\"\",\"content\":\"42\"}}]}", &c);
+	assert_false(c.has_reasoning);
+	assert_true(c.has_answer);
+	parse("{\"choices\":[{\"delta\":{\"reasoning\":null,\"content\":\"42\"}}]}", &c);
+	assert_false(c.has_reasoning);
+	assert_true(c.has_answer);
+	/* the chunk that crosses over carries both */
+	parse("{\"choices\":[{\"delta\":{\"reasoning_content\":\" end\",\"content\":\"A\"}}]}", &c);
+	assert_true(c.has_reasoning);
+	assert_true(c.has_answer);
+	/* completions: text is the answer */
+	parse("{\"choices\":[{\"text\":\"t\"}]}", &c);
+	assert_true(c.has_answer);
+	assert_false(c.has_reasoning);
+	/* role-only chunk: neither */
+	parse("{\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}", &c);
+	assert_false(c.has_answer);
+	assert_false(c.has_reasoning);
+	assert_false(c.has_content);
+}
+
 static void test_llamacpp(void **state)
 {
 	struct tt_oai_stream st;
@@ -333,6 +370,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_stop_and_limit),
 		cmocka_unit_test(test_vllm_continuous_usage),
 		cmocka_unit_test(test_token_ids_and_chat),
+		cmocka_unit_test(test_reasoning_fields),
 		cmocka_unit_test(test_llamacpp),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_deep_nesting),

@@ -68,7 +68,7 @@ huge-strings|0|
 deep-nesting|1|not valid JSON
 huge-numbers|0|
 version-oversized|1|run format version 99999999999.1 found
-cells-100k|0||1600000|md json
+cells-100k|0||1800000|md json
 notes-60k|0|
 cells-2k.tar.zst|0|||md dump
 trace-dotdot|1|leaves the run

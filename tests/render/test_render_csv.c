@@ -59,7 +59,8 @@ static void test_header_and_rows(void **state)
 	fx_contains(csv, ",ttft_ms_p90,ttft_ms_p99,");
 	fx_contains(csv, ",errors,");
 	fx_contains(csv, ",status_reason,longest_stall_ms,gaps_over_share,tokens_per_chunk,"); /* 1.1 */
-	fx_contains(csv, ",spec_acceptance,spec_accepted_len,cached_share,server_cache_hit_rate\n");
+	fx_contains(csv, ",spec_acceptance,spec_accepted_len,cached_share,server_cache_hit_rate,"
+			 "reasoning_tokens,answer_tokens,ttfr_ms_p50,ttfa_ms_p50\n");
 	fx_contains(csv, "\nprefill,8K,1,Valid,143100,,57,,,1,,,prefill-8192,8192,valid,143100,");
 	fx_contains(csv, "\nprefill,120K,1,Valid,116600,,1036,,,1,,,");
 	fx_contains(csv, "\ndecode,8K,1,Valid,959.9,972,47,1,0.9,7,28796,30,decode-8192x1,8192,"
@@ -103,8 +104,8 @@ static void test_same_field_count_everywhere(void **state)
 	n = records(csv, fields, 64);
 	assert_int_equal(n, FX_N_CELLS + 1);
 	/* 12 seed + 6 + 3 x (4 + 2 quantiles + n) + 17 + 2 tails + 14 chunks and
-	 * server parts + 2 prefix cache (1.1) */
-	assert_int_equal(fields[0], 12 + 6 + 3 * 7 + 17 + 2 + 16);
+	 * server parts + 2 prefix cache (1.1) + 4 reasoning (1.2) */
+	assert_int_equal(fields[0], 12 + 6 + 3 * 7 + 17 + 2 + 16 + 4);
 	for (i = 1; i < n; i++)
 		assert_int_equal(fields[i], fields[0]);
 	free(csv);
@@ -114,7 +115,7 @@ static void test_same_field_count_everywhere(void **state)
 	csv = fx_render(&r, TT_FORMAT_CSV, 0, 0);
 	fx_contains(csv, ",ttft_ms_p99.9,");
 	n = records(csv, fields, 64);
-	assert_int_equal(fields[0], 12 + 6 + 3 * 8 + 17 + 2 + 16);
+	assert_int_equal(fields[0], 12 + 6 + 3 * 8 + 17 + 2 + 16 + 4);
 	for (i = 1; i < n; i++)
 		assert_int_equal(fields[i], fields[0]);
 	free(csv);

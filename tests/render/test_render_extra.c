@@ -112,7 +112,8 @@ static void test_goodput_tables(void **state)
 	fx_contains(term, "Highest concurrency meeting the SLOs: 8K: 16");
 	csv = fx_render(&r, TT_FORMAT_CSV, 0, 0);
 	fx_contains(csv, ",server_cache_hit_rate,slo_judged,slo_met,slo_share,"
-			 "goodput_req_s,goodput_tok_s,slo_meets,slo_max_concurrency\n");
+			 "goodput_req_s,goodput_tok_s,slo_meets,slo_max_concurrency,"
+			 "reasoning_tokens,answer_tokens,ttfr_ms_p50,ttfa_ms_p50\n");
 	json = fx_render(&r, TT_FORMAT_JSON, 0, 0);
 	root = cJSON_Parse(json);
 	assert_non_null(root);
@@ -205,6 +206,57 @@ static void test_prefill_repeats_table(void **state)
 	free(term);
 }
 
+/* Reasoning models (M-reasoning): a table only when some cell streamed
+ * reasoning; CSV and JSON carry the figures, null where unknown. */
+static void test_reasoning_table(void **state)
+{
+	struct tt_report r;
+	char *md, *term, *json, *csv;
+	struct tt_cell_figures *c;
+
+	(void)state;
+	fx_report(&r);
+	for (size_t i = 0; i < r.n_cells; i++) {
+		r.cells[i].reasoning_tokens = r.cells[i].answer_tokens = -1;
+		r.cells[i].text_requests = 0;
+		r.cells[i].ttfr_ms.p50 = r.cells[i].ttfa_ms.p50 = NAN;
+	}
+	md = fx_render(&r, TT_FORMAT_MD, 0, 0);
+	fx_lacks(md, "Reasoning");
+	free(md);
+	md = fx_render(&r, TT_FORMAT_HTML, 0, 0);
+	fx_lacks(md, "Reasoning tokens");
+	free(md);
+	json = fx_render(&r, TT_FORMAT_JSON, 0, 0);
+	fx_contains(json, "\"reasoning\":\tnull");
+	free(json);
+	c = &r.cells[FX_D8K_16];
+	c->text_requests = 96;
+	c->reasoning_tokens = 100000;
+	c->answer_tokens = 209008;
+	c->ttfr_ms.n = c->ttfa_ms.n = 8;
+	c->ttfr_ms.p50 = 60;
+	c->ttfa_ms.p50 = 1234.56;
+	md = fx_render(&r, TT_FORMAT_MD, 0, 0);
+	fx_contains(md, "## Reasoning");
+	fx_contains(md, "| 8K | 16 | 100,000 | 209,008 | 32% | 60.0 ms | 60.0 ms | 1,234.6 ms |");
+	term = fx_render(&r, TT_FORMAT_TERM, 0, 200);
+	fx_contains(term, "Reasoning (tokens streamed as reasoning vs answer");
+	json = fx_render(&r, TT_FORMAT_JSON, 0, 0);
+	fx_contains(json, "\"reasoning_tokens\":\t100000");
+	fx_contains(json, "\"answer_tokens\":\t209008");
+	csv = fx_render(&r, TT_FORMAT_CSV, 0, 0);
+	fx_contains(csv, ",100000,209008,60,1234.56\n");
+	free(md);
+	md = fx_render(&r, TT_FORMAT_HTML, 0, 0); /* html and pdf share the tables */
+	fx_contains(md, "Reasoning tokens");
+	fx_contains(md, "209,008");
+	free(md);
+	free(term);
+	free(json);
+	free(csv);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +265,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_goodput_tables),
 		cmocka_unit_test(test_server_parts_table),
 		cmocka_unit_test(test_prefill_repeats_table),
+		cmocka_unit_test(test_reasoning_table),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -248,6 +248,53 @@ static void test_stream_interval(void **state)
 	sim_stop_ok(&p);
 }
 
+/* --spec-draft: one request's counters, run twice with one seed: the same
+ * draws; every token is the prefill's, a step's own or an accepted draft. */
+static void spec_counters(const char *seed, double *drafts, double *draft_tokens, double *accepted)
+{
+	const char *args[] = {"--spec-draft", "3", "--spec-accept", "0.6", "--seed", seed, NULL};
+	struct sim_proc p = sim_start_ok(args);
+	char *b = body_token_prompt(64, 1, 100, 1, STREAM_USAGE);
+	const char *bodies[] = {b};
+	struct stream_result r;
+	long sizes[128], sum = 0;
+	size_t n;
+
+	stream_many(&p, "/v1/completions", bodies, 1, 1, 20, NULL, NULL, &r);
+	assert_int_equal(r.status, 200);
+	n = chunk_sizes(&r, sizes, 128);
+	for (size_t i = 0; i < n; i++)
+		sum += sizes[i];
+	assert_int_equal(sum, 100);
+	*drafts = metric_now(&p, "vllm:spec_decode_num_drafts_total");
+	*draft_tokens = metric_now(&p, "vllm:spec_decode_num_draft_tokens_total");
+	*accepted = metric_now(&p, "vllm:spec_decode_num_accepted_tokens_total");
+	stream_result_free(&r);
+	free(b);
+	sim_stop_ok(&p);
+}
+
+static void test_spec_decode_seeded(void **state)
+{
+	double d1, t1, a1, d2, t2, a2;
+	(void)state;
+
+	spec_counters("3", &d1, &t1, &a1);
+	spec_counters("3", &d2, &t2, &a2);
+	assert_true(d1 == d2 && t1 == t2 && a1 == a2);
+	assert_true(d1 > 0 && a1 > 0 && a1 <= t1 && t1 <= 3 * d1);
+	/* 100 tokens = 1 (prefill) + one per step + accepted drafts; only a
+	 * request's last step (nothing left to draft) drafts nothing */
+	assert_true(100 - 1 - a1 - d1 == 0 || 100 - 1 - a1 - d1 == 1);
+	{
+		/* no speculative config: no spec_decode series at all */
+		const char *args[] = {NULL};
+		struct sim_proc p = sim_start_ok(args);
+		assert_true(isnan(metric_now(&p, "vllm:spec_decode_num_drafts_total")));
+		sim_stop_ok(&p);
+	}
+}
+
 static void test_merge(void **state)
 {
 	(void)state;
@@ -466,6 +513,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_prefix_cache),
 		cmocka_unit_test(test_stream_interval),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_spec_decode_seeded),
 		cmocka_unit_test(test_late_loop_merges_without_drift),
 		cmocka_unit_test(test_max_num_seqs),
 		cmocka_unit_test(test_capacity_rule),

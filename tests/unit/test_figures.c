@@ -127,6 +127,69 @@ static void test_multi_token_chunk_spreads_gap(void **state)
 	cell_done(&c);
 }
 
+/* M-reasoning, M-ttfr, M-ttfa: phases by the text each chunk carried. */
+static void test_reasoning_phases(void **state)
+{
+	struct cell c;
+	struct tt_cell_figures f;
+	struct tt_request r;
+	/* sent at 11 s - 50 ms: role-only chunk has no tokens (not recorded);
+	 * reasoning 1, no-text 2 (keeps reasoning), reasoning 1, both 3
+	 * (answer), answer 1, no-text 4 (keeps answer) */
+	struct tt_chunk ch[6] = {{11 * S, 1},          {11 * S + 2 * MS, 2}, {11 * S + 4 * MS, 1},
+				 {11 * S + 6 * MS, 3}, {11 * S + 8 * MS, 1}, {11 * S + 9 * MS, 4}};
+	const uint8_t text[6] = {TT_TEXT_REASONING, 0, TT_TEXT_REASONING,
+				 TT_TEXT_REASONING | TT_TEXT_ANSWER, TT_TEXT_ANSWER, 0};
+	/* a plain model: answers at once */
+	struct tt_chunk ch2[2] = {{12 * S, 1}, {12 * S + MS, 1}};
+	const uint8_t text2[2] = {TT_TEXT_ANSWER, TT_TEXT_ANSWER};
+
+	(void)state;
+	cell_init(&c, 2, NULL);
+	memset(&r, 0, sizeof r);
+	r.role = TT_ROLE_MEASURED;
+	r.t_sched_ns = r.t_send_ns = 11 * S - 50 * MS;
+	r.t_end_ns = 11 * S + 10 * MS;
+	r.finish = TT_FINISH_LENGTH;
+	r.n_chunks = 6;
+	r.chunks = ch;
+	r.chunk_text = text;
+	tt_cell_analyzer_request(c.a, &r);
+	r.slot = 1;
+	r.t_sched_ns = r.t_send_ns = 12 * S - 20 * MS;
+	r.t_end_ns = 12 * S + 2 * MS;
+	r.n_chunks = 2;
+	r.chunks = ch2;
+	r.chunk_text = text2;
+	tt_cell_analyzer_request(c.a, &r);
+	/* a request whose text was not recorded counts in neither */
+	r.seq = 1;
+	r.chunk_text = NULL;
+	tt_cell_analyzer_request(c.a, &r);
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_int_equal(f.text_requests, 2);
+	assert_int_equal(f.reasoning_tokens, 4);
+	assert_int_equal(f.answer_tokens, 8 + 2);
+	assert_int_equal(f.output_tokens, 12 + 2 + 2);
+	assert_int_equal(f.ttfr_ms.n, 1);
+	assert_true(fabs(f.ttfr_ms.p50 - 50) < 1e-9);
+	assert_int_equal(f.ttfa_ms.n, 2);
+	assert_true(fabs(f.ttfa_ms.min - 20) < 1e-9);
+	assert_true(fabs(f.ttfa_ms.max - 56) < 1e-9);
+	cell_done(&c);
+
+	/* no request recorded its text: unknown, not 0 */
+	cell_init(&c, 1, NULL);
+	steady(&c, 0, 11 * S, 10 * MS, MS, 100, TT_FINISH_LENGTH, 0);
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_int_equal(f.text_requests, 0);
+	assert_int_equal(f.reasoning_tokens, -1);
+	assert_int_equal(f.answer_tokens, -1);
+	assert_int_equal(f.ttfr_ms.n, 0);
+	assert_true(isnan(f.ttfa_ms.p50));
+	cell_done(&c);
+}
+
 static void test_skip_first_and_window(void **state)
 {
 	struct cell c;
@@ -324,6 +387,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_short_outputs),
 		cmocka_unit_test(test_over_capacity_and_not_run),
 		cmocka_unit_test(test_percentile_interpolation),
+		cmocka_unit_test(test_reasoning_phases),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

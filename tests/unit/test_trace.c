@@ -148,6 +148,108 @@ static void test_round_trip(void **state)
 	free(dir);
 }
 
+struct keep_text {
+	size_t n, with_text;
+	uint8_t text[16];
+};
+
+static int keep_text(void *ctx, const struct tt_request *r)
+{
+	struct keep_text *k = ctx;
+	k->n++;
+	if (r->chunk_text) {
+		k->with_text++;
+		memcpy(k->text, r->chunk_text, r->n_chunks < 16 ? r->n_chunks : 16);
+	}
+	return 0;
+}
+
+/* Trace minor 1: the text column round-trips; without it (text unknown)
+ * the reader says unknown; a minor-0 record (ends after the token counts)
+ * reads as unknown; and bytes a later minor appends are ignored. */
+static void test_text_column(void **state)
+{
+	char *dir = tu_tmpdir("trace-text");
+	char path[4096];
+	struct tt_trace_writer *w;
+	struct tt_trace_opts o = {1000, 3, 1 << 20, 0};
+	struct tt_error err;
+	struct tt_request r;
+	struct tt_chunk ch[4];
+	const uint8_t text[4] = {TT_TEXT_REASONING, TT_TEXT_REASONING,
+				 TT_TEXT_REASONING | TT_TEXT_ANSWER | 0x80, 0};
+	struct keep_text k;
+	struct tt_trace_visitor v = {&k, keep_text, NULL};
+	uint8_t raw[256];
+	size_t n = 0, len;
+	char *data;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/t.ttz", dir);
+	assert_int_equal(tt_trace_writer_open(path, &o, &w, &err), TT_OK);
+	make_request(&r, ch, 1000000000LL);
+	r.chunk_text = text;
+	assert_int_equal(tt_trace_write_request(w, &r, &err), TT_OK);
+	r.seq = 4;
+	r.chunk_text = NULL;
+	assert_int_equal(tt_trace_write_request(w, &r, &err), TT_OK);
+	assert_int_equal(tt_trace_writer_close(w, &err), TT_OK);
+	memset(&k, 0, sizeof k);
+	data = tu_read(path, &len);
+	assert_non_null(data);
+	assert_int_equal(tt_trace_decode(data, len, path, &v, &err), TT_OK);
+	free(data);
+	assert_int_equal(k.n, 2);
+	assert_int_equal(k.with_text, 1);
+	assert_int_equal(k.text[0], TT_TEXT_REASONING);
+	assert_int_equal(k.text[1], TT_TEXT_REASONING);
+	assert_int_equal(k.text[2], TT_TEXT_REASONING | TT_TEXT_ANSWER); /* reserved bit dropped */
+	assert_int_equal(k.text[3], 0);
+
+	/* hand-made minor-0 and future records: header, then two requests */
+	raw[n++] = 1;
+	raw[n++] = 8;
+	memcpy(raw + n, "TTRC", 4);
+	n += 4;
+	raw[n++] = 1; /* major */
+	raw[n++] = 0; /* minor 0 */
+	raw[n++] = 1; /* unit 1 ns */
+	raw[n++] = 0; /* base */
+	for (int rec = 0; rec < 2; rec++) {
+		/* slot seq role finish fail http prompt cached sched send end errlen nchunks gaps tokens */
+		const uint8_t body[] = {0, (uint8_t)rec, 0, 1, 0, 200, 1, 0, 0, 0, 0, 10, 0, 2, 5, 5, 1, 1};
+		raw[n++] = 2;
+		raw[n++] = (uint8_t)(sizeof body + (rec ? 4 : 0));
+		memcpy(raw + n, body, sizeof body);
+		n += sizeof body;
+		if (rec) { /* a later minor: text 1, two kinds, then a field we do not know */
+			raw[n++] = 1;
+			raw[n++] = TT_TEXT_REASONING;
+			raw[n++] = TT_TEXT_ANSWER;
+			raw[n++] = 0x5A;
+		}
+	}
+	{
+		size_t cap = ZSTD_compressBound(n);
+		void *z = malloc(cap);
+		size_t zn;
+		ZSTD_CCtx *cc = ZSTD_createCCtx();
+		ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+		zn = ZSTD_compress2(cc, z, cap, raw, n);
+		assert_false(ZSTD_isError(zn));
+		ZSTD_freeCCtx(cc);
+		memset(&k, 0, sizeof k);
+		assert_int_equal(tt_trace_decode(z, zn, "hand", &v, &err), TT_OK);
+		free(z);
+	}
+	assert_int_equal(k.n, 2);
+	assert_int_equal(k.with_text, 1);
+	assert_int_equal(k.text[0], TT_TEXT_REASONING);
+	assert_int_equal(k.text[1], TT_TEXT_ANSWER);
+	tu_rmrf(dir);
+	free(dir);
+}
+
 static void test_ns_unit_exact(void **state)
 {
 	char *dir = tu_tmpdir("trace");
@@ -349,6 +451,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_text_column),
 		cmocka_unit_test(test_ns_unit_exact),
 		cmocka_unit_test(test_forward_compatible),
 		cmocka_unit_test(test_newer_major),

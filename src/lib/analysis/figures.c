@@ -168,6 +168,9 @@ struct tt_cell_analyzer {
 	long slo_judged, slo_met, slo_tokens;
 	int64_t max_tokens;      /* asked per measured request */
 	long ended, short_n, short_length, short_stop, short_max;
+	/* M-reasoning */
+	long text_requests, reasoning_tokens, answer_tokens;
+	struct dvec ttfr, ttfa;  /* ms */
 
 	/* scrapes (M-gauges): each gauge over the scrapes that hold it */
 	char engine[16];
@@ -272,6 +275,51 @@ static void scout_request(struct tt_cell_analyzer *a, const struct tt_request *r
 			a->opts.hook->prefill(a->opts.hook->ctx, a->index, (double)prompt / ttft_s);
 		return;
 	}
+}
+
+/* M-reasoning, M-ttfr, M-ttfa: a chunk's phase is reasoning when it
+ * carried reasoning text and no answer text, answer when it carried answer
+ * text; a chunk with no text keeps the phase of the chunk before it
+ * (answer for a request's first chunks). */
+static void reasoning_request(struct tt_cell_analyzer *a, const struct tt_request *r)
+{
+	int64_t ws = a->ws, we = a->we;
+	int64_t fr = -1, fa = -1;
+	int reasoning = 0;
+
+	if (!r->chunk_text)
+		return;
+	if (r->t_send_ns < we && r->t_end_ns >= ws)
+		a->text_requests++; /* M-requests */
+	for (size_t i = 0; i < r->n_chunks; i++) {
+		int64_t t = r->chunks[i].t_ns;
+		uint32_t k = r->chunks[i].tokens;
+		uint8_t x = r->chunk_text[i];
+
+		if (k == 0)
+			continue;
+		if (x & TT_TEXT_ANSWER)
+			reasoning = 0;
+		else if (x & TT_TEXT_REASONING)
+			reasoning = 1;
+		if (reasoning && fr < 0)
+			fr = t;
+		if (!reasoning && fa < 0)
+			fa = t;
+		if (t >= ws && t < we) {
+			if (reasoning)
+				a->reasoning_tokens += k;
+			else
+				a->answer_tokens += k;
+		}
+	}
+	/* the population of M-ttft: first token before the window ended */
+	if (fr >= 0 && fr < we && fr > r->t_send_ns &&
+	    dvec_push(&a->ttfr, (double)(fr - r->t_send_ns) / 1e6))
+		a->oom = 1;
+	if (fa >= 0 && fa < we && fa > r->t_send_ns &&
+	    dvec_push(&a->ttfa, (double)(fa - r->t_send_ns) / 1e6))
+		a->oom = 1;
 }
 
 void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_request *r)
@@ -412,6 +460,7 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 				a->short_max = total_tokens;
 		}
 	}
+	reasoning_request(a, r);
 	/* M-active (client): time-averages over the window. */
 	a->inflight_ns += (double)overlap(r->t_send_ns, r->t_end_ns, ws, we);
 	if (first >= 0)
@@ -838,6 +887,10 @@ static void blank_not_run(struct tt_cell_figures *f)
 	f->cached_share = f->server_cache_hit_rate = NAN;
 	memset(f->chunks_by_tokens, 0, sizeof f->chunks_by_tokens);
 	tt__rate_blank(&f->open_loop);
+	f->text_requests = 0;
+	f->reasoning_tokens = f->answer_tokens = -1;
+	nan_dist(&f->ttfr_ms);
+	nan_dist(&f->ttfa_ms);
 }
 
 void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
@@ -861,6 +914,9 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 	f->ttft_rest_ms = f->spec_draft_tokens = f->spec_accepted_tokens = NAN;
 	f->spec_acceptance = f->spec_accepted_len = NAN;
 	f->cached_share = f->server_cache_hit_rate = NAN;
+	f->reasoning_tokens = f->answer_tokens = -1;
+	nan_dist(&f->ttfr_ms);
+	nan_dist(&f->ttfa_ms);
 	nan_dist(&f->per_request_tok_s);
 	nan_dist(&f->ttft_ms);
 	nan_dist(&f->tbt_ms);
@@ -921,6 +977,14 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 		f->scrapes = a->scrapes;
 		tails_and_goodput(a, f, w_s);
 		chunks_and_server_parts(a, f);
+		/* M-reasoning: unknown unless some request recorded its text */
+		f->text_requests = a->text_requests;
+		if (a->text_requests > 0) {
+			f->reasoning_tokens = a->reasoning_tokens;
+			f->answer_tokens = a->answer_tokens;
+		}
+		dist_of(&a->ttfr, &a->opts, &f->ttfr_ms);
+		dist_of(&a->ttfa, &a->opts, &f->ttfa_ms);
 		server_figures(a, f);
 		if (f->has_server_metrics && a->n_gauge[TT_GAUGE_RUNNING] > 0) {
 			/* M-active: mean of the server's running gauge over the window. */
@@ -942,6 +1006,8 @@ void tt_cell_analyzer_free(struct tt_cell_analyzer *a)
 	free(a->tbt);
 	tt__rate_acc_free(a->open_loop);
 	free(a->ttft.v);
+	free(a->ttfr.v);
+	free(a->ttfa.v);
 	free(a->rate.v);
 	free(a->scout_ttft.v);
 	free(a->scout_rate.v);

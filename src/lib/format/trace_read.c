@@ -22,6 +22,8 @@ struct decoder {
 	const struct tt_trace_visitor *v;
 	struct tt_chunk *chunks;
 	size_t chunks_cap;
+	uint8_t *text_col;   /* the text column of the request being decoded */
+	size_t text_col_cap;
 	char *text;
 	size_t text_cap;
 	struct tt_sample *samples;
@@ -203,6 +205,16 @@ static int decode_request(struct decoder *d, struct tt_cursor *c, uint32_t unit,
 	}
 	if (!c->ok)
 		return -1;
+	/* Trace minor 1: the text column, absent in older records (3.5). */
+	if (c->p < c->end && tt_get_u8(c) == 1) {
+		if (n > (uint64_t)(c->end - c->p))
+			return -1;
+		if (grow((void **)&d->text_col, &d->text_col_cap, n ? n : 1, 1))
+			return -2;
+		for (uint64_t i = 0; i < n; i++)
+			d->text_col[i] = (uint8_t)(tt_get_u8(c) & (TT_TEXT_ANSWER | TT_TEXT_REASONING));
+		r.chunk_text = d->text_col;
+	}
 	for (uint64_t i = 0; i < n; i++)
 		if (d->chunks[i].tokens > MAX_CHUNK_TOKENS) {
 			d->implausible = "a chunk claims over 2^20 tokens";
@@ -542,6 +554,7 @@ cleanup:
 	ZSTD_freeDCtx(d.dctx);
 	free(d.seen);
 	free(d.chunks);
+	free(d.text_col);
 	free(d.text);
 	free(d.samples);
 	free(d.strs);

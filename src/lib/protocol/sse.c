@@ -579,10 +579,13 @@ static void parse_delta(struct js *j, struct tt_oai_chunk *c)
 	if (!js_not_null(j))
 		return;
 	while ((r = js_obj_next(j, &k, &kn, &first)) > 0) {
-		if (key_is(k, kn, "content") || key_is(k, kn, "reasoning_content") ||
-		    key_is(k, kn, "reasoning") || key_is(k, kn, "text")) {
+		if (key_is(k, kn, "content") || key_is(k, kn, "text")) {
 			if (js_nonempty_str(j))
-				c->has_content = 1;
+				c->has_content = c->has_answer = 1;
+		} else if (key_is(k, kn, "reasoning_content") || key_is(k, kn, "reasoning")) {
+			/* reasoning models: vLLM, SGLang, DeepSeek; newer vLLM, OpenRouter */
+			if (js_nonempty_str(j))
+				c->has_content = c->has_reasoning = 1;
 		} else {
 			js_skip(j);
 		}
@@ -598,7 +601,7 @@ static void parse_choice(struct js *j, struct tt_oai_chunk *c)
 	while ((r = js_obj_next(j, &k, &kn, &first)) > 0) {
 		if (key_is(k, kn, "text")) {
 			if (js_nonempty_str(j))
-				c->has_content = 1;
+				c->has_content = c->has_answer = 1;
 		} else if (key_is(k, kn, "delta") || key_is(k, kn, "message")) {
 			parse_delta(j, c);
 		} else if (key_is(k, kn, "token_ids")) {

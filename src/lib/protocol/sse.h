@@ -119,6 +119,8 @@ struct tt_oai_chunk {
 	int64_t token_ids;         /* total length of choices[].token_ids arrays */
 	int64_t predicted_n;       /* timings.predicted_n (llama.cpp) */
 	int has_content;           /* some text / delta.content / reasoning is non-empty */
+	int has_answer;            /* non-empty text / delta.content */
+	int has_reasoning;         /* non-empty delta.reasoning_content / delta.reasoning */
 	enum tt_oai_finish finish;
 };
 

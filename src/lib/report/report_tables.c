@@ -500,6 +500,16 @@ static int tables_extra(const struct tt_report *r, const size_t *order, struct t
 		tt__xtable_free(&x);
 	}
 	if (!rc) {
+		if (tt__render_reasoning_table(r, order, &x))
+			return -1;
+		rc = table_extra(&x, "Reasoning",
+				 "Output tokens in the window streamed as reasoning and as the "
+				 "answer; median time from send to the first reasoning token and "
+				 "to the first answer token.",
+				 NULL, all, n, bad);
+		tt__xtable_free(&x);
+	}
+	if (!rc) {
 		if (tt__render_server_parts_table(r, order, &x))
 			return -1;
 		rc = table_extra(&x, "Where TTFT goes, and tokens per chunk",

@@ -19,7 +19,7 @@ static const char *const cols_requests[] = {
 	"fail", "http_status", "prompt_tokens", "cached_tokens", "t_sched_ns", "t_send_ns",
 	"t_end_ns", "first_token_ns", "last_token_ns", "n_chunks", "output_tokens", "error", NULL};
 static const char *const cols_chunks[] = {"run", "cell", "slot", "seq", "role",
-					  "index", "t_ns", "tokens", NULL};
+					  "index", "t_ns", "tokens", "text", NULL};
 static const char *const cols_scrapes[] = {"run", "cell", "t_ns", "name", "labels", "value", NULL};
 static const char *const cols_cells[] = {
 	"run", "cell", "phase", "context", "concurrency", "state", "status_key", "status",
@@ -29,7 +29,8 @@ static const char *const cols_cells[] = {
 	"waiting_share", "kv_usage_max", "preemptions", "longest_stall_ms", "gaps_over_share",
 	"damage", "tokens_per_chunk", "queue_ms", "prefill_ms", "ttft_rest_ms", "spec_acceptance",
 	"spec_accepted_len", "cached_share", "server_cache_hit_rate", "slo_judged", "slo_met",
-	"slo_share", "goodput_req_s", "goodput_tok_s", "slo_meets", NULL};
+	"slo_share", "goodput_req_s", "goodput_tok_s", "slo_meets",
+	"reasoning_tokens", "answer_tokens", "ttfr_ms_p50", "ttfa_ms_p50", NULL}; /* 1.1 */
 static const char *const *const columns[] = {cols_requests, cols_chunks, cols_scrapes,
 					     cols_cells};
 
@@ -230,6 +231,13 @@ static int on_request(void *ctx, const struct tt_request *r)
 			put_int(x, (int64_t)i, 1);
 			put_int(x, r->chunks[i].t_ns, 1);
 			put_int(x, r->chunks[i].tokens, 1);
+			if (r->chunk_text) { /* 1.1: run-v1 3.5 */
+				static const char *const text[] = {"none", "answer", "reasoning",
+								   "both"};
+				put_str(x, text[r->chunk_text[i] & 3]);
+			} else {
+				put_null(x);
+			}
 			end_row(x);
 		}
 	} else if (x->what == TT_EXPORT_REQUESTS) {
@@ -365,6 +373,13 @@ static void cell_rows(struct tt_exporter *x, const struct tt_report *r)
 			else
 				put_null(x);
 		}
+		/* 1.1: M-reasoning */
+		put_int(x, c->reasoning_tokens, counts && c->phase == TT_PHASE_DECODE &&
+						    c->reasoning_tokens >= 0);
+		put_int(x, c->answer_tokens, counts && c->phase == TT_PHASE_DECODE &&
+						 c->answer_tokens >= 0);
+		put_num(x, c->ttfr_ms.p50);
+		put_num(x, c->ttfa_ms.p50);
 		end_row(x);
 	}
 	free(order);

@@ -120,6 +120,7 @@ static void header(const struct tt_report *r, struct tt_buf *out)
 	if (tt_slo_active(&r->opts.slo))
 		tt_buf_puts(out, ",slo_judged,slo_met,slo_share,goodput_req_s,goodput_tok_s,slo_meets,"
 				 "slo_max_concurrency");
+	tt_buf_puts(out, ",reasoning_tokens,answer_tokens,ttfr_ms_p50,ttfa_ms_p50"); /* 1.2 */
 	if (tt__render_has_rate_cells(r))
 		tt__render_rate_csv_header(r, out); /* 1.2: open-loop columns */
 	tt_buf_puts(out, "\n");
@@ -227,6 +228,11 @@ static void row(const struct tt_report *r, const struct tt_cell_figures *c, stru
 		count(out, c->phase == TT_PHASE_DECODE ?
 				   tt_report_slo_max_concurrency(r, c->context) : -1, 1);
 	}
+	/* 1.2: M-reasoning; empty where no text was recorded */
+	count(out, c->reasoning_tokens, dec && c->phase == TT_PHASE_DECODE);
+	count(out, c->answer_tokens, dec && c->phase == TT_PHASE_DECODE);
+	exact(out, c->ttfr_ms.p50);
+	exact(out, c->ttfa_ms.p50);
 	if (tt__render_has_rate_cells(r))
 		tt__render_rate_csv_row(r, c, out);
 	tt_buf_puts(out, "\n");

@@ -375,3 +375,57 @@ void tt__render_slo_max_line(const struct tt_report *r, char *buf, size_t len)
 	}
 	free(ctx);
 }
+
+/* Reasoning models (docs/metrics.md M-reasoning): shown only when some
+ * decode cell streamed reasoning, so every other run keeps the seed's layout. */
+int tt__render_reasoning_table(const struct tt_report *r, const size_t *order,
+			       struct tt__xtable *t)
+{
+	static const char *const heads[] = {
+		"Context", "Requests at once", "Reasoning tokens", "Answer tokens",
+		"Reasoning share", "TTFT (median)", "First reasoning (median)",
+		"First answer (median)"};
+	size_t i, k, any = 0;
+	char s[64];
+
+	if (xtable_init(t, sizeof heads / sizeof *heads, r->n_cells + 1))
+		return -1;
+	for (i = 0; i < r->n_cells; i++)
+		any += r->cells[i].phase == TT_PHASE_DECODE && shows_decode(&r->cells[i]) &&
+		       r->cells[i].reasoning_tokens > 0;
+	if (!any)
+		return 0;
+	for (k = 0; k < t->ncols; k++) {
+		xset(t, 0, k, heads[k]);
+		t->right[k] = k != 0;
+	}
+	for (i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *c = &r->cells[order[i]];
+		size_t row = t->nrows;
+		long rt = c->reasoning_tokens, at = c->answer_tokens;
+
+		if (c->phase != TT_PHASE_DECODE || !shows_decode(c))
+			continue;
+		tt__render_context(c->context, s, sizeof s);
+		xset(t, row, 0, s);
+		snprintf(s, sizeof s, "%d", c->concurrency);
+		xset(t, row, 1, s);
+		if (rt >= 0)
+			tt_fmt_int((double)rt, s, sizeof s);
+		xset(t, row, 2, rt >= 0 ? s : TT_DASH);
+		if (at >= 0)
+			tt_fmt_int((double)at, s, sizeof s);
+		xset(t, row, 3, at >= 0 ? s : TT_DASH);
+		fmt_share(rt >= 0 && at >= 0 && rt + at > 0 ? (double)rt / (double)(rt + at) : NAN,
+			  s, sizeof s);
+		xset(t, row, 4, s);
+		fmt_ms1(c->ttft_ms.p50, s, sizeof s);
+		xset(t, row, 5, s);
+		fmt_ms1(c->ttfr_ms.p50, s, sizeof s);
+		xset(t, row, 6, s);
+		fmt_ms1(c->ttfa_ms.p50, s, sizeof s);
+		xset(t, row, 7, s);
+		t->nrows++;
+	}
+	return 0;
+}

@@ -92,6 +92,10 @@ int tt__render_server_parts_table(const struct tt_report *r, const size_t *order
  * median and the spread (t->nrows is 1 when every prefill cell has one). */
 int tt__render_prefill_repeats_table(const struct tt_report *r, const size_t *order,
 				     struct tt__xtable *t);
+/* Reasoning and answer tokens, time to first reasoning / answer token
+ * (M-reasoning); nrows 1 unless some decode cell streamed reasoning. */
+int tt__render_reasoning_table(const struct tt_report *r, const size_t *order,
+			       struct tt__xtable *t);
 void tt__xtable_free(struct tt__xtable *t);
 /* "TTFT <= 500 ms, time between tokens (p99 of each request) <= 50 ms; a
  * cell meets them when at least 90% of its requests ending in the window do." */

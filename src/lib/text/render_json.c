@@ -361,6 +361,19 @@ static void cell_object(struct jctx *j, const struct tt_report *r, size_t idx, c
 		put_num(j, s, "cached_share", c->cached_share);
 		put_num(j, s, "server_hit_rate", c->server_cache_hit_rate);
 	}
+	/* 1.2: reasoning models (M-reasoning), null where no text was recorded */
+	if (c->phase == TT_PHASE_DECODE && counts && c->text_requests > 0) {
+		s = put_obj(j, o, "reasoning");
+		if (s) {
+			put_count(j, s, "requests", (double)c->text_requests);
+			put_count(j, s, "reasoning_tokens", (double)c->reasoning_tokens);
+			put_count(j, s, "answer_tokens", (double)c->answer_tokens);
+			dist(j, r, s, "ttfr_ms", &c->ttfr_ms);
+			dist(j, r, s, "ttfa_ms", &c->ttfa_ms);
+		}
+	} else {
+		attach(j, o, "reasoning", cJSON_CreateNull());
+	}
 	if (tt_slo_active(&r->opts.slo) && c->phase == TT_PHASE_DECODE && counts) {
 		s = put_obj(j, o, "slo");
 		if (s) {

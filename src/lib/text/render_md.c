@@ -580,6 +580,17 @@ static int extra_sections(const struct tt_report *r, const size_t *order, struct
 		xtable_md(&t, out);
 	}
 	tt__xtable_free(&t);
+	if (tt__render_reasoning_table(r, order, &t))
+		return -1;
+	if (t.nrows > 1) {
+		tt_buf_puts(out, "## Reasoning\n\n"
+				 "Per decode cell: output tokens in the window that the server "
+				 "streamed as reasoning and as the answer, and the median time from "
+				 "send to the first reasoning token and to the first answer token "
+				 "(docs/metrics.md M-reasoning).\n\n");
+		xtable_md(&t, out);
+	}
+	tt__xtable_free(&t);
 	if (tt__render_server_parts_table(r, order, &t))
 		return -1;
 	if (t.nrows > 1) {

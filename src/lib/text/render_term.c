@@ -592,6 +592,14 @@ static enum tt_code extra_sections(const struct tt_report *r, const size_t *orde
 		tt__xtable_free(&x);
 	}
 	if (!rc) {
+		if (tt__render_reasoning_table(r, order, &x))
+			return TT_FAILED;
+		if (x.nrows > 1)
+			rc = xtable_term(&x, "Reasoning (tokens streamed as reasoning vs answer, time "
+					     "to the first of each)", avail, use_color, out);
+		tt__xtable_free(&x);
+	}
+	if (!rc) {
 		if (tt__render_server_parts_table(r, order, &x))
 			return TT_FAILED;
 		if (x.nrows > 1)
