@@ -5,8 +5,11 @@
 #include "diff/diff_impl.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/c_locale.h"
 
 
 #define MIN_REQUESTS 10 /* fewer requests: no bootstrap of a request figure */
@@ -40,6 +43,8 @@ static void fix_opts(struct tt_diff_opts *o)
 		o->tail = d.tail;
 	if (!(o->min_change >= 0))
 		o->min_change = 1;
+	if (!(o->tolerance >= 0) || !isfinite(o->tolerance))
+		o->tolerance = 0;
 }
 
 /* ---- random numbers: splitmix64, seeded per run and cell --------------- */
@@ -739,6 +744,36 @@ static void collect_release(struct collect *c)
 	free(c->cum);
 }
 
+/* The printed precision of a cell's reported figures (KEY_res, formats/
+ * run-v1.md 2.3): a figure without one is taken as exact. */
+static void point_figures(const struct tt_manifest *m, const struct tt_analysis_opts *o,
+			  struct tt__run_boot *rb)
+{
+	static const char *const keys[TT_DIFF_FIGURE_COUNT_] = {
+		"total_tok_s", "per_request_tok_s_p50", "ttft_ms_p50", "ttft_ms",
+		"tbt_ms_p50", "tbt_ms", "total_tok_s"};
+	double tail = rb->tail_q < o->n_quantiles ? o->quantiles[rb->tail_q] : NAN;
+
+	for (size_t i = 0; i < m->n_cells; i++) {
+		const struct tt_cell_info *c = &m->cells[i];
+		rb->point[i] = !c->trace && c->n_reported > 0;
+		for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
+			char key[64], rkey[72];
+			double v;
+			rb->res[i][f] = 0;
+			if (!rb->point[i])
+				continue;
+			if (f == TT_DIFF_TTFT_TAIL || f == TT_DIFF_TBT_TAIL)
+				tt__snprintf_c(key, sizeof key, "%s_p%g", keys[f], tail);
+			else
+				snprintf(key, sizeof key, "%s", keys[f]);
+			snprintf(rkey, sizeof rkey, "%s_res", key);
+			if (tt_cell_reported(c, rkey, &v) && v > 0 && isfinite(v))
+				rb->res[i][f] = v;
+		}
+	}
+}
+
 enum tt_code tt_diff_side_add(struct tt_diff_side *s, struct tt_run *run,
 			      const struct tt_analysis_opts *ao, struct tt_error *err)
 {
@@ -760,15 +795,20 @@ enum tt_code tt_diff_side_add(struct tt_diff_side *s, struct tt_run *run,
 	rb.tail_q = with_tail(&opts, s->o.tail);
 	rb.boot = calloc(m->n_cells ? m->n_cells : 1, sizeof *rb.boot);
 	rb.tbt_cdf = malloc((m->n_cells ? m->n_cells : 1) * sizeof *rb.tbt_cdf);
+	rb.point = calloc(m->n_cells ? m->n_cells : 1, sizeof *rb.point);
+	rb.res = calloc(m->n_cells ? m->n_cells : 1, sizeof *rb.res);
 	c.slice = malloc(s->o.slices * sizeof *c.slice);
 	c.slice_used = calloc(s->o.slices, sizeof *c.slice_used);
 	c.slice_tokens = calloc(s->o.slices, sizeof *c.slice_tokens);
 	grown = realloc(s->runs, (s->n_runs + 1) * sizeof *s->runs);
 	if (grown)
 		s->runs = grown;
-	if (!rb.boot || !rb.tbt_cdf || !c.slice || !c.slice_used || !c.slice_tokens || !grown) {
+	if (!rb.boot || !rb.tbt_cdf || !rb.point || !rb.res || !c.slice || !c.slice_used ||
+	    !c.slice_tokens || !grown) {
 		free(rb.boot);
 		free(rb.tbt_cdf);
+		free(rb.point);
+		free(rb.res);
 		collect_release(&c);
 		return tt_error_set(err, TT_ENOMEM, "out of memory");
 	}
@@ -799,6 +839,8 @@ enum tt_code tt_diff_side_add(struct tt_diff_side *s, struct tt_run *run,
 	if (rc > TT_WARN) {
 		free(rb.boot);
 		free(rb.tbt_cdf);
+		free(rb.point);
+		free(rb.res);
 		return rc;
 	}
 	rb.rep->opts.hook = NULL; /* it pointed into this frame */
@@ -806,9 +848,12 @@ enum tt_code tt_diff_side_add(struct tt_diff_side *s, struct tt_run *run,
 		tt_report_free(rb.rep);
 		free(rb.boot);
 		free(rb.tbt_cdf);
+		free(rb.point);
+		free(rb.res);
 		return tt_error_set(err, TT_ENOMEM, "out of memory while resampling '%s'",
 				    tt_run_path(run));
 	}
+	point_figures(m, &opts, &rb);
 	s->runs[s->n_runs++] = rb;
 	return rc;
 }
@@ -821,6 +866,8 @@ void tt_diff_side_free(struct tt_diff_side *s)
 		tt_report_free(s->runs[i].rep);
 		free(s->runs[i].boot);
 		free(s->runs[i].tbt_cdf);
+		free(s->runs[i].point);
+		free(s->runs[i].res);
 	}
 	free(s->runs);
 	free(s);
