@@ -314,6 +314,8 @@ static double t_quantile_upper(double q, double df)
 		hi *= 2;
 	for (int i = 0; i < 200; i++) {
 		double mid = (lo + hi) / 2;
+		if (mid == lo || mid == hi)
+			break; /* converged: further steps change nothing */
 		if (t_upper(mid, df) > q)
 			lo = mid;
 		else
