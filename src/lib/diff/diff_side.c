@@ -135,14 +135,6 @@ static void sh_range(int idx, double *lo, double *hi)
 	*hi = ldexp((double)(SH_SUB + j + 1), e - 7);
 }
 
-/* Called for every chunk of a trace: no more than the count.  The extremes
- * are read from the buckets when the cell ends (sh_extremes). */
-static inline void sh_add(struct shist *h, int64_t v, uint32_t k)
-{
-	if (v > 0)
-		h->count[sh_index(v)] += k;
-}
-
 /* n, and min and max as the edges of the outer non-empty buckets.  The
  * gaps of a slice fill a few octaves of the 58: the scan stops at the
  * first and last non-empty bucket, and only what lies between is summed. */
@@ -285,16 +277,21 @@ static void on_chunks(void *ctx, size_t cell, const struct tt_sample_chunk *ch, 
 
 	if ((long)cell != c->cell || c->ws < 0)
 		return;
-	/* Every chunk of the trace passes here: counts only (on_end reads
-	 * the rest from them).  A batch is one request's chunks in time
+	/* Every chunk of the trace passes here: counts only, a gap in its
+	 * bucket and the tokens of its slice (the extremes are read from the
+	 * buckets when the cell ends, sh_extremes).  A batch is one request's chunks in time
 	 * order: the slice is walked forward from the bounds, and found anew
 	 * (slice_of) only when a time steps back. */
 	{
 		unsigned s = n ? slice_of(c, ch[0].t_ns) : 0;
 		int64_t lo = c->bound[s], hi = c->bound[s + 1];
+		uint32_t *count = c->slice[s].count;
+		uint64_t tokens = 0; /* of slice s, stored when it changes */
 		for (size_t i = 0; i < n; i++) {
-			int64_t t = ch[i].t_ns;
+			int64_t t = ch[i].t_ns, v = ch[i].gap_ns;
 			if (t >= hi || t < lo) {
+				c->slice_tokens[s] += tokens;
+				tokens = 0;
 				if (t < lo)
 					s = slice_of(c, t);
 				else
@@ -302,10 +299,13 @@ static void on_chunks(void *ctx, size_t cell, const struct tt_sample_chunk *ch, 
 						s++;
 				lo = c->bound[s];
 				hi = c->bound[s + 1];
+				count = c->slice[s].count;
 			}
-			c->slice_tokens[s] += ch[i].k;
-			sh_add(&c->slice[s], ch[i].gap_ns, ch[i].k);
+			tokens += ch[i].k;
+			if (v > 0)
+				count[sh_index(v)] += ch[i].k;
 		}
+		c->slice_tokens[s] += tokens;
 	}
 }
 
