@@ -86,9 +86,7 @@ static const char *verdict_color(enum tt_verdict v)
 	       v == TT_VERDICT_BEYOND_TOL ? "33" : NULL;
 }
 
-/* The verdict, with its basis when a side is not its own samples'
- * bootstrap ("no significant change [point/samples]"). */
-static void fmt_verdict(const struct tt_diff_value *v, char *buf, size_t len)
+void tt__diff_verdict_text(const struct tt_diff_value *v, char *buf, size_t len)
 {
 	if ((v->basis_base == TT_BASIS_SAMPLES && v->basis_cand == TT_BASIS_SAMPLES) ||
 	    v->basis_base == TT_BASIS_NONE || v->basis_cand == TT_BASIS_NONE)
@@ -482,7 +480,7 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 				t_set(&t, 4, b, NULL);
 				fmt_ci(v, b, sizeof b);
 				t_set(&t, 5, b, NULL);
-				fmt_verdict(v, c, sizeof c);
+				tt__diff_verdict_text(v, c, sizeof c);
 				t_set(&t, 6, c, verdict_color(v->verdict));
 			}
 		}
