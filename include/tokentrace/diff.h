@@ -49,10 +49,27 @@ enum tt_verdict {
 	TT_VERDICT_SAME = 0,    /* no significant change */
 	TT_VERDICT_FASTER = 1,
 	TT_VERDICT_SLOWER = 2,
-	TT_VERDICT_UNJUDGED = 3 /* a side lacks the figure or its variance */
+	TT_VERDICT_UNJUDGED = 3, /* a side lacks the figure or its variance */
+	/* Both sides are single reported figures (no samples, no replicates):
+	 * no significance can be claimed, only the change against the
+	 * tolerance (tt_diff_opts.tolerance; docs/diff.md "Runs without
+	 * traces"). */
+	TT_VERDICT_WITHIN_TOL = 4, /* the change may be within +-tolerance */
+	TT_VERDICT_BEYOND_TOL = 5  /* the change is beyond the tolerance, rounding included */
 };
 const char *tt_verdict_name(enum tt_verdict v); /* "faster", "no significant change" */
-const char *tt_verdict_key(enum tt_verdict v);  /* "faster", "same", "slower", "unjudged" */
+/* "faster", "same", "slower", "unjudged", "within_tolerance", "beyond_tolerance" */
+const char *tt_verdict_key(enum tt_verdict v);
+
+/* What a side's variance of a figure comes from (docs/diff.md "Runs
+ * without traces"). */
+enum tt_diff_basis {
+	TT_BASIS_NONE = 0,       /* no figure or no variance */
+	TT_BASIS_SAMPLES = 1,    /* bootstrap of one run's raw samples */
+	TT_BASIS_REPLICATES = 2, /* spread between the side's runs */
+	TT_BASIS_POINT = 3       /* one reported figure: no variance, only its printed precision */
+};
+const char *tt_diff_basis_key(enum tt_diff_basis b); /* "none", "samples", "replicates", "point" */
 
 struct tt_diff_opts {
 	double alpha;        /* false-positive rate of the whole diff (0.05) */
@@ -63,6 +80,9 @@ struct tt_diff_opts {
 	double min_change;   /* %: a significant change smaller than this counts as
 				none (1): one run per side does not see run-to-run
 				variance (docs/diff.md); 0 turns it off */
+	double tolerance;    /* %: a change that two point figures (no samples on
+				either side) may show and still count as none; 0: off,
+				such figures are not judged */
 };
 void tt_diff_opts_init(struct tt_diff_opts *o);
 
@@ -101,6 +121,9 @@ struct tt_diff_value {
 	double se_base, se_cand; /* standard errors of the log figures (NaN: none) */
 	enum tt_verdict verdict;
 	int worse;             /* the change is for the worse (slower), judged or not */
+	enum tt_diff_basis basis_base, basis_cand; /* what each side's spread comes from */
+	double res_base, res_cand; /* +- each side's figure is known to (point figures:
+				      its printed precision), figure units; 0: exact */
 	char note[200];        /* why unjudged, or which statistics are unavailable */
 };
 
@@ -128,6 +151,8 @@ struct tt_diff {
 	size_t n_tests;          /* comparisons judged: the Bonferroni family */
 	double level;            /* two-sided level of each comparison: alpha / n_tests */
 	size_t n_faster, n_slower, n_same, n_unjudged; /* over the figures of matched cells */
+	size_t n_within_tol, n_beyond_tol; /* point against point, by the tolerance */
+	size_t n_point;          /* comparisons judged with a point figure on one side */
 	size_t n_status_changed, n_base_only, n_cand_only;
 };
 
@@ -137,8 +162,14 @@ enum tt_code tt_diff_compare(const struct tt_diff_side *base, const struct tt_di
 void tt_diff_free(struct tt_diff *d);
 
 /* The release gate: how many matched cells are significantly slower in
- * figure f by more than threshold_pct (5 for 5 %). */
+ * figure f by more than threshold_pct (5 for 5 %), or, between two point
+ * figures, worse beyond the tolerance by more than threshold_pct. */
 size_t tt_diff_gate(const struct tt_diff *d, enum tt_diff_figure f, double threshold_pct);
+
+/* The status gate: how many cells are Valid in the base and Requests queued
+ * or Over capacity in the candidate (with replicates: in the first run of
+ * each side that has the cell). */
+size_t tt_diff_status_gate(const struct tt_diff *d);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,8 @@ struct tt_diff_gate_opts {
 	int on;
 	enum tt_diff_figure figure;
 	double threshold_pct;
+	int status_change; /* also fail on a Valid cell that queues or is over capacity
+			      (tt_diff_status_gate) */
 };
 
 /* Render d in format f (term, md, csv, json) into out.  opts and gate may

@@ -36,6 +36,11 @@ static const char usage_text[] =
 	"                         than PCT (e.g. 5%) in the gate's figure\n"
 	"  --figure NAME          the gate's figure: total (default), per-request,\n"
 	"                         ttft, ttft-tail, tbt, tbt-tail, prefill\n"
+	"  --fail-on-status-change  exit 1 when a Valid cell of the base is Requests\n"
+	"                         queued or Over capacity in the candidate\n"
+	"  --tolerance PCT        compare two single reported figures (imported runs\n"
+	"                         without samples): within or beyond +-PCT (e.g. 5%);\n"
+	"                         no significance is claimed (default: not compared)\n"
 	"  --tail P               tail percentile of TTFT and TBT (default 90)\n"
 	"  --cell ID              the cell whose time between tokens the html and pdf\n"
 	"                         overlay (e.g. decode-8192x16; default: the largest change)\n"
@@ -53,7 +58,7 @@ static const char usage_text[] =
 	"  -q, --quiet            no summary line on standard error\n"
 	"  -h, --help             show this help\n"
 	"\n"
-	"Exit status: 0 no gate or the gate passed; 1 the gate failed; 2 error\n"
+	"Exit status: 0 no gate or the gates passed; 1 a gate failed; 2 error\n"
 	"(usage, a run that cannot be read).  Damaged cells are warned about and\n"
 	"compared on their intact part.\n";
 
@@ -214,11 +219,16 @@ int cmd_diff(int argc, char **argv)
 			quiet = 1;
 			continue;
 		}
+		if (!strcmp(a, "--fail-on-status-change")) {
+			gate.status_change = 1;
+			continue;
+		}
 		if (a[0] == '-' && a[1]) {
 			static const char *const with_value[] = {
 				"-f", "--format", "-o", "--output", "--fail-if-slower", "--figure",
 				"--tail", "--alpha", "--min-change", "--replicates", "--seed",
-				"--skip-first", "--window", "--cell", "--charts", "--chart-format", "--slo"};
+				"--skip-first", "--window", "--cell", "--charts", "--chart-format", "--slo",
+				"--tolerance"};
 			int known = 0;
 			list = 0;
 			for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
@@ -280,6 +290,11 @@ int cmd_diff(int argc, char **argv)
 			} else if (!strcmp(a, "--min-change")) {
 				if ((dopts.min_change = parse_pct(v)) < 0) {
 					cli_error("--min-change: '%s' is not a percentage (e.g. 2%%)", v);
+					goto cleanup;
+				}
+			} else if (!strcmp(a, "--tolerance")) {
+				if ((dopts.tolerance = parse_pct(v)) < 0) {
+					cli_error("--tolerance: '%s' is not a percentage (e.g. 5%%)", v);
 					goto cleanup;
 				}
 			} else if (!strcmp(a, "--replicates")) {
@@ -407,7 +422,8 @@ int cmd_diff(int argc, char **argv)
 		tt_diff_summary(d, &gate, line, sizeof line);
 		fprintf(stderr, "%s\n", line);
 	}
-	status = gate.on && tt_diff_gate(d, gate.figure, gate.threshold_pct) ? 1 : 0;
+	status = (gate.on && tt_diff_gate(d, gate.figure, gate.threshold_pct)) ||
+			 (gate.status_change && tt_diff_status_gate(d)) ? 1 : 0;
 cleanup:
 	tt_buf_release(&buf);
 	tt_diff_free(d);

@@ -50,6 +50,33 @@ expect "gate on time between tokens" 1 "gate tbt_p50_ms slower by > 5%: FAIL" --
 	"$tt" diff "$tmp/base" "$tmp/slow" --fail-if-slower 5% --figure tbt_p50_ms
 expect "no gate: exit 0 even when slower" 0 "6 slower" -- \
 	"$tt" diff "$tmp/base" "$tmp/slow"
+# --fail-on-status-change: 32K x 4 is Valid in the base and queues in slow;
+# the other way round (queued to Valid) passes; so does noise, and a cell
+# that becomes over capacity fails.
+expect "status gate fails on Valid to queued" 1 "gate Valid to queued or over capacity: FAIL (1 cell)" -- \
+	"$tt" diff "$tmp/base" "$tmp/slow" --fail-on-status-change --format md
+expect "status gate passes on queued to Valid" 0 "gate Valid to queued or over capacity: pass (0 cells)" -- \
+	"$tt" diff "$tmp/slow" "$tmp/slow2" --fail-on-status-change
+expect "status gate passes on noise" 0 "over capacity: pass (0 cells)" -- \
+	"$tt" diff "$tmp/base" "$tmp/base2" --fail-on-status-change
+sed 's/^decode,8K,1,Valid,959.9,972,47,1,1,,,4$/decode,8K,1,Over capacity,,,,,,,,/' \
+	"$here/profile-base.csv" > "$tmp/profile-over.csv"
+if grep -q 'Over capacity' "$tmp/profile-over.csv"; then ok "over-capacity profile"; else bad "over-capacity profile: the sed did not match"; fi
+"$tt" synth --profile "$tmp/profile-over.csv" -o "$tmp/over" --seed 6 -q || exit 1
+expect "status gate fails on Valid to over capacity" 1 "over capacity: FAIL (1 cell)" -- \
+	"$tt" diff "$tmp/base" "$tmp/over" --fail-on-status-change
+expect "status gate with the slowdown gate: both reported" 1 "gate total_tok_s slower by > 5%: FAIL (2 cells); gate Valid to queued or over capacity: FAIL (1 cell)" -- \
+	"$tt" diff "$tmp/base" "$tmp/slow" --fail-on-status-change --fail-if-slower 5%
+sed 's/,Requests queued,/,Valid,/' "$here/profile-slow.csv" > "$tmp/profile-slow-valid.csv"
+"$tt" synth --profile "$tmp/profile-slow-valid.csv" -o "$tmp/slowvalid" --seed 7 -q || exit 1
+expect "status gate passes, slowdown gate fails: exit 1" 1 "FAIL (2 cells); gate Valid to queued or over capacity: pass (0 cells)" -- \
+	"$tt" diff "$tmp/base" "$tmp/slowvalid" --fail-on-status-change --fail-if-slower 5%
+"$tt" diff "$tmp/base" "$tmp/slow" --fail-on-status-change --format json -q -o "$tmp/sg.json"
+if python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d['status_gate'] == {'failing_cells': 1, 'failed': True} and d['gate'] is None else 1)
+" "$tmp/sg.json"; then ok "json: status_gate"; else bad "json: status_gate $(grep -A3 status_gate "$tmp/sg.json")"; fi
 expect "quiet: no summary" 0 "" -- "$tt" diff "$tmp/base" "$tmp/slow" -q
 if [ -s "$tmp/err" ]; then bad "quiet printed: $(cat "$tmp/err")"; else ok "quiet is quiet"; fi
 
@@ -72,15 +99,19 @@ if grep -q '^decode-8192x4,decode,8192,4,both,valid,valid,0,total_tok_s,.*,slowe
 if python3 - "$tmp/d.json" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema"] == "tokentrace-diff" and d["version"] == "1.0"
+assert d["schema"] == "tokentrace-diff" and d["version"] == "1.1"
 for k in ("base", "candidate", "method", "summary", "gate", "cells"):
     assert k in d, k
-for k in ("alpha", "replicates", "slices", "seed", "tail", "min_change_pct", "comparisons", "level_each"):
+for k in ("alpha", "replicates", "slices", "seed", "tail", "min_change_pct", "comparisons", "level_each",
+          "tolerance_pct", "point_comparisons"):
     assert k in d["method"], k
-for k in ("slower", "faster", "same", "unjudged", "status_changes", "base_only", "candidate_only"):
+for k in ("slower", "faster", "same", "unjudged", "status_changes", "base_only", "candidate_only",
+          "within_tolerance", "beyond_tolerance"):
     assert isinstance(d["summary"][k], int), k
 g = d["gate"]
 assert g == {"figure": "total_tok_s", "threshold_pct": 5, "failing_cells": 2, "failed": True}, g
+assert d["status_gate"] is None
+assert d["method"]["tolerance_pct"] is None and d["method"]["point_comparisons"] == 0
 run = d["base"]["runs"][0]
 for k in ("source", "engine", "engine_version", "model", "created", "tool", "tool_version", "notes"):
     assert k in run, k
@@ -89,7 +120,8 @@ assert cells[0]["status_changed"] and cells[0]["candidate_status"] == "requests_
 assert cells[-1]["presence"] == "candidate" and cells[-1]["id"] == "decode-65536x8"
 assert cells[-1]["base_status"] is None
 keys = {"base", "candidate", "ratio", "change_pct", "ci_pct", "z", "df", "critical",
-        "se_log_base", "se_log_candidate", "verdict", "worse", "note"}
+        "se_log_base", "se_log_candidate", "verdict", "worse", "note", "basis",
+        "precision_base", "precision_candidate"}
 slow = 0
 for c in cells:
     for k in ("id", "phase", "context", "concurrency", "presence", "base_status",
@@ -171,6 +203,7 @@ expect "bad tail" 2 "--tail: '30' is not a percentile in (50, 100)" -- \
 	"$tt" diff "$tmp/base" "$tmp/slow" --tail 30
 expect "bad alpha" 2 "--alpha" -- "$tt" diff "$tmp/base" "$tmp/slow" --alpha 2
 expect "bad replicates" 2 "--replicates" -- "$tt" diff "$tmp/base" "$tmp/slow" --replicates 10
+expect "bad tolerance" 2 "--tolerance: 'x' is not a percentage" -- "$tt" diff "$tmp/base" "$tmp/slow" --tolerance x
 expect "bad seed" 2 "--seed: 'x' is not a whole number" -- "$tt" diff "$tmp/base" "$tmp/slow" --seed x
 expect "unknown option" 2 "unknown option '--nope'" -- "$tt" diff "$tmp/base" "$tmp/slow" --nope
 expect "missing value" 2 "option '--tail' needs a value" -- "$tt" diff "$tmp/base" "$tmp/slow" --tail

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The imported seed report against a run of our own format calibrated to it
 # (`tokentrace synth` of the seed's profile): the same 46 cells with the
-# same statuses, and every figure within 1 %.  This is the comparison the
-# diff command makes; until it exists, the two reports' CSV are compared
-# here cell by cell.
+# same statuses, and every figure within 1 %: the two reports' CSV compared
+# cell by cell.  The same pair through `tokentrace diff`, with its
+# statistics, is tests/diff/test_diff_import.sh.
 # usage: test_import_vs_synth.sh TOKENTRACE FIXTURES
 set -u
 tt=$1; fx=$2

@@ -386,7 +386,8 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 				a->longest_gap = t - prev;
 			if (hook) {
 				hb[hn].t_ns = t;
-				hb[hn].gap_ns = prev >= 0 ? (t - prev) / (int64_t)k : 0;
+				/* no 64-bit division for the common single-token chunk */
+				hb[hn].gap_ns = prev < 0 ? 0 : k == 1 ? t - prev : (t - prev) / (int64_t)k;
 				hb[hn++].k = k;
 				if (hn == TT_SAMPLE_BATCH) {
 					hook->chunks(hook->ctx, a->index, hb, hn);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/c_locale.h"
+
 static const struct {
 	const char *key, *name, *alias;
 	int higher_better;
@@ -46,17 +48,26 @@ int tt_diff_figure_higher_better(enum tt_diff_figure f)
 }
 
 static const char *const verdict_names[] = {"no significant change", "faster", "slower",
-					    "not judged"};
-static const char *const verdict_keys[] = {"same", "faster", "slower", "unjudged"};
+					    "not judged", "within tolerance",
+					    "beyond tolerance"};
+static const char *const verdict_keys[] = {"same", "faster", "slower", "unjudged",
+					   "within_tolerance", "beyond_tolerance"};
 
 const char *tt_verdict_name(enum tt_verdict v)
 {
-	return (unsigned)v <= TT_VERDICT_UNJUDGED ? verdict_names[v] : "unknown";
+	return (unsigned)v <= TT_VERDICT_BEYOND_TOL ? verdict_names[v] : "unknown";
 }
 
 const char *tt_verdict_key(enum tt_verdict v)
 {
-	return (unsigned)v <= TT_VERDICT_UNJUDGED ? verdict_keys[v] : "unknown";
+	return (unsigned)v <= TT_VERDICT_BEYOND_TOL ? verdict_keys[v] : "unknown";
+}
+
+static const char *const basis_keys[] = {"none", "samples", "replicates", "point"};
+
+const char *tt_diff_basis_key(enum tt_diff_basis b)
+{
+	return (unsigned)b <= TT_BASIS_POINT ? basis_keys[b] : "unknown";
 }
 
 double tt__diff_figure_of(const struct tt_cell_figures *c, enum tt_diff_figure f, size_t tail_q)
@@ -124,6 +135,9 @@ struct est {
 	size_t runs, missing, no_se;
 	int samples; /* some run had raw samples */
 	const struct tt__boot *only; /* the bootstrap of a side of one run */
+	int point;   /* a side of one run whose figure is a reported point */
+	double res;  /* that point's printed precision (+-), figure units */
+	enum tt_diff_basis basis;
 };
 
 /* The spread between a side's runs of one figure, pooled over its cells:
@@ -152,8 +166,11 @@ static size_t run_values(const struct tt_diff_side *s, enum tt_phase ph, int64_t
 				e->missing++;
 			continue;
 		}
-		if (e)
+		if (e) {
 			e->samples |= rb->have_samples;
+			e->point = rb->point[c - rb->rep->cells];
+			e->res = rb->res[c - rb->rep->cells][f];
+		}
 		x[n] = log(v);
 		b[n] = &rb->boot[c - rb->rep->cells][f];
 		n++;
@@ -211,6 +228,9 @@ static void side_estimate(const struct tt_diff_side *s, const struct pooled *poo
 	e->mu = sum / (double)n;
 	if (n == 1 && s->n_runs == 1)
 		e->only = b[0];
+	e->point = e->point && n == 1 && s->n_runs == 1;
+	if (!e->point)
+		e->res = 0;
 	{
 		/* Per run: the bootstrap's variance (within the run) and, with
 		 * replicates, the pooled spread between runs, which holds the
@@ -220,9 +240,13 @@ static void side_estimate(const struct tt_diff_side *s, const struct pooled *poo
 		if (!isnan(between) && (isnan(within) || between > within)) {
 			e->var = between / (double)n;
 			e->df = pool[f].df;
+			e->basis = TT_BASIS_REPLICATES;
 		} else if (!isnan(within)) {
 			e->var = within / (double)n;
 			e->df = df_within;
+			e->basis = TT_BASIS_SAMPLES;
+		} else if (e->point) {
+			e->basis = TT_BASIS_POINT;
 		}
 	}
 }
@@ -290,6 +314,8 @@ static double t_quantile_upper(double q, double df)
 		hi *= 2;
 	for (int i = 0; i < 200; i++) {
 		double mid = (lo + hi) / 2;
+		if (mid == lo || mid == hi)
+			break; /* converged: further steps change nothing */
 		if (t_upper(mid, df) > q)
 			lo = mid;
 		else
@@ -363,29 +389,78 @@ static int rank_overlap(const struct tt__boot *b, const struct tt__boot *c, doub
 	return blo <= chi && clo <= bhi;
 }
 
+/* How far a side's printed precision widens the log ratio's interval below
+ * (lo) and above (hi): a point base b known to +-r leaves ln c - ln b
+ * anywhere in [ln c - ln(b + r), ln c - ln(b - r)]; a point candidate the
+ * other way round. */
+static void rounding(const struct tt_diff_value *v, double *lo, double *hi)
+{
+	if (v->res_base > 0) {
+		*lo += log((v->base + v->res_base) / v->base);
+		*hi += v->res_base < v->base ? log(v->base / (v->base - v->res_base)) : INFINITY;
+	}
+	if (v->res_cand > 0) {
+		*lo += v->res_cand < v->cand ? log(v->cand / (v->cand - v->res_cand)) : INFINITY;
+		*hi += log((v->cand + v->res_cand) / v->cand);
+	}
+}
+
+/* Two point figures: no variance on either side, so no significance; the
+ * change is held against the tolerance, the printed precision included
+ * (docs/diff.md "Runs without traces"). */
+static void judge_points(const struct tt_diff_opts *o, struct tt_diff_value *v)
+{
+	double lo = 0, hi = 0, tl, th;
+
+	rounding(v, &lo, &hi);
+	v->ci_lo_pct = (exp(log(v->ratio) - lo) - 1) * 100;
+	v->ci_hi_pct = (exp(log(v->ratio) + hi) - 1) * 100;
+	if (!(o->tolerance > 0)) {
+		v->verdict = TT_VERDICT_UNJUDGED;
+		snprintf(v->note, sizeof v->note,
+			 "both sides are single reported figures (no samples, no replicates): "
+			 "no variance is known; --tolerance PCT compares them");
+		return;
+	}
+	tl = -o->tolerance;
+	th = o->tolerance;
+	v->verdict = v->ci_lo_pct > th || v->ci_hi_pct < tl ? TT_VERDICT_BEYOND_TOL :
+							    TT_VERDICT_WITHIN_TOL;
+	tt__snprintf_c(v->note, sizeof v->note,
+		       "both sides are single reported figures: no variance is known, so no "
+		       "significance; held against the tolerance of %g%% only", o->tolerance);
+}
+
 static void judge(struct tt_diff *d, struct tt_diff_cell *dc,
 		  const struct tt__boot *const (*only)[2])
 {
 	for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
 		struct tt_diff_value *v = &dc->v[f];
-		double sd;
-		int better;
+		double sd, round_lo, round_hi, lo, hi;
+		int better, sig;
 
-		if (!v->applies || v->verdict == TT_VERDICT_UNJUDGED)
+		if (!v->applies || v->verdict != TT_VERDICT_SAME)
 			continue;
 		sd = sqrt(v->se_base * v->se_base + v->se_cand * v->se_cand);
 		v->crit = t_quantile_upper(d->level / 2, v->df);
-		v->ci_lo_pct = (exp(log(v->ratio) - v->crit * sd) - 1) * 100;
-		v->ci_hi_pct = (exp(log(v->ratio) + v->crit * sd) - 1) * 100;
+		/* The sampling interval, widened by what a point figure's printed
+		 * precision leaves open (0 for figures of samples). */
+		round_lo = round_hi = 0;
+		rounding(v, &round_lo, &round_hi);
+		lo = log(v->ratio) - v->crit * sd - round_lo;
+		hi = log(v->ratio) + v->crit * sd + round_hi;
+		v->ci_lo_pct = (exp(lo) - 1) * 100;
+		v->ci_hi_pct = (exp(hi) - 1) * 100;
+		sig = lo > 0 || hi < 0;
 		better = tt_diff_figure_higher_better((enum tt_diff_figure)f) ? v->ratio > 1 :
 										 v->ratio < 1;
-		if (fabs(v->z) > v->crit && fabs(v->change_pct) >= d->opts.min_change &&
+		if (sig && fabs(v->change_pct) >= d->opts.min_change &&
 		    rank_overlap(only[f][0], only[f][1], d->level)) {
 			v->verdict = TT_VERDICT_SAME;
 			snprintf(v->note, sizeof v->note,
 				 "the percentile sits near a gap in the values: its ranks around "
 				 "it overlap between the runs");
-		} else if (fabs(v->z) > v->crit && fabs(v->change_pct) >= d->opts.min_change) {
+		} else if (sig && fabs(v->change_pct) >= d->opts.min_change) {
 			v->verdict = better ? TT_VERDICT_FASTER : TT_VERDICT_SLOWER;
 		} else {
 			v->verdict = TT_VERDICT_SAME;
@@ -472,11 +547,31 @@ enum tt_code tt_diff_compare(const struct tt_diff_side *base, const struct tt_di
 			v->change_pct = (v->ratio - 1) * 100;
 			v->worse = tt_diff_figure_higher_better((enum tt_diff_figure)f) ? v->ratio < 1 :
 											 v->ratio > 1;
-			if (isnan(eb.var) || isnan(ec.var)) {
-				note_side(v->note, sizeof v->note, isnan(eb.var) ? "base" : "candidate",
-					  isnan(eb.var) ? &eb : &ec,
-					  isnan(eb.var) ? dc->base_status : dc->cand_status);
+			v->basis_base = eb.basis;
+			v->basis_cand = ec.basis;
+			v->res_base = eb.res;
+			v->res_cand = ec.res;
+			if (eb.basis == TT_BASIS_POINT && ec.basis == TT_BASIS_POINT) {
+				judge_points(&d->opts, v);
 				continue;
+			}
+			if ((isnan(eb.var) && eb.basis != TT_BASIS_POINT) ||
+			    (isnan(ec.var) && ec.basis != TT_BASIS_POINT)) {
+				int nb = isnan(eb.var) && eb.basis != TT_BASIS_POINT;
+				note_side(v->note, sizeof v->note, nb ? "base" : "candidate",
+					  nb ? &eb : &ec, nb ? dc->base_status : dc->cand_status);
+				continue;
+			}
+			/* A point side: its sampling and run-to-run variance are
+			 * unknown (0 here); the interval is the other side's
+			 * sampling spread, widened by the point's precision. */
+			if (eb.basis == TT_BASIS_POINT) {
+				eb.var = 0;
+				eb.df = ec.df;
+			}
+			if (ec.basis == TT_BASIS_POINT) {
+				ec.var = 0;
+				ec.df = eb.df;
 			}
 			v->se_base = sqrt(eb.var);
 			v->se_cand = sqrt(ec.var);
@@ -494,6 +589,13 @@ enum tt_code tt_diff_compare(const struct tt_diff_side *base, const struct tt_di
 				snprintf(v->note, sizeof v->note,
 					 "figure missing in %zu of the runs; judged on the others",
 					 eb.missing + ec.missing);
+			else if (eb.basis == TT_BASIS_POINT || ec.basis == TT_BASIS_POINT)
+				snprintf(v->note, sizeof v->note,
+					 "%s is a single reported figure: its own sampling and "
+					 "run-to-run variance are unknown, the interval holds the "
+					 "other side's sampling spread and its printed precision only",
+					 eb.basis == TT_BASIS_POINT ? "base" : "candidate");
+			d->n_point += eb.basis == TT_BASIS_POINT || ec.basis == TT_BASIS_POINT;
 			only[i][f][0] = eb.only;
 			only[i][f][1] = ec.only;
 			v->verdict = TT_VERDICT_SAME; /* judged below */
@@ -514,6 +616,8 @@ enum tt_code tt_diff_compare(const struct tt_diff_side *base, const struct tt_di
 			d->n_slower += v->verdict == TT_VERDICT_SLOWER;
 			d->n_same += v->verdict == TT_VERDICT_SAME;
 			d->n_unjudged += v->verdict == TT_VERDICT_UNJUDGED;
+			d->n_within_tol += v->verdict == TT_VERDICT_WITHIN_TOL;
+			d->n_beyond_tol += v->verdict == TT_VERDICT_BEYOND_TOL;
 		}
 	}
 	free(only);
@@ -539,9 +643,24 @@ size_t tt_diff_gate(const struct tt_diff *d, enum tt_diff_figure f, double thres
 		return 0;
 	for (size_t i = 0; i < d->n_cells; i++) {
 		const struct tt_diff_value *v = &d->cells[i].v[f];
-		if (d->cells[i].presence == TT_DIFF_BOTH && v->verdict == TT_VERDICT_SLOWER &&
+		if (d->cells[i].presence == TT_DIFF_BOTH &&
+		    (v->verdict == TT_VERDICT_SLOWER ||
+		     (v->verdict == TT_VERDICT_BEYOND_TOL && v->worse)) &&
 		    fabs(v->change_pct) > threshold_pct)
 			n++;
+	}
+	return n;
+}
+
+size_t tt_diff_status_gate(const struct tt_diff *d)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->n_cells; i++) {
+		const struct tt_diff_cell *c = &d->cells[i];
+		n += c->presence == TT_DIFF_BOTH && c->base_status == TT_STATUS_VALID &&
+		     (c->cand_status == TT_STATUS_QUEUED ||
+		      c->cand_status == TT_STATUS_OVER_CAPACITY);
 	}
 	return n;
 }

@@ -33,6 +33,9 @@ struct tt__run_boot {
 	double (*tbt_cdf)[TT__CDF_POINTS]; /* rep->n_cells rows */
 	struct tt__boot (*boot)[TT_DIFF_FIGURE_COUNT_]; /* rep->n_cells rows */
 	int have_samples;               /* the hook saw raw samples (a trace was read) */
+	unsigned char *point;           /* rep->n_cells: the cell has reported figures, no trace */
+	double (*res)[TT_DIFF_FIGURE_COUNT_]; /* rep->n_cells rows: a point figure's
+						  printed precision (+-), 0: exact */
 	size_t tail_q;                  /* index of opts.tail in rep->opts.quantiles */
 };
 

@@ -5,8 +5,11 @@
 #include "diff/diff_impl.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/c_locale.h"
 
 
 #define MIN_REQUESTS 10 /* fewer requests: no bootstrap of a request figure */
@@ -40,6 +43,8 @@ static void fix_opts(struct tt_diff_opts *o)
 		o->tail = d.tail;
 	if (!(o->min_change >= 0))
 		o->min_change = 1;
+	if (!(o->tolerance >= 0) || !isfinite(o->tolerance))
+		o->tolerance = 0;
 }
 
 /* ---- random numbers: splitmix64, seeded per run and cell --------------- */
@@ -89,14 +94,22 @@ struct shist {
 	uint32_t count[SH_BUCKETS];
 	uint64_t n;
 	int64_t min, max;
+	int first, last;        /* the outer non-empty buckets (sh_extremes); -1: none */
 };
 
-static void sh_reset(struct shist *h)
+/* Empty h; as new (all) the first time, else only the buckets its last
+ * sh_extremes found filled (all, when it did not run). */
+static void sh_reset(struct shist *h, int as_new)
 {
-	memset(h->count, 0, sizeof h->count);
+	if (as_new || h->first < 0)
+		memset(h->count, 0, sizeof h->count);
+	else
+		memset(h->count + h->first, 0,
+		       (size_t)(h->last - h->first + 1) * sizeof *h->count);
 	h->n = 0;
 	h->min = INT64_MAX;
 	h->max = INT64_MIN;
+	h->first = h->last = -1;
 }
 
 static int sh_index(int64_t v)
@@ -122,30 +135,26 @@ static void sh_range(int idx, double *lo, double *hi)
 	*hi = ldexp((double)(SH_SUB + j + 1), e - 7);
 }
 
-/* Called for every chunk of a trace: no more than the count.  The extremes
- * are read from the buckets when the cell ends (sh_extremes). */
-static inline void sh_add(struct shist *h, int64_t v, uint32_t k)
-{
-	if (v > 0)
-		h->count[sh_index(v)] += k;
-}
-
-/* n, and min and max as the edges of the outer non-empty buckets. */
+/* n, and min and max as the edges of the outer non-empty buckets.  The
+ * gaps of a slice fill a few octaves of the 58: the scan stops at the
+ * first and last non-empty bucket, and only what lies between is summed. */
 static void sh_extremes(struct shist *h)
 {
 	double lo, hi;
-	int first = -1, last = -1;
+	int first = 0, last = SH_BUCKETS - 1;
 
 	h->n = 0;
-	for (int i = 0; i < SH_BUCKETS; i++)
-		if (h->count[i]) {
-			h->n += h->count[i];
-			if (first < 0)
-				first = i;
-			last = i;
-		}
-	if (first < 0)
+	h->first = h->last = -1;
+	while (first < SH_BUCKETS && !h->count[first])
+		first++;
+	if (first == SH_BUCKETS)
 		return;
+	while (!h->count[last])
+		last--;
+	for (int i = first; i <= last; i++)
+		h->n += h->count[i];
+	h->first = first;
+	h->last = last;
 	sh_range(first, &lo, &hi);
 	h->min = (int64_t)lo;
 	sh_range(last, &lo, &hi);
@@ -191,28 +200,61 @@ struct collect {
 	double slice_per_ns;    /* slices per ns of the window */
 	int *slice_used;
 	uint64_t *slice_tokens;  /* tokens arriving in each slice */
+	int64_t *bound;         /* o->slices + 1: slice k holds [bound[k], bound[k+1]) as
+				   slice_of assigns times; the outer ones are open */
 	struct svec ttft, rate, prefill;
 	/* scratch of the bootstrap */
 	size_t *mult;
 	size_t mult_cap;
 	unsigned char mark[SH_BUCKETS]; /* buckets non-empty in some slice */
 	int *g_index;           /* union of the slices' non-empty buckets */
-	uint64_t *cum;          /* slices x buckets: cumulative counts */
+	uint64_t *cum;          /* buckets x slices: cumulative counts, cum[g * K + k] */
+	unsigned *nz;           /* the slices with gaps drawn in this replicate */
+	unsigned n_nz;
 	size_t g_cap;
 };
+
+static unsigned slice_of(const struct collect *c, int64_t t);
+
+/* The first time slice_of puts in slice k or later (k = 1 .. K-1), found
+ * from slice_of itself, so that walking the bounds gives exactly its
+ * slices. */
+static void slice_bounds(struct collect *c)
+{
+	unsigned K = c->o->slices;
+
+	c->bound[0] = INT64_MIN;
+	c->bound[K] = INT64_MAX;
+	for (unsigned k = 1; k < K; k++) {
+		int64_t t;
+		if (c->ws < 0 || c->we <= c->ws) {
+			c->bound[k] = INT64_MAX;
+			continue;
+		}
+		t = c->ws + (int64_t)(((double)k / K) * (double)(c->we - c->ws));
+		while (t > c->ws && slice_of(c, t - 1) >= k)
+			t--;
+		while (slice_of(c, t) < k && t < c->we)
+			t++;
+		c->bound[k] = t < c->bound[k - 1] ? c->bound[k - 1] : t;
+	}
+}
 
 static void on_begin(void *ctx, size_t cell, int64_t ws, int64_t we)
 {
 	struct collect *c = ctx;
+	/* A cell whose end was not seen left its slices unscanned: clear all. */
+	int full = c->cell >= 0;
 
 	c->cell = (long)cell;
 	c->ws = ws;
 	c->we = we;
 	c->slice_per_ns = we > ws ? c->o->slices / (double)(we - ws) : 0;
+	slice_bounds(c);
 	c->ttft.n = c->rate.n = c->prefill.n = 0;
 	for (unsigned k = 0; k < c->o->slices; k++) {
 		if (c->slice_used[k] || c->slice_tokens[k])
-			sh_reset(&c->slice[k]);
+			sh_reset(&c->slice[k], full);
 		c->slice_used[k] = 0;
 		c->slice_tokens[k] = 0;
 	}
@@ -235,12 +277,35 @@ static void on_chunks(void *ctx, size_t cell, const struct tt_sample_chunk *ch, 
 
 	if ((long)cell != c->cell || c->ws < 0)
 		return;
-	/* Every chunk of the trace passes here: counts only (on_end reads
-	 * the rest from them). */
-	for (size_t i = 0; i < n; i++) {
-		unsigned s = slice_of(c, ch[i].t_ns);
-		c->slice_tokens[s] += ch[i].k;
-		sh_add(&c->slice[s], ch[i].gap_ns, ch[i].k);
+	/* Every chunk of the trace passes here: counts only, a gap in its
+	 * bucket and the tokens of its slice (the extremes are read from the
+	 * buckets when the cell ends, sh_extremes).  A batch is one request's chunks in time
+	 * order: the slice is walked forward from the bounds, and found anew
+	 * (slice_of) only when a time steps back. */
+	{
+		unsigned s = n ? slice_of(c, ch[0].t_ns) : 0;
+		int64_t lo = c->bound[s], hi = c->bound[s + 1];
+		uint32_t *count = c->slice[s].count;
+		uint64_t tokens = 0; /* of slice s, stored when it changes */
+		for (size_t i = 0; i < n; i++) {
+			int64_t t = ch[i].t_ns, v = ch[i].gap_ns;
+			if (t >= hi || t < lo) {
+				c->slice_tokens[s] += tokens;
+				tokens = 0;
+				if (t < lo)
+					s = slice_of(c, t);
+				else
+					while (t >= c->bound[s + 1])
+						s++;
+				lo = c->bound[s];
+				hi = c->bound[s + 1];
+				count = c->slice[s].count;
+			}
+			tokens += ch[i].k;
+			if (v > 0)
+				count[sh_index(v)] += ch[i].k;
+		}
+		c->slice_tokens[s] += tokens;
 	}
 }
 
@@ -463,36 +528,54 @@ static int boot_requests(struct collect *c, struct rng *r, struct svec *v, size_
 	return 0;
 }
 
-/* Weighted cumulative count up to union bucket g. */
-static uint64_t wcum(const struct collect *c, size_t ng, size_t g)
+/* The slices with gaps that the current weights (c->mult) draw. */
+static void set_nz(struct collect *c)
 {
-	uint64_t s = 0;
+	c->n_nz = 0;
 	for (unsigned k = 0; k < c->o->slices; k++)
-		if (c->mult[k])
-			s += c->mult[k] * c->cum[(size_t)k * ng + g];
+		if (c->mult[k] && c->slice_used[k])
+			c->nz[c->n_nz++] = k;
+}
+
+/* Weighted cumulative count up to union bucket g (the slices of one bucket
+ * are contiguous in c->cum). */
+static uint64_t wcum(const struct collect *c, size_t g)
+{
+	const uint64_t *row = c->cum + g * c->o->slices;
+	uint64_t s = 0;
+	for (unsigned i = 0; i < c->n_nz; i++)
+		s += c->mult[c->nz[i]] * row[c->nz[i]];
 	return s;
 }
 
-/* Value of rank r in the weighted sum of the slice histograms, as
- * tt__hist_percentile reads one (analysis/hist.c). */
-static double hist_rank_value(const struct collect *c, size_t ng, uint64_t r, double vmin,
-			      double vmax)
+/* The union bucket holding rank r of the weighted sum of the slice
+ * histograms: *before ranks lie below it, *here in it. */
+static size_t hist_find(const struct collect *c, size_t ng, uint64_t r, uint64_t *before,
+			uint64_t *here)
 {
 	size_t lo = 0, hi = ng - 1;
-	uint64_t before, here;
-	double blo, bhi, v;
 
 	while (lo < hi) { /* first g with wcum(g) > r */
 		size_t mid = lo + (hi - lo) / 2;
-		if (wcum(c, ng, mid) > r)
+		if (wcum(c, mid) > r)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	before = lo ? wcum(c, ng, lo - 1) : 0;
-	here = wcum(c, ng, lo) - before;
-	sh_range(c->g_index[lo], &blo, &bhi);
-	if (c->g_index[lo] < 2 * SH_SUB)
+	*before = lo ? wcum(c, lo - 1) : 0;
+	*here = wcum(c, lo) - *before;
+	return lo;
+}
+
+/* Value of rank r in bucket g (before ranks below it, here in it), as
+ * tt__hist_percentile reads one (analysis/hist.c). */
+static double hist_bucket_value(const struct collect *c, size_t g, uint64_t before,
+				uint64_t here, uint64_t r, double vmin, double vmax)
+{
+	double blo, bhi, v;
+
+	sh_range(c->g_index[g], &blo, &bhi);
+	if (c->g_index[g] < 2 * SH_SUB)
 		return blo;
 	v = blo + ((double)(r - before) + 0.5) * (bhi - blo) / (double)here;
 	return v < vmin ? vmin : v > vmax ? vmax : v;
@@ -502,14 +585,19 @@ static double hist_resample_pct(const struct collect *c, size_t ng, uint64_t tot
 				double vmin, double vmax)
 {
 	double rank = p / 100.0 * (double)(total - 1), frac;
-	uint64_t lo = (uint64_t)rank;
+	uint64_t lo = (uint64_t)rank, before, here;
+	size_t g;
 	double a, b;
 
 	frac = rank - (double)lo;
-	a = hist_rank_value(c, ng, lo, vmin, vmax);
+	g = hist_find(c, ng, lo, &before, &here);
+	a = hist_bucket_value(c, g, before, here, lo, vmin, vmax);
 	if (frac == 0 || lo + 1 >= total)
 		return a;
-	b = hist_rank_value(c, ng, lo + 1, vmin, vmax);
+	/* The next rank is most often in the same bucket. */
+	if (lo + 1 >= before + here)
+		g = hist_find(c, ng, lo + 1, &before, &here);
+	b = hist_bucket_value(c, g, before, here, lo + 1, vmin, vmax);
 	return a + (b - a) * frac;
 }
 
@@ -555,12 +643,17 @@ static int boot_slices(struct collect *c, struct rng *r, struct tt__boot *total,
 	/* The union of non-empty buckets, with each slice's cumulative counts. */
 	if (with_gaps >= MIN_SLICES) {
 		/* Slice by slice (each a contiguous array), then the union. */
+		int from = SH_BUCKETS, to = -1;
 		memset(c->mark, 0, SH_BUCKETS);
 		for (unsigned k = 0; k < K; k++)
-			if (c->slice_used[k])
-				for (int i = 0; i < SH_BUCKETS; i++)
-					c->mark[i] |= c->slice[k].count[i] != 0;
-		for (int i = 0; i < SH_BUCKETS; i++) {
+			if (c->slice_used[k]) {
+				const struct shist *h = &c->slice[k];
+				for (int i = h->first; i <= h->last; i++)
+					c->mark[i] |= h->count[i] != 0;
+				from = h->first < from ? h->first : from;
+				to = h->last > to ? h->last : to;
+			}
+		for (int i = from; i <= to; i++) {
 			if (!c->mark[i])
 				continue;
 			if (ng == c->g_cap) {
@@ -575,14 +668,16 @@ static int boot_slices(struct collect *c, struct rng *r, struct tt__boot *total,
 		}
 		free(c->cum);
 		c->cum = malloc((size_t)K * (ng ? ng : 1) * sizeof *c->cum);
-		if (!c->cum)
+		if (!c->nz)
+			c->nz = malloc(K * sizeof *c->nz);
+		if (!c->cum || !c->nz)
 			return -1;
 		for (unsigned k = 0; k < K; k++) {
 			uint64_t s = 0;
 			for (size_t g = 0; g < ng; g++) {
 				if (c->slice_used[k])
 					s += c->slice[k].count[c->g_index[g]];
-				c->cum[(size_t)k * ng + g] = s;
+				c->cum[g * K + k] = s;
 			}
 		}
 	}
@@ -609,6 +704,7 @@ static int boot_slices(struct collect *c, struct rng *r, struct tt__boot *total,
 		}
 		sd_add(&at, tokens); /* the window's length cancels in log */
 		if (ng && n >= 2) {
+			set_nz(c);
 			sd_add(&a50, hist_resample_pct(c, ng, n, 50, vmin, vmax));
 			sd_add(&aq, hist_resample_pct(c, ng, n, c->o->tail, vmin, vmax));
 		} else if (ng) {
@@ -631,6 +727,7 @@ static int boot_slices(struct collect *c, struct rng *r, struct tt__boot *total,
 		}
 		tbt50->se = sd_of(&a50);
 		tbtq->se = sd_of(&aq);
+		set_nz(c);
 		if (h.n >= 2) {
 			rank_table(50, (double)h.n, hist_value, &h, tbt50);
 			rank_table(c->o->tail, (double)h.n, hist_value, &h, tbtq);
@@ -731,12 +828,44 @@ static void collect_release(struct collect *c)
 	free(c->slice);
 	free(c->slice_used);
 	free(c->slice_tokens);
+	free(c->bound);
 	free(c->ttft.v);
 	free(c->rate.v);
 	free(c->prefill.v);
 	free(c->mult);
 	free(c->g_index);
 	free(c->cum);
+	free(c->nz);
+}
+
+/* The printed precision of a cell's reported figures (KEY_res, formats/
+ * run-v1.md 2.3): a figure without one is taken as exact. */
+static void point_figures(const struct tt_manifest *m, const struct tt_analysis_opts *o,
+			  struct tt__run_boot *rb)
+{
+	static const char *const keys[TT_DIFF_FIGURE_COUNT_] = {
+		"total_tok_s", "per_request_tok_s_p50", "ttft_ms_p50", "ttft_ms",
+		"tbt_ms_p50", "tbt_ms", "total_tok_s"};
+	double tail = rb->tail_q < o->n_quantiles ? o->quantiles[rb->tail_q] : NAN;
+
+	for (size_t i = 0; i < m->n_cells; i++) {
+		const struct tt_cell_info *c = &m->cells[i];
+		rb->point[i] = !c->trace && c->n_reported > 0;
+		for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
+			char key[64], rkey[72];
+			double v;
+			rb->res[i][f] = 0;
+			if (!rb->point[i])
+				continue;
+			if (f == TT_DIFF_TTFT_TAIL || f == TT_DIFF_TBT_TAIL)
+				tt__snprintf_c(key, sizeof key, "%s_p%g", keys[f], tail);
+			else
+				snprintf(key, sizeof key, "%s", keys[f]);
+			snprintf(rkey, sizeof rkey, "%s_res", key);
+			if (tt_cell_reported(c, rkey, &v) && v > 0 && isfinite(v))
+				rb->res[i][f] = v;
+		}
+	}
 }
 
 enum tt_code tt_diff_side_add(struct tt_diff_side *s, struct tt_run *run,
@@ -760,15 +889,21 @@ enum tt_code tt_diff_side_add(struct tt_diff_side *s, struct tt_run *run,
 	rb.tail_q = with_tail(&opts, s->o.tail);
 	rb.boot = calloc(m->n_cells ? m->n_cells : 1, sizeof *rb.boot);
 	rb.tbt_cdf = malloc((m->n_cells ? m->n_cells : 1) * sizeof *rb.tbt_cdf);
+	rb.point = calloc(m->n_cells ? m->n_cells : 1, sizeof *rb.point);
+	rb.res = calloc(m->n_cells ? m->n_cells : 1, sizeof *rb.res);
 	c.slice = malloc(s->o.slices * sizeof *c.slice);
 	c.slice_used = calloc(s->o.slices, sizeof *c.slice_used);
 	c.slice_tokens = calloc(s->o.slices, sizeof *c.slice_tokens);
+	c.bound = calloc(s->o.slices + 1, sizeof *c.bound);
 	grown = realloc(s->runs, (s->n_runs + 1) * sizeof *s->runs);
 	if (grown)
 		s->runs = grown;
-	if (!rb.boot || !rb.tbt_cdf || !c.slice || !c.slice_used || !c.slice_tokens || !grown) {
+	if (!rb.boot || !rb.tbt_cdf || !rb.point || !rb.res || !c.slice || !c.slice_used ||
+	    !c.slice_tokens || !c.bound || !grown) {
 		free(rb.boot);
 		free(rb.tbt_cdf);
+		free(rb.point);
+		free(rb.res);
 		collect_release(&c);
 		return tt_error_set(err, TT_ENOMEM, "out of memory");
 	}
@@ -779,7 +914,7 @@ enum tt_code tt_diff_side_add(struct tt_diff_side *s, struct tt_run *run,
 			rb.tbt_cdf[i][k] = NAN;
 	}
 	for (unsigned k = 0; k < s->o.slices; k++)
-		sh_reset(&c.slice[k]);
+		sh_reset(&c.slice[k], 1);
 	c.o = &s->o;
 	c.m = m;
 	c.rb = &rb;
@@ -799,6 +934,8 @@ enum tt_code tt_diff_side_add(struct tt_diff_side *s, struct tt_run *run,
 	if (rc > TT_WARN) {
 		free(rb.boot);
 		free(rb.tbt_cdf);
+		free(rb.point);
+		free(rb.res);
 		return rc;
 	}
 	rb.rep->opts.hook = NULL; /* it pointed into this frame */
@@ -806,9 +943,12 @@ enum tt_code tt_diff_side_add(struct tt_diff_side *s, struct tt_run *run,
 		tt_report_free(rb.rep);
 		free(rb.boot);
 		free(rb.tbt_cdf);
+		free(rb.point);
+		free(rb.res);
 		return tt_error_set(err, TT_ENOMEM, "out of memory while resampling '%s'",
 				    tt_run_path(run));
 	}
+	point_figures(m, &opts, &rb);
 	s->runs[s->n_runs++] = rb;
 	return rc;
 }
@@ -821,6 +961,8 @@ void tt_diff_side_free(struct tt_diff_side *s)
 		tt_report_free(s->runs[i].rep);
 		free(s->runs[i].boot);
 		free(s->runs[i].tbt_cdf);
+		free(s->runs[i].point);
+		free(s->runs[i].res);
 	}
 	free(s->runs);
 	free(s);

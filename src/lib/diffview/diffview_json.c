@@ -5,13 +5,14 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "text/render_impl.h"
 
 #define DIFF_SCHEMA "tokentrace-diff"
-#define DIFF_VERSION "1.0"
+#define DIFF_VERSION "1.1"
 
 static cJSON *num(double v)
 {
@@ -87,6 +88,8 @@ enum tt_code tt__diff_render_json(const struct tt_diff *d, const struct tt_diff_
 	put(&oom, o, "seed", num((double)d->opts.seed));
 	put(&oom, o, "tail", num(d->opts.tail));
 	put(&oom, o, "min_change_pct", num(d->opts.min_change));
+	put(&oom, o, "tolerance_pct", d->opts.tolerance > 0 ? num(d->opts.tolerance) : cJSON_CreateNull());
+	put(&oom, o, "point_comparisons", num((double)d->n_point));
 	put(&oom, o, "comparisons", num((double)d->n_tests));
 	put(&oom, o, "level_each", num(d->level));
 
@@ -95,6 +98,8 @@ enum tt_code tt__diff_render_json(const struct tt_diff *d, const struct tt_diff_
 	put(&oom, o, "faster", num((double)d->n_faster));
 	put(&oom, o, "same", num((double)d->n_same));
 	put(&oom, o, "unjudged", num((double)d->n_unjudged));
+	put(&oom, o, "within_tolerance", num((double)d->n_within_tol));
+	put(&oom, o, "beyond_tolerance", num((double)d->n_beyond_tol));
 	put(&oom, o, "status_changes", num((double)d->n_status_changed));
 	put(&oom, o, "base_only", num((double)d->n_base_only));
 	put(&oom, o, "candidate_only", num((double)d->n_cand_only));
@@ -108,6 +113,14 @@ enum tt_code tt__diff_render_json(const struct tt_diff *d, const struct tt_diff_
 		put(&oom, g, "failed", cJSON_CreateBool(n > 0));
 	} else {
 		put(&oom, root, "gate", cJSON_CreateNull());
+	}
+	if (gate && gate->status_change) {
+		size_t n = tt_diff_status_gate(d);
+		g = put(&oom, root, "status_gate", cJSON_CreateObject());
+		put(&oom, g, "failing_cells", num((double)n));
+		put(&oom, g, "failed", cJSON_CreateBool(n > 0));
+	} else {
+		put(&oom, root, "status_gate", cJSON_CreateNull());
 	}
 
 	cells = put(&oom, root, "cells", cJSON_CreateArray());
@@ -158,6 +171,14 @@ enum tt_code tt__diff_render_json(const struct tt_diff *d, const struct tt_diff_
 			put(&oom, fo, "se_log_candidate", num(v->se_cand));
 			put(&oom, fo, "verdict", cJSON_CreateString(tt_verdict_key(v->verdict)));
 			put(&oom, fo, "worse", cJSON_CreateBool(v->worse));
+			{
+				char basis[32];
+				snprintf(basis, sizeof basis, "%s/%s", tt_diff_basis_key(v->basis_base),
+					 tt_diff_basis_key(v->basis_cand));
+				put(&oom, fo, "basis", cJSON_CreateString(basis));
+			}
+			put(&oom, fo, "precision_base", num(v->res_base));
+			put(&oom, fo, "precision_candidate", num(v->res_cand));
 			put(&oom, fo, "note", v->note[0] ? cJSON_CreateString(v->note) : cJSON_CreateNull());
 		}
 	}

@@ -296,9 +296,10 @@ enum tt_code tt_diff_render_html(const struct tt_diff *d, const struct tt_diff_g
 		const struct tt_diff_cell *dc = &d->cells[i];
 		for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
 			const struct tt_diff_value *v = &dc->v[f];
-			char fl[48], chg[32], ci[64];
+			char fl[48], chg[32], ci[64], vt[64];
 			if (!v->applies || dc->presence != TT_DIFF_BOTH)
 				continue;
+			tt__diff_verdict_text(v, vt, sizeof vt);
 			cell_label(dc, a, sizeof a);
 			figure_label(d, f, fl, sizeof fl);
 			value_text(f, v->base, b, sizeof b);
@@ -307,8 +308,7 @@ enum tt_code tt_diff_render_html(const struct tt_diff *d, const struct tt_diff_g
 			tt_buf_printf(out, "<tr><td>%s</td><td class=\"l\">%s</td><td>%s</td><td>%s"
 					   "</td><td>%s</td><td>%s</td><td class=\"l %s\">%s</td>"
 					   "<td class=\"l note\">",
-				      a, fl, b, c, chg, ci, tt_verdict_key(v->verdict),
-				      tt_verdict_name(v->verdict));
+				      a, fl, b, c, chg, ci, tt_verdict_key(v->verdict), vt);
 			esc(out, v->note);
 			tt_buf_puts(out, "</td></tr>\n");
 		}
@@ -456,16 +456,17 @@ enum tt_code tt_diff_render_pdf(const struct tt_diff *d, const struct tt_diff_ga
 		tt__canvas_next_page(&c);
 		tt__cv_rect(&c, 0, 0, A4_W, A4_H, (struct rgb){1, 1, 1});
 		pg.y = 40;
-		heading(&pg, "Changes found (faster or slower)");
+		heading(&pg, "Changes found (faster, slower, beyond tolerance)");
 		row(&pg, h, xs, 7, 1, NULL);
 		for (size_t i = 0; i < d->n_cells; i++) {
 			const struct tt_diff_cell *dc = &d->cells[i];
 			for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
 				const struct tt_diff_value *v = &dc->v[f];
-				char a[96], fl[48], b[48], cc[48], chg[32], ci[64];
+				char a[96], fl[48], b[48], cc[48], chg[32], ci[64], vt[64];
 				const char *cols[7];
 				if (!v->applies || (v->verdict != TT_VERDICT_FASTER &&
-						    v->verdict != TT_VERDICT_SLOWER))
+						    v->verdict != TT_VERDICT_SLOWER &&
+						    v->verdict != TT_VERDICT_BEYOND_TOL))
 					continue;
 				cell_label(dc, a, sizeof a);
 				figure_label(d, f, fl, sizeof fl);
@@ -478,7 +479,8 @@ enum tt_code tt_diff_render_pdf(const struct tt_diff *d, const struct tt_diff_ga
 				cols[3] = cc;
 				cols[4] = chg;
 				cols[5] = ci;
-				cols[6] = tt_verdict_name(v->verdict);
+				tt__diff_verdict_text(v, vt, sizeof vt);
+				cols[6] = vt;
 				row(&pg, cols, xs, 7, 0,
 				    v->verdict == TT_VERDICT_SLOWER ? &orange : &purple);
 				shown++;

@@ -71,7 +71,8 @@ static void fmt_entry(const struct tt_diff_value *v, char *buf, size_t len)
 	fmt_pct(v->change_pct, pct, sizeof pct);
 	if (!isfinite(v->change_pct))
 		snprintf(buf, len, "%s", TT_DASH);
-	else if (v->verdict == TT_VERDICT_FASTER || v->verdict == TT_VERDICT_SLOWER)
+	else if (v->verdict == TT_VERDICT_FASTER || v->verdict == TT_VERDICT_SLOWER ||
+		 v->verdict == TT_VERDICT_BEYOND_TOL)
 		snprintf(buf, len, "%s %s", pct, tt_verdict_name(v->verdict));
 	else if (v->verdict == TT_VERDICT_UNJUDGED)
 		snprintf(buf, len, "(%s)", pct);
@@ -81,7 +82,18 @@ static void fmt_entry(const struct tt_diff_value *v, char *buf, size_t len)
 
 static const char *verdict_color(enum tt_verdict v)
 {
-	return v == TT_VERDICT_SLOWER ? "31" : v == TT_VERDICT_FASTER ? "32" : NULL;
+	return v == TT_VERDICT_SLOWER ? "31" : v == TT_VERDICT_FASTER ? "32" :
+	       v == TT_VERDICT_BEYOND_TOL ? "33" : NULL;
+}
+
+void tt__diff_verdict_text(const struct tt_diff_value *v, char *buf, size_t len)
+{
+	if ((v->basis_base == TT_BASIS_SAMPLES && v->basis_cand == TT_BASIS_SAMPLES) ||
+	    v->basis_base == TT_BASIS_NONE || v->basis_cand == TT_BASIS_NONE)
+		snprintf(buf, len, "%s", tt_verdict_name(v->verdict));
+	else
+		snprintf(buf, len, "%s [%s/%s]", tt_verdict_name(v->verdict),
+			 tt_diff_basis_key(v->basis_base), tt_diff_basis_key(v->basis_cand));
 }
 
 static void tail_name(const struct tt_diff *d, enum tt_diff_figure f, char *buf, size_t len)
@@ -236,11 +248,25 @@ void tt__diff_method_text(const struct tt_diff *d, char *line, size_t len)
 		       d->opts.replicates, d->opts.slices, tt_diff_side_runs(d->base),
 		       tt_diff_side_runs(d->cand), d->n_tests, d->opts.alpha * 100, d->level,
 		       d->opts.min_change > 0 ? "; smaller changes than the minimum count as none" : "");
+	if (d->n_point) {
+		size_t n = strlen(line);
+		tt__snprintf_c(line + n, len - n,
+			       "  %zu comparisons have a single reported figure on one side (no "
+			       "samples): its run-to-run variance cannot be known, their intervals "
+			       "hold the other side's sampling spread and the printed precision "
+			       "only.", d->n_point);
+	}
+	if (d->opts.tolerance > 0) {
+		size_t n = strlen(line);
+		tt__snprintf_c(line + n, len - n,
+			       "  Tolerance for two reported figures: %g%% (no significance "
+			       "claimed).", d->opts.tolerance);
+	}
 }
 
 static void method_line(const struct tt_diff *d, struct tt_buf *out)
 {
-	char line[600];
+	char line[1200];
 
 	tt__diff_method_text(d, line, sizeof line);
 	tt_buf_printf(out, "%s\n\n", line);
@@ -249,7 +275,7 @@ static void method_line(const struct tt_diff *d, struct tt_buf *out)
 void tt_diff_summary(const struct tt_diff *d, const struct tt_diff_gate_opts *gate, char *buf,
 		     size_t len)
 {
-	char g[200] = "";
+	char g[320] = "";
 
 	if (gate && gate->on) {
 		size_t n = tt_diff_gate(d, gate->figure, gate->threshold_pct);
@@ -257,12 +283,22 @@ void tt_diff_summary(const struct tt_diff *d, const struct tt_diff_gate_opts *ga
 			       tt_diff_figure_key(gate->figure), gate->threshold_pct,
 			       n ? "FAIL" : "pass", n, n == 1 ? "" : "s");
 	}
+	if (gate && gate->status_change) {
+		size_t n = tt_diff_status_gate(d), k = strlen(g);
+		snprintf(g + k, sizeof g - k, "; gate Valid to queued or over capacity: %s (%zu cell%s)",
+			 n ? "FAIL" : "pass", n, n == 1 ? "" : "s");
+	}
 	snprintf(buf, len,
 		 "tokentrace diff: %zu slower, %zu faster, %zu no significant change, %zu not judged; "
 		 "%zu status change%s; %zu cell%s only in base, %zu only in candidate%s",
 		 d->n_slower, d->n_faster, d->n_same, d->n_unjudged, d->n_status_changed,
 		 d->n_status_changed == 1 ? "" : "s", d->n_base_only, d->n_base_only == 1 ? "" : "s",
 		 d->n_cand_only, g);
+	if (d->n_within_tol || d->n_beyond_tol || d->opts.tolerance > 0) {
+		size_t n = strlen(buf);
+		tt__snprintf_c(buf + n, len - n, "; %zu within, %zu beyond the tolerance of %g%%",
+			       d->n_within_tol, d->n_beyond_tol, d->opts.tolerance);
+	}
 }
 
 /* ---- term and md ---------------------------------------------------------- */
@@ -427,7 +463,7 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 				if (!v->applies || dc->presence != TT_DIFF_BOTH)
 					continue;
 				if (!md && v->verdict != TT_VERDICT_FASTER &&
-				    v->verdict != TT_VERDICT_SLOWER)
+				    v->verdict != TT_VERDICT_SLOWER && v->verdict != TT_VERDICT_BEYOND_TOL)
 					continue;
 				if (t_row(&t))
 					goto oom;
@@ -444,7 +480,8 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 				t_set(&t, 4, b, NULL);
 				fmt_ci(v, b, sizeof b);
 				t_set(&t, 5, b, NULL);
-				t_set(&t, 6, tt_verdict_name(v->verdict), verdict_color(v->verdict));
+				tt__diff_verdict_text(v, c, sizeof c);
+				t_set(&t, 6, c, verdict_color(v->verdict));
 			}
 		}
 		if (rows)

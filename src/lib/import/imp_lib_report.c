@@ -89,12 +89,15 @@ static size_t split_row(const char *p, size_t n, char cells[][96], size_t max)
 	return k;
 }
 
-/* "1,819.2" 1819.2; "10.3K" 10300; "57 ms" 57; "30.0 s" 30; dash: absent (0). */
-static int number(const char *s, double mult_k, double *out)
+/* "1,819.2" 1819.2; "10.3K" 10300; "57 ms" 57; "30.0 s" 30; dash: absent (0).
+ * *res (may be NULL): half a unit of the last digit printed, in the value's
+ * units ("1,819.2" 0.05, "10.3K" 50, "57 ms" 0.5): the value is known to
+ * within +- *res (formats/import-llm-inference-bench-report.md). */
+static int number_res(const char *s, double mult_k, double *out, double *res)
 {
 	char buf[96], *end;
 	size_t o = 0;
-	double v, mult = 1;
+	double v, mult = 1, unit = 1;
 
 	if (!*s || strcmp(s, "\xe2\x80\x94") == 0 || strcmp(s, "-") == 0 ||
 	    strcmp(s, "\xe2\x80\x93") == 0)
@@ -106,6 +109,8 @@ static int number(const char *s, double mult_k, double *out)
 	v = tt__strtod_c(buf, &end);
 	if (end == buf)
 		return -1;
+	for (const char *d = strchr(buf, '.'); d && ++d < end && *d >= '0' && *d <= '9';)
+		unit /= 10;
 	if (*end == 'K' || *end == 'k')
 		mult = mult_k, end++;
 	else if (*end == 'M')
@@ -117,7 +122,14 @@ static int number(const char *s, double mult_k, double *out)
 	if (!isfinite(v) || v < 0)
 		return -1;
 	*out = v * mult;
+	if (res)
+		*res = 0.5 * unit * mult;
 	return 1;
+}
+
+static int number(const char *s, double mult_k, double *out)
+{
+	return number_res(s, mult_k, out, NULL);
 }
 
 static void status_key(const char *name, char *key, size_t cap)
@@ -137,7 +149,7 @@ static enum tt_code row(struct tt__imp *im, const int *at, char cells[][96], siz
 {
 	char where[64], key[64];
 	enum tt_phase phase;
-	double ctx, conc = 1, v;
+	double ctx, conc = 1, v, res;
 	size_t idx;
 	enum tt_code rc;
 	int known = 0, r;
@@ -189,11 +201,16 @@ static enum tt_code row(struct tt__imp *im, const int *at, char cells[][96], siz
 	for (int k = C_TOTAL; k < C_COUNT && c->state == TT_CELL_DONE; k++) {
 		if (at[k] < 0)
 			continue;
-		r = number(cells[at[k]], 1000, &v);
+		r = number_res(cells[at[k]], 1000, &v, &res);
 		if (r < 0)
 			return tt__imp_fail_err(im, err, where, "column '%s': '%s' is not a number",
 						col_names[k], cells[at[k]]);
 		if (r > 0 && (rc = tt__imp_report(im, idx, col_keys[k], v, err)))
+			return rc;
+		/* The printed precision, for the diff (docs/diff.md "Runs without
+		 * traces"): KEY_res, half a unit of the last digit printed. */
+		snprintf(key, sizeof key, "%s_res", col_keys[k]);
+		if (r > 0 && (rc = tt__imp_report(im, idx, key, res, err)))
 			return rc;
 	}
 	if (phase == TT_PHASE_PREFILL)
