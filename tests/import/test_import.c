@@ -267,6 +267,45 @@ static void test_newer_schema_warns(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* The tool's running rule (formats/import-llm-inference-bench.md "Status"):
+ * 0.9 running at C = 1 is Valid, as the seed prints 120K x 1; 1.8 at C = 2
+ * is Requests queued, as the seed prints 120K x 2. */
+static void test_running_rule_not_at_one(void **state)
+{
+	static const char doc[] =
+		"{\"metadata\": {\"version\": \"0.4.17\", \"context_lengths\": [0], "
+		"\"concurrency_levels\": [1, 2]}, \"results\": ["
+		"{\"concurrency\": 1, \"context_tokens\": 0, \"aggregate_tps\": 50.5, \"avg_running_reqs\": 0.9},"
+		"{\"concurrency\": 2, \"context_tokens\": 0, \"aggregate_tps\": 90.5, \"avg_running_reqs\": 1.8}]}";
+	char dir[] = "/tmp/tt-test-import-rule-XXXXXX", run_dir[64], cmd[160];
+	struct tt_error err;
+	struct tt_run *run;
+	struct tt_report *rep = NULL;
+	int seen = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(run_dir, sizeof run_dir, "%s/run", dir);
+	assert_true(tt_import_memory(doc, sizeof doc - 1, "rule.json", NULL, run_dir, &err) <= TT_WARN);
+	assert_int_equal(tt_run_open(run_dir, &run, &err), TT_OK);
+	assert_true(tt_analyze(run, NULL, &rep, &err) <= TT_WARN);
+	for (size_t i = 0; i < rep->n_cells; i++) {
+		const struct tt_cell_figures *f = &rep->cells[i];
+		if (f->phase != TT_PHASE_DECODE)
+			continue;
+		if (f->concurrency == 1)
+			assert_int_equal(f->status, TT_STATUS_VALID);
+		else
+			assert_int_equal(f->status, TT_STATUS_QUEUED);
+		seen++;
+	}
+	assert_int_equal(seen, 2);
+	tt_report_free(rep);
+	tt_run_free(run);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +315,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_detect),
 		cmocka_unit_test(test_import_open),
 		cmocka_unit_test(test_newer_schema_warns),
+		cmocka_unit_test(test_running_rule_not_at_one),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }
