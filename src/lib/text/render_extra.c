@@ -48,6 +48,18 @@ static void xset(struct tt__xtable *t, size_t row, size_t col, const char *s)
 	}
 }
 
+/* The two key columns every decode table opens its row with: context and
+ * concurrency. */
+static void row_key(struct tt__xtable *t, size_t row, const struct tt_cell_figures *c)
+{
+	char s[32];
+
+	tt__render_context(c->context, s, sizeof s);
+	xset(t, row, 0, s);
+	snprintf(s, sizeof s, "%d", c->concurrency);
+	xset(t, row, 1, s);
+}
+
 static void fmt_ms1(double v, char *buf, size_t len)
 {
 	tt_fmt_fixed1(v, buf, len);
@@ -127,10 +139,7 @@ int tt__render_tails_table(const struct tt_report *r, const size_t *order, struc
 
 		if (c->phase != TT_PHASE_DECODE || !shows_decode(c))
 			continue;
-		tt__render_context(c->context, s, sizeof s);
-		xset(t, row, 0, s);
-		snprintf(s, sizeof s, "%d", c->concurrency);
-		xset(t, row, 1, s);
+		row_key(t, row, c);
 		col = 2;
 		for (int d = 0; d < 2; d++) {
 			const struct tt_dist *dist = d == 0 ? &c->ttft_ms : &c->tbt_ms;
@@ -178,10 +187,7 @@ int tt__render_goodput_table(const struct tt_report *r, const size_t *order,
 
 		if (c->phase != TT_PHASE_DECODE)
 			continue;
-		tt__render_context(c->context, s, sizeof s);
-		xset(t, row, 0, s);
-		snprintf(s, sizeof s, "%d", c->concurrency);
-		xset(t, row, 1, s);
+		row_key(t, row, c);
 		xset(t, row, 2, tt_status_name(c->status));
 		if (!shows_decode(c)) {
 			for (k = 3; k < t->ncols; k++)
@@ -243,10 +249,7 @@ int tt__render_server_parts_table(const struct tt_report *r, const size_t *order
 
 		if (c->phase != TT_PHASE_DECODE || !shows_decode(c))
 			continue;
-		tt__render_context(c->context, s, sizeof s);
-		xset(t, row, 0, s);
-		snprintf(s, sizeof s, "%d", c->concurrency);
-		xset(t, row, 1, s);
+		row_key(t, row, c);
 		tt__fmt_plain(c->tokens_per_chunk, 2, s, sizeof s);
 		xset(t, row, 2, s[0] ? s : TT_DASH);
 		fmt_share(c->chunks > 0 ? (double)c->multi_token_chunks / (double)c->chunks : NAN, s,
@@ -406,10 +409,7 @@ int tt__render_reasoning_table(const struct tt_report *r, const size_t *order,
 
 		if (c->phase != TT_PHASE_DECODE || !shows_decode(c))
 			continue;
-		tt__render_context(c->context, s, sizeof s);
-		xset(t, row, 0, s);
-		snprintf(s, sizeof s, "%d", c->concurrency);
-		xset(t, row, 1, s);
+		row_key(t, row, c);
 		if (rt >= 0)
 			tt_fmt_int((double)rt, s, sizeof s);
 		xset(t, row, 2, rt >= 0 ? s : TT_DASH);
