@@ -22,42 +22,7 @@
 #include "tokentrace/synth.h"
 #include "testutil.h"
 
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t n);
-
-static long allow_allocs = -1; /* >= 0: that many more succeed, then all fail */
-static unsigned n_failed;      /* allocations refused */
-
-static int gate_ok(void)
-{
-	if (allow_allocs < 0)
-		return 1;
-	if (allow_allocs == 0) {
-		n_failed++;
-		return 0;
-	}
-	allow_allocs--;
-	return 1;
-}
-
-void *__wrap_malloc(size_t n)
-{
-	return gate_ok() ? __real_malloc(n) : NULL;
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-	return gate_ok() ? __real_calloc(n, size) : NULL;
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-	return gate_ok() ? __real_realloc(p, n) : NULL;
-}
+#include "alloc_fail.h"
 
 static const char profile[] =
 	"phase,context,concurrency,status,total_tok_s,per_request_tok_s,ttft_ms,tbt_ms,"
@@ -120,12 +85,12 @@ static void test_diff_never_masks_oom(void **state)
 	tt_profile_free(p);
 	for (k = 0;; k++) {
 		enum tt_code rc;
-		n_failed = 0;
-		allow_allocs = k;
+		tt_alloc_failed = 0;
+		tt_alloc_allow = k;
 		tt_error_clear(&err);
 		rc = diff_everything(a, b, &err);
-		allow_allocs = -1;
-		if (n_failed == 0) { /* every allocation was allowed: done */
+		tt_alloc_allow = -1;
+		if (tt_alloc_failed == 0) { /* every allocation was allowed: done */
 			assert_int_equal(rc, TT_OK);
 			break;
 		}

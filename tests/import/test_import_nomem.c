@@ -20,42 +20,7 @@
 
 #include "testutil.h"
 
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t n);
-
-static long allow_allocs = -1; /* >= 0: that many more succeed, then all fail */
-static unsigned n_failed;
-
-static int gate_ok(void)
-{
-	if (allow_allocs < 0)
-		return 1;
-	if (allow_allocs == 0) {
-		n_failed++;
-		return 0;
-	}
-	allow_allocs--;
-	return 1;
-}
-
-void *__wrap_malloc(size_t n)
-{
-	return gate_ok() ? __real_malloc(n) : NULL;
-}
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-	return gate_ok() ? __real_calloc(n, size) : NULL;
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-	return gate_ok() ? __real_realloc(p, n) : NULL;
-}
+#include "alloc_fail.h"
 
 /* Import the corpus file at every allocation k; returns how many k failed. */
 static long sweep(const char *file, enum tt_import_format f)
@@ -76,11 +41,11 @@ static long sweep(const char *file, enum tt_import_format f)
 		enum tt_code rc;
 
 		tt_error_clear(&err);
-		n_failed = 0;
-		allow_allocs = k;
+		tt_alloc_failed = 0;
+		tt_alloc_allow = k;
 		rc = tt_import_memory(data, len, file, &o, run, &err);
-		allow_allocs = -1;
-		if (n_failed == 0) { /* every allocation was allowed: done */
+		tt_alloc_allow = -1;
+		if (tt_alloc_failed == 0) { /* every allocation was allowed: done */
 			assert_true(rc <= TT_WARN);
 			tu_rmrf(run);
 			break;
