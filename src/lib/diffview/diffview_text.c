@@ -525,18 +525,6 @@ oom:
 
 /* ---- csv ------------------------------------------------------------------ */
 
-static void csv_text(struct tt_buf *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		tt_buf_puts(out, s);
-		return;
-	}
-	tt_buf_puts(out, "\"");
-	for (; *s; s++)
-		tt_buf_printf(out, *s == '"' ? "\"\"" : "%c", *s);
-	tt_buf_puts(out, "\"");
-}
-
 static void csv_num(struct tt_buf *out, double v)
 {
 	char n[40];
@@ -573,8 +561,8 @@ static void render_csv(const struct tt_diff *d, struct tt_buf *out)
 			csv_num(out, v->ci_lo_pct);
 			csv_num(out, v->ci_hi_pct);
 			csv_num(out, v->z);
-			tt_buf_printf(out, ",%s,", tt_verdict_key(v->verdict));
-			csv_text(out, v->note);
+			tt_buf_printf(out, ",%s", tt_verdict_key(v->verdict));
+			tt__csv_field(out, v->note, 0);
 			tt_buf_puts(out, "\n");
 		}
 	}

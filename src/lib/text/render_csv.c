@@ -29,7 +29,7 @@ static void quoted(struct tt_buf *out, const char *s, int formula)
 	tt_buf_puts(out, "\"");
 }
 
-static void field(struct tt_buf *out, const char *s, int first)
+void tt__csv_field(struct tt_buf *out, const char *s, int first)
 {
 	if (!first)
 		tt_buf_puts(out, ",");
@@ -100,15 +100,15 @@ static void header(const struct tt_report *r, struct tt_buf *out)
 
 		for (i = 0; i < 4; i++) {
 			snprintf(name, sizeof name, "%s_%s", dist_names[d], stats[i]);
-			field(out, name, 0);
+			tt__csv_field(out, name, 0);
 		}
 		for (i = 0; i < nq; i++) {
 			tt__render_qkey(qs[i], qkey, sizeof qkey);
 			snprintf(name, sizeof name, "%s_%s", dist_names[d], qkey);
-			field(out, name, 0);
+			tt__csv_field(out, name, 0);
 		}
 		snprintf(name, sizeof name, "%s_n", dist_names[d]);
-		field(out, name, 0);
+		tt__csv_field(out, name, 0);
 	}
 	tt_buf_puts(out, ",avg_active_source,avg_in_flight,requests,errors,cut,chunks,"
 			 "multi_token_chunks,prompt_tokens,scrapes,waiting_mean,waiting_max,"
@@ -139,12 +139,12 @@ static void row(const struct tt_report *r, const struct tt_cell_figures *c, stru
 	dists[1] = &c->ttft_ms;
 	dists[2] = &c->tbt_ms;
 
-	field(out, tt__render_phase(c->phase), 1);
+	tt__csv_field(out, tt__render_phase(c->phase), 1);
 	tt__render_context(c->context, num, sizeof num);
 	num_field(out, num);
 	snprintf(num, sizeof num, "%d", c->concurrency);
 	num_field(out, num);
-	field(out, tt_status_name(c->status), 0);
+	tt__csv_field(out, tt_status_name(c->status), 0);
 	tt__fmt_rate_plain(counts ? c->total_tok_s : NAN, num, sizeof num);
 	num_field(out, num);
 	tt__fmt_plain(dec ? c->per_request_tok_s.p50 : NAN, 1, num, sizeof num);
@@ -161,10 +161,10 @@ static void row(const struct tt_report *r, const struct tt_cell_figures *c, stru
 	num_field(out, num);
 
 	tt__render_cell_id(r, c, text, sizeof text);
-	field(out, text, 0);
+	tt__csv_field(out, text, 0);
 	snprintf(num, sizeof num, "%lld", (long long)c->context);
 	num_field(out, num);
-	field(out, tt_status_key(c->status), 0);
+	tt__csv_field(out, tt_status_key(c->status), 0);
 	exact(out, c->total_tok_s);
 	exact(out, c->avg_active);
 	exact(out, c->measured_s);
@@ -177,7 +177,7 @@ static void row(const struct tt_report *r, const struct tt_cell_figures *c, stru
 			exact(out, dists[d]->n ? dists[d]->q[i] : NAN);
 		count(out, (long)dists[d]->n, 1);
 	}
-	field(out, c->avg_active_source, 0);
+	tt__csv_field(out, c->avg_active_source, 0);
 	exact(out, c->avg_in_flight);
 	count(out, c->requests, counts);
 	count(out, c->errors, counts);
@@ -197,11 +197,11 @@ static void row(const struct tt_report *r, const struct tt_cell_figures *c, stru
 	memcpy(text, c->damage, sizeof c->damage);
 	text[sizeof c->damage] = '\0';
 	scrub(text);
-	field(out, text, 0);
+	tt__csv_field(out, text, 0);
 	memcpy(text, c->reason, sizeof c->reason);
 	text[sizeof c->reason] = '\0';
 	scrub(text);
-	field(out, text, 0);
+	tt__csv_field(out, text, 0);
 	exact(out, c->longest_stall_ms);
 	exact(out, c->gaps_over_share);
 	exact(out, c->tokens_per_chunk);
@@ -224,7 +224,7 @@ static void row(const struct tt_report *r, const struct tt_cell_figures *c, stru
 		exact(out, judged ? c->slo_share : NAN);
 		exact(out, judged ? c->goodput_req_s : NAN);
 		exact(out, judged ? c->goodput_tok_s : NAN);
-		field(out, judged ? (c->slo_ok ? "yes" : "no") : "", 0);
+		tt__csv_field(out, judged ? (c->slo_ok ? "yes" : "no") : "", 0);
 		count(out, c->phase == TT_PHASE_DECODE ?
 				   tt_report_slo_max_concurrency(r, c->context) : -1, 1);
 	}

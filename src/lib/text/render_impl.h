@@ -20,6 +20,12 @@ enum tt_code tt__render_csv_text(const struct tt_report *r, struct tt_buf *out,
 enum tt_code tt__render_json_text(const struct tt_report *r, struct tt_buf *out,
 				 struct tt_error *err);
 
+/* One CSV text field (RFC 4180 quoting; a leading = + - @ TAB or CR is
+ * neutralised with an apostrophe, formats/report-csv.md 1), preceded by a
+ * comma unless first; NULL writes an empty field.  Every CSV we write uses
+ * it for text. */
+void tt__csv_field(struct tt_buf *out, const char *s, int first);
+
 /* Cells in display order: prefill by context, then decode by context and
  * concurrency (report order breaks ties).  Returns a malloc'd array of
  * r->n_cells indices (caller frees), or NULL on allocation failure (or when
