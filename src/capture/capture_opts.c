@@ -157,24 +157,25 @@ static void usage(FILE *f)
 }
 
 /* "8K,16K,32K": token counts, each > 0.  -1 on error (*out untouched). */
-static int parse_token_list(const char *s, int64_t **out, size_t *n)
+/* A comma-separated list, each item parsed by `item` into an element of
+ * `size` bytes.  -1 on error (*out untouched). */
+static int parse_list(const char *s, size_t size, int (*item)(const char *tok, void *dst),
+		      void **out, size_t *n)
 {
 	char *copy = strdup(s), *save = NULL, *tok;
-	int64_t *v = NULL;
+	char *v = NULL;
 	size_t k = 0;
 
 	if (!copy)
 		return -1;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int64_t t = tt_parse_tokens(tok);
-		int64_t *nv;
-		if (t <= 0)
-			goto bad;
-		nv = realloc(v, (k + 1) * sizeof *v);
+		char *nv = realloc(v, (k + 1) * size);
 		if (!nv)
 			goto bad;
 		v = nv;
-		v[k++] = t;
+		if (item(tok, v + k * size) != 0)
+			goto bad;
+		k++;
 	}
 	free(copy);
 	free(*out);
@@ -185,6 +186,25 @@ bad:
 	free(copy);
 	free(v);
 	return -1;
+}
+
+/* "8K", "131072": a token count > 0 (tt_parse_tokens). */
+static int token_item(const char *tok, void *dst)
+{
+	int64_t t = tt_parse_tokens(tok);
+	if (t <= 0)
+		return -1;
+	memcpy(dst, &t, sizeof t);
+	return 0;
+}
+
+static int parse_token_list(const char *s, int64_t **out, size_t *n)
+{
+	void *v = *out;
+	if (parse_list(s, sizeof **out, token_item, &v, n) != 0)
+		return -1;
+	*out = v;
+	return 0;
 }
 
 static int parse_int_list(const char *s, int **out, size_t *n)
@@ -215,37 +235,25 @@ static int parse_int_list(const char *s, int **out, size_t *n)
 	return 0;
 }
 
-/* "1,2,4/s", "0.5,1": requests per second, each > 0 (a trailing "/s"
- * on the list or any item is allowed).  -1 on error (*out untouched). */
+/* One rate of "1,2,4/s", "0.5,1": requests per second > 0, at most 1e7,
+ * "/s" allowed after it (so after the list's last item too). */
+static int rate_item(const char *tok, void *dst)
+{
+	char *end = NULL;
+	double r = strtod(tok, &end);
+	if (end == tok || !(r > 0) || r > 1e7 || (*end && strcmp(end, "/s")))
+		return -1;
+	memcpy(dst, &r, sizeof r);
+	return 0;
+}
+
 static int parse_rate_list(const char *s, double **out, size_t *n)
 {
-	char *copy = strdup(s), *save = NULL, *tok;
-	double *v = NULL;
-	size_t k = 0;
-
-	if (!copy)
+	void *v = *out;
+	if (parse_list(s, sizeof **out, rate_item, &v, n) != 0)
 		return -1;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end = NULL;
-		double r = strtod(tok, &end);
-		double *nv;
-		if (end == tok || !(r > 0) || r > 1e7 || (*end && strcmp(end, "/s")))
-			goto bad;
-		nv = realloc(v, (k + 1) * sizeof *v);
-		if (!nv)
-			goto bad;
-		v = nv;
-		v[k++] = r;
-	}
-	free(copy);
-	free(*out);
 	*out = v;
-	*n = k;
 	return 0;
-bad:
-	free(copy);
-	free(v);
-	return -1;
 }
 
 void opts_init(struct cap_opts *o)
