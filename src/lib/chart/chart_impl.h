@@ -214,9 +214,9 @@ enum tt_code tt__chart_draw(struct canvas *c, double x, double y, double w, doub
 enum tt_code tt__chart_render(const struct tt_report *r, struct tt_run *run,
 			  const struct tt_chart_opts *o, struct chart_cache *cache,
 			  struct tt_buf *out, struct tt_chart_info *info, struct tt_error *err);
-/* The reports with a cache; imgs (may be NULL) holds a chart already drawn
- * for each kind, in format img_format, SVG or PNG (empty buffer: draw an
- * SVG). */
+/* The reports with a cache; imgs (may be NULL) holds TT__CHART_SLOTS
+ * buffers, at tt__chart_kind_slot of each kind a chart already drawn, in
+ * format img_format, SVG or PNG (empty buffer: draw an SVG). */
 enum tt_code tt__report_html(const struct tt_report *r, struct tt_run *run,
 			 struct chart_cache *cache, const struct tt_buf *imgs,
 			 enum tt_chart_format img_format, struct tt_buf *out,
@@ -239,6 +239,14 @@ enum tt_code tt__chart_draw_tbt_cdf(struct canvas *c, double x, double y, double
 				const struct tt_report *r, struct tt_run *run, int concurrency,
 				struct chart_cache *cache, struct tt_chart_info *info,
 				struct tt_error *err);
+
+/* A dense index for every chart kind: the closed-loop kinds keep theirs
+ * (0 .. TT_CHART_KIND_COUNT_ - 1), the open-loop kinds (numbered from 32 in
+ * the public enum) follow them.  Arrays held per kind (the report bundle's
+ * charts) have TT__CHART_SLOTS entries and are indexed by slot, never by
+ * kind.  -1 for a value that is no kind. */
+#define TT__CHART_SLOTS (TT_CHART_KIND_COUNT_ + (TT_CHART_RATE_END_ - TT_CHART_RATE_LATENCY))
+int tt__chart_kind_slot(enum tt_chart_kind k);
 
 /* Open-loop kinds (chart_rate.c): names, and the drawing. */
 const char *tt__chart_rate_name(enum tt_chart_kind k);

@@ -55,6 +55,15 @@ const char *tt__chart_kind_title(enum tt_chart_kind k)
 		: tt__chart_rate_title(k) ? tt__chart_rate_title(k) : "";
 }
 
+int tt__chart_kind_slot(enum tt_chart_kind k)
+{
+	if ((unsigned)k < TT_CHART_KIND_COUNT_)
+		return (int)k;
+	if (k >= TT_CHART_RATE_LATENCY && k < TT_CHART_RATE_END_)
+		return TT_CHART_KIND_COUNT_ + (int)(k - TT_CHART_RATE_LATENCY);
+	return -1;
+}
+
 int tt_chart_kind_parse(const char *name)
 {
 	for (int i = 0; name && i < TT_CHART_KIND_COUNT_; i++)

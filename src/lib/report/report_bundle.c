@@ -26,14 +26,14 @@ enum tt_code tt_render_all(const struct tt_report *r, struct tt_run *run, const 
 {
 	static const char *const ext[] = {"png", "svg", "pdf"};
 	struct chart_cache *cache = NULL;
-	struct tt_buf charts[TT_CHART_KIND_COUNT_], out;
+	struct tt_buf charts[TT__CHART_SLOTS], out; /* by tt__chart_kind_slot */
 	struct tt_chart_opts list[16];
 	size_t n;
 	enum tt_code rc = TT_OK;
 	char skipped[600] = "";
 
 	tt_buf_init(&out, 0);
-	for (int k = 0; k < TT_CHART_KIND_COUNT_; k++)
+	for (int k = 0; k < TT__CHART_SLOTS; k++)
 		tt_buf_init(&charts[k], 0);
 	if (!r || !dir || (unsigned)f > TT_CHART_PDF) {
 		rc = tt_error_set(err, TT_EARG, "no report, directory or format to render");
@@ -50,10 +50,14 @@ enum tt_code tt_render_all(const struct tt_report *r, struct tt_run *run, const 
 	}
 	n = tt__report_chart_list(r, run, list, sizeof list / sizeof list[0]);
 	for (size_t i = 0; i < n; i++) {
-		struct tt_buf *b = &charts[list[i].kind];
+		int slot = tt__chart_kind_slot(list[i].kind);
+		struct tt_buf *b;
 		struct tt_error cerr;
 		char name[64];
 		enum tt_code crc;
+		if (slot < 0)
+			continue; /* not a kind: nothing the list makes */
+		b = &charts[slot];
 		list[i].format = f;
 		tt_error_clear(&cerr);
 		crc = tt__chart_render(r, run, &list[i], cache, b, NULL, &cerr);
@@ -87,7 +91,7 @@ enum tt_code tt_render_all(const struct tt_report *r, struct tt_run *run, const 
 		rc = tt_error_setv(err, TT_WARN, TT_ENOTFOUND, "charts left out: %s", skipped);
 cleanup:
 	tt__chart_cache_free(cache);
-	for (int k = 0; k < TT_CHART_KIND_COUNT_; k++)
+	for (int k = 0; k < TT__CHART_SLOTS; k++)
 		tt_buf_release(&charts[k]);
 	tt_buf_release(&out);
 	return rc;

@@ -11,6 +11,7 @@
 #include "tokentrace/render.h"
 
 #include "chart/chart_impl.h"
+#include "text/render_rate.h"
 
 /* Escape for text and attribute values; invalid UTF-8 becomes U+FFFD so a
  * damaged manifest cannot produce a page the browser re-interprets. */
@@ -139,6 +140,11 @@ static const char css[] =
 	"figure img{display:block;width:100%;height:auto}"
 	"figcaption{color:#5f6368;font-size:13px;padding:4px 8px}"
 	"footer{color:#5f6368;font-size:12px;margin-top:40px}";
+
+/* Added only to a page with open-loop cells, so that every other page
+ * stays as it was: Rate not sustained takes Requests queued's colour, as
+ * in the PDF. */
+static const char css_rate[] = ".s9{background:#fff1d6}";
 
 static void facts_html(struct tt_buf *b, const struct fact *f, size_t n)
 {
@@ -280,9 +286,9 @@ enum tt_code tt__report_html(const struct tt_report *r, struct tt_run *run,
 	esc(out, tt_version());
 	tt_buf_puts(out, "\">\n<title>");
 	esc(out, title);
-	tt_buf_printf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<header>"
+	tt_buf_printf(out, "</title>\n<style>%s%s</style>\n</head>\n<body>\n<main>\n<header>"
 			   "<h1>Speed test matrix</h1><p class=\"sub\">",
-		      css);
+		      css, tt__render_has_rate_cells(r) ? css_rate : "");
 	esc(out, sub);
 	tt_buf_puts(out, "</p></header>\n");
 	n_charts = tt__report_chart_list(r, run, charts, sizeof charts / sizeof charts[0]);
@@ -309,12 +315,13 @@ enum tt_code tt__report_html(const struct tt_report *r, struct tt_run *run,
 		const char *name = tt_chart_kind_name(charts[k].kind);
 		const struct tt_buf *img = &svg;
 		const char *mime = "image/svg+xml";
+		int slot = tt__chart_kind_slot(charts[k].kind);
 		charts[k].format = TT_CHART_SVG;
 		tt_buf_reset(&svg);
 		tt_error_clear(&cerr);
-		if (imgs && imgs[charts[k].kind].len > 0 &&
+		if (imgs && slot >= 0 && imgs[slot].len > 0 &&
 		    (img_format == TT_CHART_SVG || img_format == TT_CHART_PNG)) {
-			img = &imgs[charts[k].kind]; /* drawn already: the same bytes */
+			img = &imgs[slot]; /* drawn already: the same bytes */
 			if (img_format == TT_CHART_PNG)
 				mime = "image/png";
 		} else if (tt__chart_render(r, run, &charts[k], cache, &svg, NULL, &cerr) != TT_OK) {

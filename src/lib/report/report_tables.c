@@ -352,7 +352,9 @@ static void measurement_row(const struct tt_cell_figures *c, char v[ALL_COLS][64
 	for (size_t j = 0; j < ALL_COLS; j++)
 		snprintf(v[j], sizeof v[j], TT_DASH);
 	snprintf(v[0], sizeof v[0], "%s",
-		 c->phase == TT_PHASE_PREFILL ? "Prefill" : "Sustained decode");
+		 c->phase == TT_PHASE_PREFILL ? "Prefill"
+		 : c->phase == TT_PHASE_RATE  ? "Open loop"
+					      : "Sustained decode");
 	tt__render_context(c->context, v[1], sizeof v[1]);
 	snprintf(v[2], sizeof v[2], "%d", c->concurrency);
 	snprintf(v[3], sizeof v[3], "%s", tt_status_name(c->status));
@@ -590,14 +592,20 @@ size_t tt__report_chart_list(const struct tt_report *r, struct tt_run *run,
 	static const enum tt_chart_kind decode_kinds[] = {
 		TT_CHART_HEATMAP, TT_CHART_THROUGHPUT, TT_CHART_PER_REQUEST, TT_CHART_TRADEOFF,
 		TT_CHART_TTFT,    TT_CHART_TBT};
+	static const enum tt_chart_kind rate_kinds[] = {
+		TT_CHART_RATE_LATENCY, TT_CHART_RATE_THROUGHPUT, TT_CHART_RATE_GOODPUT};
 	size_t n = 0;
-	int has_pre = 0, has_dec = 0;
+	int has_pre = 0, has_dec = 0, has_rate = 0;
 	for (size_t i = 0; i < r->n_cells; i++) {
+		/* open-loop cells have their own charts whatever their figures:
+		 * each chart says so when there is nothing to draw */
+		if (r->cells[i].phase == TT_PHASE_RATE)
+			has_rate = 1;
 		if (!tt__chart_cell_has_value(&r->cells[i]))
 			continue;
 		if (r->cells[i].phase == TT_PHASE_PREFILL)
 			has_pre = 1;
-		else
+		else if (r->cells[i].phase == TT_PHASE_DECODE)
 			has_dec = 1;
 	}
 	for (size_t k = 0; has_dec && k < sizeof decode_kinds / sizeof decode_kinds[0]; k++) {
@@ -624,6 +632,14 @@ size_t tt__report_chart_list(const struct tt_report *r, struct tt_run *run,
 			tt_chart_opts_init(&out[n]);
 			out[n++].kind = TT_CHART_TBT_CDF;
 		}
+	}
+	/* open loop (docs/charts.md "Open-loop charts"), the SLO limit shaded
+	 * when the report has SLOs */
+	for (size_t k = 0; has_rate && k < sizeof rate_kinds / sizeof rate_kinds[0]; k++) {
+		if (n == cap)
+			return n;
+		tt_chart_opts_init(&out[n]);
+		out[n++].kind = rate_kinds[k];
 	}
 	return n;
 }
