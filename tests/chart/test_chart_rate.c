@@ -16,6 +16,8 @@
 #include "tokentrace/analysis.h"
 #include "tokentrace/buf.h"
 #include "tokentrace/chart.h"
+#include "tokentrace/diff.h"
+#include "tokentrace/diffview.h"
 #include "tokentrace/report.h"
 #include "tokentrace/run.h"
 #include "tt_cmocka.h"
@@ -423,6 +425,129 @@ static void test_slots_and_closed_loop_list(void **state)
 	free(dir);
 }
 
+/* The openloop run against itself (or a closed-loop run against itself). */
+static struct tt_diff *diff_of(const char *path, const char *slo, struct tt_diff_side **sb,
+			       struct tt_diff_side **sc)
+{
+	struct tt_analysis_opts ao;
+	struct tt_diff *d = NULL;
+	struct tt_error err;
+
+	tt_analysis_opts_init(&ao);
+	if (slo)
+		assert_int_equal(tt_slo_parse(slo, &ao.slo, &err), TT_OK);
+	assert_int_equal(tt_diff_side_create(NULL, sb, &err), TT_OK);
+	assert_int_equal(tt_diff_side_create(NULL, sc, &err), TT_OK);
+	for (int s = 0; s < 2; s++) {
+		struct tt_run *run = NULL;
+		assert_int_equal(tt_run_open(path, &run, &err), TT_OK);
+		assert_true(tt_diff_side_add(s ? *sc : *sb, run, &ao, &err) <= TT_WARN);
+		tt_run_free(run);
+	}
+	assert_int_equal(tt_diff_compare(*sb, *sc, &d, &err), TT_OK);
+	return d;
+}
+
+/* The diff page and document show the open-loop curves the md diff
+ * prints: every cell of its rows, and each side's capacity and limit. */
+static void test_diff_page_open_loop(void **state)
+{
+	struct tt_diff_side *sb = NULL, *sc = NULL;
+	struct tt_diff *d = diff_of(TT_FIXTURES "/runs/openloop.tar.zst", "ttft=100ms,attain=90",
+				    &sb, &sc);
+	struct tt_buf md, h, pdf;
+	struct tt_error err;
+	char *dir, path[4200], cmd[4400], *text;
+	size_t rows = 0;
+
+	(void)state;
+	tt_buf_init(&md, 0);
+	tt_buf_init(&h, 0);
+	tt_buf_init(&pdf, 0);
+	assert_int_equal(tt_diff_render(d, TT_FORMAT_MD, NULL, NULL, &md, &err), TT_OK);
+	assert_int_equal(tt_diff_render_html(d, NULL, NULL, &h, &err), TT_OK);
+	assert_non_null(strstr(h.data, "<h2 id=\"open-loop\">Open-loop curves</h2>"));
+	assert_non_null(strstr(h.data, "<h3>Context 64</h3>"));
+	/* each md row "| 30/s | 30.0 | ... |" is an HTML row of the same cells */
+	for (const char *p = strstr(md.data, "## Open-loop curves"); p && (p = strstr(p, "\n| "));) {
+		char want[1024] = "<tr>", cellv[128];
+		const char *q = p + 3, *eol = strchr(q, '\n');
+		size_t col = 0;
+		p = eol;
+		if (!eol || !strchr("0123456789", *q))
+			continue; /* the header and the rule */
+		while (q < eol) {
+			const char *bar = strstr(q, " |");
+			if (!bar || bar > eol)
+				break;
+			snprintf(cellv, sizeof cellv, "%.*s", (int)(bar - q), q);
+			snprintf(want + strlen(want), sizeof want - strlen(want), "<td%s>%s</td>",
+				 col >= 7 ? " class=\"l\"" : "", cellv);
+			col++;
+			q = bar + 3;
+		}
+		assert_int_equal(col, 9);
+		if (!strstr(h.data, want))
+			fail_msg("the diff page has no row %s", want);
+		rows++;
+	}
+	assert_int_equal(rows, 2); /* 30/s and 120/s */
+	assert_non_null(strstr(h.data, "Rate not sustained"));
+	assert_non_null(strstr(h.data, "Capacity (requests/s ended, highest): base 80.0, "
+					"candidate 80.0. SLO limit: base [30, 120)/s, candidate "
+					"[30, 120)/s."));
+	assert_non_null(strstr(md.data, "SLO limit: [30, 120)/s / [30, 120)/s"));
+
+	assert_int_equal(tt_diff_render_pdf(d, NULL, NULL, &pdf, &err), TT_OK);
+	dir = cf_tmpdir("rate-diff");
+	assert_non_null(dir);
+	snprintf(path, sizeof path, "%s/diff.pdf", dir);
+	assert_int_equal(cf_write(path, pdf.data, pdf.len), 0);
+	snprintf(cmd, sizeof cmd, "pdftotext '%s' -", path);
+	text = cf_run_cmd(cmd); /* needs poppler-utils */
+	assert_non_null(text);
+	assert_non_null(strstr(text, "Open-loop curves (base / candidate)"));
+	assert_non_null(strstr(text, "Rate not sustained"));
+	assert_non_null(strstr(text, "SLO limit: [30, 120)/s / [30, 120)/s."));
+	free(text);
+	cf_rmrf(dir);
+	free(dir);
+	tt_buf_release(&md);
+	tt_buf_release(&h);
+	tt_buf_release(&pdf);
+	tt_diff_free(d);
+	tt_diff_side_free(sb);
+	tt_diff_side_free(sc);
+}
+
+/* A diff of closed-loop runs has no open-loop section. */
+static void test_diff_page_closed_loop(void **state)
+{
+	char *dir = NULL, path[4200];
+	struct tt_run *run = cf_small_run("closed", &dir);
+	struct tt_diff_side *sb = NULL, *sc = NULL;
+	struct tt_diff *d;
+	struct tt_buf h;
+	struct tt_error err;
+
+	(void)state;
+	assert_non_null(run);
+	tt_run_free(run);
+	snprintf(path, sizeof path, "%s/run", dir); /* where cf_small_run writes it */
+	d = diff_of(path, NULL, &sb, &sc);
+	tt_buf_init(&h, 0);
+	if (tt_diff_render_html(d, NULL, NULL, &h, &err) != TT_OK)
+		fail_msg("diff page: %s", err.msg);
+	assert_non_null(strstr(h.data, "<h2>Every figure</h2>"));
+	assert_null(strstr(h.data, "Open-loop"));
+	tt_buf_release(&h);
+	tt_diff_free(d);
+	tt_diff_side_free(sb);
+	tt_diff_side_free(sc);
+	cf_rmrf(dir);
+	free(dir);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -433,6 +558,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_pdf_report_open_loop),
 		cmocka_unit_test(test_render_all_open_loop),
 		cmocka_unit_test(test_slots_and_closed_loop_list),
+		cmocka_unit_test(test_diff_page_open_loop),
+		cmocka_unit_test(test_diff_page_closed_loop),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -175,6 +175,70 @@ static const char css[] =
 	".summary{font-weight:bold}.note{color:#666}figure{margin:1.2em 0}"
 	"img{max-width:100%;height:auto;border:1px solid #eee}";
 
+/* Open-loop curves side by side (docs/diff.md "Open-loop curves"): per
+ * context a table of every rate either side measured, then each side's
+ * capacity and SLO limit; nothing when neither side has open-loop cells.
+ * -1 out of memory. */
+static const char *const rate_head[TT__DIFF_RATE_COLS] = {
+	"Rate",      "Ended/s base", "candidate",   "TTFT p50 due base", "candidate",
+	"TTFT p99 due base", "candidate", "Status base", "candidate"};
+
+static int rate_html(const struct tt_diff *d, struct tt_buf *out)
+{
+	int64_t ctxs[64];
+	size_t nctx = tt__diff_rate_contexts(d, ctxs, 64);
+	char(*rows)[TT__DIFF_RATE_COLS][48];
+
+	if (!nctx)
+		return 0;
+	rows = calloc(256, sizeof *rows);
+	if (!rows)
+		return -1;
+	tt_buf_puts(out, "<h2 id=\"open-loop\">Open-loop curves</h2>\n<p class=\"note\">Each side's "
+			 "figures at every rate either side measured: requests per second ended "
+			 "in the window, TTFT from the due time, the status (a dash: that side "
+			 "did not measure the rate); then each side's capacity and SLO limit. "
+			 "These are the sides' figures, not tested changes.</p>\n");
+	for (size_t i = 0; i < nctx; i++) {
+		size_t nr = tt__diff_rate_rows(d, ctxs[i], rows, 256);
+		char ctx[48], cap[2][48], lim[2][64];
+
+		tt_format_tokens(ctxs[i], ctx, sizeof ctx);
+		tt_buf_puts(out, "<h3>Context ");
+		esc(out, ctx);
+		tt_buf_puts(out, "</h3>\n<table class=\"open-loop\"><tr>");
+		for (size_t j = 0; j < TT__DIFF_RATE_COLS; j++)
+			tt_buf_printf(out, "<th%s>%s</th>", j >= 7 ? " class=\"l\"" : "",
+				      rate_head[j]);
+		tt_buf_puts(out, "</tr>\n");
+		for (size_t k = 0; k < nr; k++) {
+			/* a status that differs between the sides is highlighted */
+			int differs = strcmp(rows[k][7], rows[k][8]) != 0;
+			tt_buf_puts(out, "<tr>");
+			for (size_t j = 0; j < TT__DIFF_RATE_COLS; j++) {
+				tt_buf_puts(out, j == 8 && differs ? "<td class=\"l status\">"
+						 : j >= 7	  ? "<td class=\"l\">"
+								  : "<td>");
+				esc(out, rows[k][j]);
+				tt_buf_puts(out, "</td>");
+			}
+			tt_buf_puts(out, "</tr>\n");
+		}
+		tt__diff_rate_summary(d, ctxs[i], cap, lim);
+		tt_buf_puts(out, "</table>\n<p>Capacity (requests/s ended, highest): base ");
+		esc(out, cap[0]);
+		tt_buf_puts(out, ", candidate ");
+		esc(out, cap[1]);
+		tt_buf_puts(out, ". SLO limit: base ");
+		esc(out, lim[0]);
+		tt_buf_puts(out, ", candidate ");
+		esc(out, lim[1]);
+		tt_buf_puts(out, ".</p>\n");
+	}
+	free(rows);
+	return out->failed ? -1 : 0;
+}
+
 enum tt_code tt_diff_render_html(const struct tt_diff *d, const struct tt_diff_gate_opts *gate,
 				 const char *cell, struct tt_buf *out, struct tt_error *err)
 {
@@ -289,6 +353,10 @@ enum tt_code tt_diff_render_html(const struct tt_diff *d, const struct tt_diff_g
 		tt_buf_puts(out, "</figcaption></figure>\n");
 	}
 
+	if (rate_html(d, out)) {
+		rc = tt_error_set(err, TT_ENOMEM, "out of memory writing the diff page");
+		goto cleanup;
+	}
 	tt_buf_puts(out, "<h2>Every figure</h2>\n<table id=\"figures\"><tr><th>Cell</th>"
 			 "<th class=\"l\">Figure</th><th>Base</th><th>Candidate</th><th>Change</th>"
 			 "<th>Interval</th><th class=\"l\">Verdict</th><th class=\"l\">Note</th></tr>\n");
@@ -363,6 +431,53 @@ static void row(struct pager *p, const char *const *cols, const double *xs, size
 	p->y += 17;
 }
 
+/* The open-loop curves as rate_html shows them; -1 out of memory. */
+static int rate_pdf(struct pager *pg, const struct tt_diff *d)
+{
+	static const double xs[TT__DIFF_RATE_COLS] = {40, 120, 220, 320, 450, 580, 710, 830, 960};
+	static const char *const h[TT__DIFF_RATE_COLS] = {
+		"Rate", "Ended/s base", "cand", "TTFT p50 due base", "cand", "TTFT p99 due base",
+		"cand", "Status base", "cand"};
+	const struct rgb yellow = RGB_HEX(0xFFF1B8);
+	int64_t ctxs[64];
+	size_t nctx = tt__diff_rate_contexts(d, ctxs, 64);
+	char(*rows)[TT__DIFF_RATE_COLS][48];
+	char line[400];
+
+	if (!nctx)
+		return 0;
+	rows = calloc(256, sizeof *rows);
+	if (!rows)
+		return -1;
+	pg->y += 16;
+	heading(pg, "Open-loop curves (base / candidate)");
+	for (size_t i = 0; i < nctx; i++) {
+		size_t nr = tt__diff_rate_rows(d, ctxs[i], rows, 256);
+		char ctx[48], cap[2][48], lim[2][64];
+		const char *title[1] = {line};
+
+		tt_format_tokens(ctxs[i], ctx, sizeof ctx);
+		snprintf(line, sizeof line, "Context %s", ctx);
+		row(pg, title, xs, 1, 1, NULL);
+		row(pg, h, xs, TT__DIFF_RATE_COLS, 1, NULL);
+		for (size_t k = 0; k < nr; k++) {
+			const char *cols[TT__DIFF_RATE_COLS];
+			for (size_t j = 0; j < TT__DIFF_RATE_COLS; j++)
+				cols[j] = rows[k][j];
+			row(pg, cols, xs, TT__DIFF_RATE_COLS, 0,
+			    strcmp(rows[k][7], rows[k][8]) ? &yellow : NULL);
+		}
+		tt__diff_rate_summary(d, ctxs[i], cap, lim);
+		snprintf(line, sizeof line,
+			 "Capacity (requests/s ended, highest): %s / %s. SLO limit: %s / %s.", cap[0],
+			 cap[1], lim[0], lim[1]);
+		row(pg, title, xs, 1, 0, NULL);
+		pg->y += 8;
+	}
+	free(rows);
+	return 0;
+}
+
 enum tt_code tt_diff_render_pdf(const struct tt_diff *d, const struct tt_diff_gate_opts *gate,
 				const char *cell, struct tt_buf *out, struct tt_error *err)
 {
@@ -434,6 +549,12 @@ enum tt_code tt_diff_render_pdf(const struct tt_diff *d, const struct tt_diff_ga
 								       tt_status_name(dc->cand_status);
 			row(&pg, cols, xs, 3, 0, dc->status_changed ? &yellow : NULL);
 		}
+	}
+	if (rate_pdf(&pg, d)) {
+		rc = tt_error_set(err, TT_ENOMEM, "out of memory writing the diff document");
+		tt__canvas_release(&c);
+		free(facts);
+		return rc;
 	}
 	/* One chart per page. */
 	for (int k = 0; k < TT_DIFF_CHART_KIND_COUNT_ && rc == TT_OK; k++) {
