@@ -479,6 +479,15 @@ static int tables_extra(const struct tt_report *r, const size_t *order, struct t
 				 "Requests sent at a rate, on schedule: latencies from the due time "
 				 "(what a user waited) beside those from the send; Late is the send "
 				 "lateness.", line[0] ? line : NULL, all, n, bad);
+		if (!rc && x.nrows >= 2) {
+			/* its rows are the rate cells in report order: their statuses
+			 * marked as the other tables mark them */
+			struct table *t = &(*all)[*n - 1];
+			size_t row = 0;
+			for (size_t i = 0; i < r->n_cells && row < t->n_rows; i++)
+				if (r->cells[order[i]].phase == TT_PHASE_RATE)
+					t->row_status[row++] = (int)r->cells[order[i]].status;
+		}
 		tt__xtable_free(&x);
 	}
 	if (!rc && r->opts.show_tails) {
