@@ -11,6 +11,7 @@
 
 #include "engine.h"
 #include "sim_config.h"
+#include "sim_req.h"
 
 /* vLLM's bucket bounds */
 static const double ttft_bounds[] = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5,
@@ -56,6 +57,15 @@ void metrics_observe(struct histogram *h, double v)
 	h->counts[i]++;
 	h->sum += v;
 	h->count++;
+}
+
+void metrics_finished(struct sim_metrics *m, const struct sim_req *r, uint64_t n)
+{
+	m->finished_tokens += n;
+	/* llama-server: the time from the first token to the last, per
+	 * request, added in whole ms */
+	if (r->first_token_ns && r->last_token_ns > r->first_token_ns)
+		m->predicted_ms += (r->last_token_ns - r->first_token_ns) / 1000000u;
 }
 
 /* Python's float repr, as prometheus_client writes: 3 -> "3.0". */
@@ -234,6 +244,9 @@ static void render_llamacpp(const struct sim_metrics *m, const struct engine *e,
 		"# HELP llamacpp:tokens_predicted_total Number of generation tokens processed.\n"
 		"# TYPE llamacpp:tokens_predicted_total counter\n"
 		"llamacpp:tokens_predicted_total %llu\n"
+		"# HELP llamacpp:tokens_predicted_seconds_total Predict process time\n"
+		"# TYPE llamacpp:tokens_predicted_seconds_total counter\n"
+		"llamacpp:tokens_predicted_seconds_total %.3f\n"
 		"# HELP llamacpp:n_decode_total Total number of llama_decode() calls\n"
 		"# TYPE llamacpp:n_decode_total counter\n"
 		"llamacpp:n_decode_total %llu\n"
@@ -246,8 +259,9 @@ static void render_llamacpp(const struct sim_metrics *m, const struct engine *e,
 		"# HELP llamacpp:requests_deferred Number of requests deferred.\n"
 		"# TYPE llamacpp:requests_deferred gauge\n"
 		"llamacpp:requests_deferred %zu\n",
-		(unsigned long long)s->prompt_tokens, (double)s->prompt_ns / 1e9,
-		(unsigned long long)m->finished_tokens, (unsigned long long)s->steps,
+		(unsigned long long)s->prompt_tokens, (double)s->prompt_ms / 1e3,
+		(unsigned long long)m->finished_tokens, (double)m->predicted_ms / 1e3,
+		(unsigned long long)s->steps,
 		s->steps ? s->busy_slot_sum / (double)s->steps : 0.0, engine_running_gauge(e),
 		e->nwaiting);
 }

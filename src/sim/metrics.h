@@ -11,6 +11,7 @@
 #include "sim_config.h"
 
 struct evbuffer;
+struct sim_req;
 
 struct histogram {
 	const double *bounds;
@@ -24,6 +25,9 @@ struct sim_metrics {
 	uint64_t requests_ok, requests_err, chunks, emitted_tokens;
 	uint64_t finished_tokens; /* tokens of requests that ended normally
 				   * (llama-server counts only those) */
+	uint64_t predicted_ms;    /* of those requests, first to last token's
+				   * model time, whole ms per request (as
+				   * llamacpp:tokens_predicted_seconds_total) */
 	struct histogram ttft, itl, e2e;
 };
 
@@ -31,6 +35,9 @@ void metrics_init(struct sim_metrics *m);
 void metrics_release(struct sim_metrics *m);
 /* Counts value v (seconds) in h. */
 void metrics_observe(struct histogram *h, double v);
+/* Counts a request that ended normally with n tokens (llama-server's
+ * tokens_predicted counters). */
+void metrics_finished(struct sim_metrics *m, const struct sim_req *r, uint64_t n);
 /* Appends the /metrics page of flavor cfg->flavor to out; start_unix is
  * when the server started, for the _created samples. */
 void metrics_render(const struct sim_metrics *m, const struct engine *e,
