@@ -11,7 +11,6 @@
 
 #include "engine.h"
 #include "sim_config.h"
-#include "sim_req.h"
 
 /* vLLM's bucket bounds */
 static const double ttft_bounds[] = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5,
@@ -59,13 +58,13 @@ void metrics_observe(struct histogram *h, double v)
 	h->count++;
 }
 
-void metrics_finished(struct sim_metrics *m, const struct sim_req *r, uint64_t n)
+void metrics_finished(struct sim_metrics *m, uint64_t n, uint64_t first_ns, uint64_t last_ns)
 {
 	m->finished_tokens += n;
 	/* llama-server: the time from the first token to the last, per
 	 * request, added in whole ms */
-	if (r->first_token_ns && r->last_token_ns > r->first_token_ns)
-		m->predicted_ms += (r->last_token_ns - r->first_token_ns) / 1000000u;
+	if (first_ns && last_ns > first_ns)
+		m->predicted_ms += (last_ns - first_ns) / 1000000u;
 }
 
 /* Python's float repr, as prometheus_client writes: 3 -> "3.0". */

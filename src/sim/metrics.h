@@ -11,7 +11,6 @@
 #include "sim_config.h"
 
 struct evbuffer;
-struct sim_req;
 
 struct histogram {
 	const double *bounds;
@@ -35,9 +34,10 @@ void metrics_init(struct sim_metrics *m);
 void metrics_release(struct sim_metrics *m);
 /* Counts value v (seconds) in h. */
 void metrics_observe(struct histogram *h, double v);
-/* Counts a request that ended normally with n tokens (llama-server's
- * tokens_predicted counters). */
-void metrics_finished(struct sim_metrics *m, const struct sim_req *r, uint64_t n);
+/* Counts a request that ended normally with n tokens, the first and the
+ * last at model times first_ns and last_ns (llama-server's tokens_predicted
+ * counters). */
+void metrics_finished(struct sim_metrics *m, uint64_t n, uint64_t first_ns, uint64_t last_ns);
 /* Appends the /metrics page of flavor cfg->flavor to out; start_unix is
  * when the server started, for the _created samples. */
 void metrics_render(const struct sim_metrics *m, const struct engine *e,
