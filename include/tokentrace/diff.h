@@ -134,9 +134,15 @@ struct tt_diff_cell {
 	int64_t context;
 	int concurrency;
 	enum tt_diff_presence presence;
-	enum tt_status base_status, cand_status; /* of the first run that has the cell */
+	/* A side's status of the cell (docs/diff.md "Status with replicates"):
+	 * the status every run of the side that has the cell agrees on; when
+	 * they disagree (mixed), the first such run's, and the counts tell
+	 * the whole story. */
+	enum tt_status base_status, cand_status;
 	int base_mixed, cand_mixed; /* replicates of a side disagree on the status */
-	int status_changed;         /* both present, statuses differ */
+	/* Runs of each side that have the cell, by status. */
+	unsigned short base_runs[TT_STATUS_COUNT_], cand_runs[TT_STATUS_COUNT_];
+	int status_changed;         /* both present, the sets of statuses differ */
 	struct tt_diff_value v[TT_DIFF_FIGURE_COUNT_];
 };
 
@@ -166,9 +172,9 @@ void tt_diff_free(struct tt_diff *d);
  * figures, worse beyond the tolerance by more than threshold_pct. */
 size_t tt_diff_gate(const struct tt_diff *d, enum tt_diff_figure f, double threshold_pct);
 
-/* The status gate: how many cells are Valid in the base and Requests queued
- * or Over capacity in the candidate (with replicates: in the first run of
- * each side that has the cell). */
+/* The status gate: how many cells on both sides are Valid in every run of
+ * the base that has them and Requests queued or Over capacity in at least
+ * one run of the candidate (docs/diff.md "Status with replicates"). */
 size_t tt_diff_status_gate(const struct tt_diff *d);
 
 #ifdef __cplusplus

@@ -411,7 +411,7 @@ static void end_reply(struct sim_server *srv, struct sim_req *r, enum sim_outcom
 	metrics_observe(&srv->m.e2e, (double)(now - r->arrival_ns) / 1e9);
 	if (out == OUT_FINISHED) {
 		srv->m.requests_ok++;
-		srv->m.finished_tokens += (uint64_t)r->emitted;
+		metrics_finished(&srv->m, (uint64_t)r->emitted, r->first_token_ns, r->last_token_ns);
 	}
 	else
 		srv->m.requests_err++;
@@ -609,7 +609,7 @@ static void emit_whole(struct sim_server *srv, struct sim_req *r, uint64_t now)
 	evbuffer_drain(b, evbuffer_get_length(b));
 	metrics_observe(&srv->m.e2e, (double)(now - r->arrival_ns) / 1e9);
 	srv->m.requests_ok++;
-	srv->m.finished_tokens += (uint64_t)n;
+	metrics_finished(&srv->m, (uint64_t)n, r->first_token_ns, r->last_token_ns);
 	srv->m.chunks++;
 	truth_end(&srv->truth, r, now, OUT_FINISHED, 200);
 	req_free(r);

@@ -259,6 +259,7 @@ static int plan_step(struct engine *e, uint64_t t, uint64_t *dur)
 		e->kv_blocks_used += need;
 		r->computed = cached;
 		r->cached_tokens = cached;
+		r->prompt_start_ns = t;
 		r->state = REQ_RUNNING;
 		r->step_chunk = r->step_decode = 0;
 		e->stats.prefix_queries += (uint64_t)r->prompt_tokens;
@@ -359,6 +360,7 @@ static int complete_step(struct engine *e, uint64_t t)
 			r->computed += r->step_chunk;
 			if (r->computed >= r->prefill_target) {
 				token = 1;
+				e->stats.prompt_ms += (t - r->prompt_start_ns) / 1000000u;
 				if (e->cfg->prefix_caching)
 					for (size_t b = 0; b < r->nblocks; b++)
 						prefix_cache_add(&e->pc, r->block_hash[b]);
@@ -370,6 +372,9 @@ static int complete_step(struct engine *e, uint64_t t)
 		r->step_chunk = r->step_decode = 0;
 		if (token) {
 			/* a speculative step's tokens share the step's end */
+			if (!r->first_token_ns)
+				r->first_token_ns = t;
+			r->last_token_ns = t;
 			for (int64_t k = 0; k < token; k++) {
 				r->generated++;
 				produced++;

@@ -32,7 +32,11 @@ struct engine_hooks {
 struct engine_stats {
 	uint64_t prompt_tokens, generation_tokens, prefix_queries, prefix_hits;
 	uint64_t preemptions, steps;
-	uint64_t prompt_ns;        /* model time spent in prefill, for llama.cpp */
+	/* llamacpp:prompt_seconds_total as llama-server counts it: per
+	 * request whose prefill completed, the time from its admission to its
+	 * first token after the prefill, in whole ms (llama-server adds each
+	 * request's double ms to a uint64_t) */
+	uint64_t prompt_ms;
 	double busy_slot_sum;      /* sum over steps of running count */
 	/* recent generation throughput (sglang:gen_throughput): the rate over
 	 * the last window of at least 1 s */

@@ -58,6 +58,15 @@ void metrics_observe(struct histogram *h, double v)
 	h->count++;
 }
 
+void metrics_finished(struct sim_metrics *m, uint64_t n, uint64_t first_ns, uint64_t last_ns)
+{
+	m->finished_tokens += n;
+	/* llama-server: the time from the first token to the last, per
+	 * request, added in whole ms */
+	if (first_ns && last_ns > first_ns)
+		m->predicted_ms += (last_ns - first_ns) / 1000000u;
+}
+
 /* Python's float repr, as prometheus_client writes: 3 -> "3.0". */
 static void num(struct evbuffer *o, double v)
 {
@@ -234,6 +243,9 @@ static void render_llamacpp(const struct sim_metrics *m, const struct engine *e,
 		"# HELP llamacpp:tokens_predicted_total Number of generation tokens processed.\n"
 		"# TYPE llamacpp:tokens_predicted_total counter\n"
 		"llamacpp:tokens_predicted_total %llu\n"
+		"# HELP llamacpp:tokens_predicted_seconds_total Predict process time\n"
+		"# TYPE llamacpp:tokens_predicted_seconds_total counter\n"
+		"llamacpp:tokens_predicted_seconds_total %.3f\n"
 		"# HELP llamacpp:n_decode_total Total number of llama_decode() calls\n"
 		"# TYPE llamacpp:n_decode_total counter\n"
 		"llamacpp:n_decode_total %llu\n"
@@ -246,8 +258,9 @@ static void render_llamacpp(const struct sim_metrics *m, const struct engine *e,
 		"# HELP llamacpp:requests_deferred Number of requests deferred.\n"
 		"# TYPE llamacpp:requests_deferred gauge\n"
 		"llamacpp:requests_deferred %zu\n",
-		(unsigned long long)s->prompt_tokens, (double)s->prompt_ns / 1e9,
-		(unsigned long long)m->finished_tokens, (unsigned long long)s->steps,
+		(unsigned long long)s->prompt_tokens, (double)s->prompt_ms / 1e3,
+		(unsigned long long)m->finished_tokens, (double)m->predicted_ms / 1e3,
+		(unsigned long long)s->steps,
 		s->steps ? s->busy_slot_sum / (double)s->steps : 0.0, engine_running_gauge(e),
 		e->nwaiting);
 }

@@ -24,6 +24,9 @@ struct sim_metrics {
 	uint64_t requests_ok, requests_err, chunks, emitted_tokens;
 	uint64_t finished_tokens; /* tokens of requests that ended normally
 				   * (llama-server counts only those) */
+	uint64_t predicted_ms;    /* of those requests, first to last token's
+				   * model time, whole ms per request (as
+				   * llamacpp:tokens_predicted_seconds_total) */
 	struct histogram ttft, itl, e2e;
 };
 
@@ -31,6 +34,10 @@ void metrics_init(struct sim_metrics *m);
 void metrics_release(struct sim_metrics *m);
 /* Counts value v (seconds) in h. */
 void metrics_observe(struct histogram *h, double v);
+/* Counts a request that ended normally with n tokens, the first and the
+ * last at model times first_ns and last_ns (llama-server's tokens_predicted
+ * counters). */
+void metrics_finished(struct sim_metrics *m, uint64_t n, uint64_t first_ns, uint64_t last_ns);
 /* Appends the /metrics page of flavor cfg->flavor to out; start_unix is
  * when the server started, for the _created samples. */
 void metrics_render(const struct sim_metrics *m, const struct engine *e,

@@ -43,6 +43,9 @@ struct sim_req {
 	int preemptions;
 	int step_chunk;              /* planned for the current step: prefill tokens */
 	int step_decode;             /* planned for the current step: one decode token */
+	uint64_t prompt_start_ns;    /* model time the last admission began its prefill */
+	uint64_t first_token_ns;     /* model time of the first token (0: none yet) */
+	uint64_t last_token_ns;      /* model time of the latest token */
 	struct sim_req *wnext, *wprev;
 
 	/* output state */

@@ -99,7 +99,7 @@ if grep -q '^decode-8192x4,decode,8192,4,both,valid,valid,0,total_tok_s,.*,slowe
 if python3 - "$tmp/d.json" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema"] == "tokentrace-diff" and d["version"] == "1.1"
+assert d["schema"] == "tokentrace-diff" and d["version"] == "1.2"
 for k in ("base", "candidate", "method", "summary", "gate", "cells"):
     assert k in d, k
 for k in ("alpha", "replicates", "slices", "seed", "tail", "min_change_pct", "comparisons", "level_each",
@@ -126,7 +126,7 @@ slow = 0
 for c in cells:
     for k in ("id", "phase", "context", "concurrency", "presence", "base_status",
               "candidate_status", "base_status_mixed", "candidate_status_mixed",
-              "status_changed", "figures"):
+              "base_status_runs", "candidate_status_runs", "status_changed", "figures"):
         assert k in c, (c["id"], k)
     want = {"prefill_tok_s"} if c["phase"] == "prefill" else {
         "total_tok_s", "per_request_tok_s", "ttft_p50_ms", "ttft_tail_ms", "tbt_p50_ms", "tbt_tail_ms"}
@@ -176,6 +176,39 @@ expect "bad chart format" 2 "--chart-format: 'gif'" -- "$tt" diff "$tmp/base" "$
 expect "replicates" 1 "FAIL (2 cells)" -- "$tt" diff --base "$tmp/base" "$tmp/base2" "$tmp/base3" \
 	--candidate "$tmp/slow" "$tmp/slow2" --fail-if-slower 5% --format md
 if grep -q 'runs per side 3 and 2' "$tmp/out"; then ok "replicates: counted"; else bad "replicates: not counted"; fi
+# Statuses with replicates (docs/diff.md "Status with replicates"): a side's
+# status is what all its runs say, else mixed; a change is a change of the
+# set of statuses; the gate needs a base Valid in every run and fails when
+# any candidate run queues.  32K x 4 is Valid in base*, slowvalid, and
+# queued in slow*.
+expect "status gate: one candidate replicate of two queues" 1 \
+	"gate Valid to queued or over capacity: FAIL (1 cell)" -- \
+	"$tt" diff --base "$tmp/base" "$tmp/base2" --candidate "$tmp/slowvalid" "$tmp/slow" \
+	--fail-on-status-change --format md
+if grep -q '| 32K x 4 | Valid | Mixed: 1 Valid, 1 Requests queued |' "$tmp/out"; then ok "replicates: mixed status listed"; else bad "replicates: mixed status: $(grep '32K x 4' "$tmp/out" | head -2)"; fi
+expect "status gate: a mixed base is no Valid baseline" 0 \
+	"gate Valid to queued or over capacity: pass (0 cells)" -- \
+	"$tt" diff --base "$tmp/base" "$tmp/slow" --candidate "$tmp/slow2" "$tmp/slow" --fail-on-status-change
+if grep -q '; 1 status change;' "$tmp/err"; then ok "replicates: mixed to queued is a status change"; else bad "replicates: $(cat "$tmp/err")"; fi
+expect "status gate: the same mix on both sides" 0 "pass (0 cells)" -- \
+	"$tt" diff --base "$tmp/base" "$tmp/slow" --candidate "$tmp/slow2" "$tmp/base2" --fail-on-status-change
+if grep -q '; 0 status changes;' "$tmp/err"; then ok "replicates: the same mix is no change"; else bad "replicates: same mix: $(cat "$tmp/err")"; fi
+"$tt" diff --base "$tmp/base" "$tmp/slow" --candidate "$tmp/slow2" "$tmp/base2" --format json -q -o "$tmp/mix.json"
+"$tt" diff --base "$tmp/base" "$tmp/slow" --candidate "$tmp/slow2" "$tmp/base2" --format csv -q -o "$tmp/mix.csv"
+if python3 - "$tmp/mix.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = [c for c in d["cells"] if c["id"] == "decode-32768x4"][0]
+want = {"valid": 1, "requests_queued": 1}
+assert c["base_status"] == "mixed" and c["candidate_status"] == "mixed", c
+assert c["base_status_mixed"] and c["candidate_status_mixed"], c
+assert c["base_status_runs"] == want and c["candidate_status_runs"] == want, c
+assert not c["status_changed"], c
+o = [c for c in d["cells"] if c["id"] == "decode-8192x4"][0]
+assert o["base_status"] == "valid" and o["base_status_runs"] == {"valid": 2}, o
+EOF
+then ok "json: mixed statuses"; else bad "json: mixed statuses"; fi
+if grep -q '^decode-32768x4,decode,32768,4,both,mixed:valid|requests_queued,mixed:valid|requests_queued,0,' "$tmp/mix.csv"; then ok "csv: mixed statuses"; else bad "csv: mixed: $(grep 32768x4 "$tmp/mix.csv" | head -1)"; fi
 
 # --- malformed inputs: a clear message, exit 2 --------------------------------
 mkdir -p "$tmp/broken"

@@ -38,7 +38,7 @@ d = json.load(open(sys.argv[1]))
 want = set(sys.argv[2].split(",")) if sys.argv[2] else set()
 mode = sys.argv[3]
 fail = []
-if d["version"] != "1.1":
+if d["version"] != "1.2":
     fail.append(f"version {d['version']}")
 judged = 0
 flagged = set()

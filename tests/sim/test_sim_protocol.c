@@ -665,6 +665,49 @@ static void test_flavor_llamacpp(void **state)
 	sim_stop_ok(&p);
 }
 
+/* llamacpp:prompt_seconds_total and tokens_predicted_seconds_total count the
+ * simulated model time as llama-server counts its own (checked on the real
+ * server: per request, in whole ms): a 200-token prompt at 10,000 tok/s is
+ * 20 ms of prefill; 11 tokens are 10 decode steps of 5 ms after the first.
+ * Model time is scheduled, not measured, so a busy machine changes nothing. */
+static void test_llamacpp_time_counters(void **state)
+{
+	(void)state;
+	const char *args[] = {"--flavor", "llamacpp", "--max-num-seqs", "1", "--prefill-tok-s",
+			      "10000", "--step-base-ms", "5", "--per-seq-ms", "0",
+			      "--per-ctx-token-ns", "0", NULL};
+	struct sim_proc p = sim_start_ok(args);
+	struct http_reply r;
+	struct stream_result s;
+
+	for (int i = 0; i < 3; i++) {
+		/* two streamed requests, one not streamed: both ends count */
+		char *body = body_token_prompt(200, i + 1, 11, i < 2, "\"ignore_eos\":true");
+		const char *bodies[] = {body};
+		assert_non_null(body);
+		if (i < 2) {
+			stream_many(&p, "/v1/completions", bodies, 1, 0, 20, NULL, NULL, &s);
+			assert_int_equal(s.status, 200);
+			stream_result_free(&s);
+		} else {
+			assert_int_equal(http_do(&p, "/v1/completions", body, NULL, &r), 0);
+			assert_int_equal(r.status, 200);
+			http_reply_free(&r);
+		}
+		free(body);
+	}
+	assert_int_equal(http_do(&p, "/metrics", NULL, NULL, &r), 0);
+	assert_true(prom_value(r.body, "llamacpp:prompt_tokens_total") == 600.0);
+	assert_true(prom_value(r.body, "llamacpp:tokens_predicted_total") == 33.0);
+	if (fabs(prom_value(r.body, "llamacpp:prompt_seconds_total") - 0.060) > 1e-9 ||
+	    fabs(prom_value(r.body, "llamacpp:tokens_predicted_seconds_total") - 0.150) > 1e-9)
+		fail_msg("prompt %g s, predicted %g s; want 0.06 and 0.15",
+			 prom_value(r.body, "llamacpp:prompt_seconds_total"),
+			 prom_value(r.body, "llamacpp:tokens_predicted_seconds_total"));
+	http_reply_free(&r);
+	sim_stop_ok(&p);
+}
+
 struct term_at {
 	pid_t pid;
 	int sent;
@@ -789,6 +832,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_flavor_sglang),
 		cmocka_unit_test(test_flavor_llamacpp),
 		cmocka_unit_test(test_llamacpp_slots),
+		cmocka_unit_test(test_llamacpp_time_counters),
 		cmocka_unit_test(test_flavor_tgi),
 		cmocka_unit_test(test_sigterm_exit_zero),
 		cmocka_unit_test(test_help_matches_docs),

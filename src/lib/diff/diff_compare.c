@@ -106,18 +106,23 @@ static const struct tt_cell_figures *find_cell(const struct tt_report *r, enum t
 	return NULL;
 }
 
-/* A side's status for a cell: the first run's that has it; mixed when the
- * replicates disagree.  Returns 0 when no run has the cell. */
+/* A side's status for a cell (docs/diff.md "Status with replicates"): the
+ * runs that have the cell counted by status; *st the status they agree on,
+ * or the first run's when they do not (mixed).  Returns 0 when no run has
+ * the cell. */
 static int side_status(const struct tt_diff_side *s, enum tt_phase ph, int64_t ctx, int conc,
-		       enum tt_status *st, int *mixed)
+		       enum tt_status *st, int *mixed, unsigned short *runs)
 {
 	int found = 0;
 
 	*mixed = 0;
+	memset(runs, 0, TT_STATUS_COUNT_ * sizeof *runs);
 	for (size_t i = 0; i < s->n_runs; i++) {
 		const struct tt_cell_figures *c = find_cell(s->runs[i].rep, ph, ctx, conc);
 		if (!c)
 			continue;
+		if ((unsigned)c->status < TT_STATUS_COUNT_)
+			runs[c->status]++;
 		if (!found)
 			*st = c->status;
 		else if (*st != c->status)
@@ -125,6 +130,15 @@ static int side_status(const struct tt_diff_side *s, enum tt_phase ph, int64_t c
 		found = 1;
 	}
 	return found;
+}
+
+/* The sides' sets of statuses differ: a status change. */
+static int statuses_differ(const unsigned short *a, const unsigned short *b)
+{
+	for (int k = 0; k < TT_STATUS_COUNT_; k++)
+		if (!a[k] != !b[k])
+			return 1;
+	return 0;
 }
 
 /* One side's estimate of a figure: mean of the runs' log figures and the
@@ -504,12 +518,12 @@ enum tt_code tt_diff_compare(const struct tt_diff_side *base, const struct tt_di
 	for (size_t i = 0; i < d->n_cells; i++) {
 		struct tt_diff_cell *dc = &d->cells[i];
 		int hb = side_status(base, dc->phase, dc->context, dc->concurrency, &dc->base_status,
-				     &dc->base_mixed);
+				     &dc->base_mixed, dc->base_runs);
 		int hc = side_status(cand, dc->phase, dc->context, dc->concurrency, &dc->cand_status,
-				     &dc->cand_mixed);
+				     &dc->cand_mixed, dc->cand_runs);
 
 		dc->presence = hb && hc ? TT_DIFF_BOTH : hb ? TT_DIFF_BASE_ONLY : TT_DIFF_CAND_ONLY;
-		dc->status_changed = hb && hc && dc->base_status != dc->cand_status;
+		dc->status_changed = hb && hc && statuses_differ(dc->base_runs, dc->cand_runs);
 		d->n_status_changed += (size_t)dc->status_changed;
 		d->n_base_only += dc->presence == TT_DIFF_BASE_ONLY;
 		d->n_cand_only += dc->presence == TT_DIFF_CAND_ONLY;
@@ -657,10 +671,13 @@ size_t tt_diff_status_gate(const struct tt_diff *d)
 	size_t n = 0;
 
 	for (size_t i = 0; i < d->n_cells; i++) {
+		/* A base that is itself mixed is no Valid baseline to hold the
+		 * candidate to; a candidate that queues in any of its runs has
+		 * lost capacity the base showed in all of its runs. */
 		const struct tt_diff_cell *c = &d->cells[i];
-		n += c->presence == TT_DIFF_BOTH && c->base_status == TT_STATUS_VALID &&
-		     (c->cand_status == TT_STATUS_QUEUED ||
-		      c->cand_status == TT_STATUS_OVER_CAPACITY);
+		n += c->presence == TT_DIFF_BOTH && !c->base_mixed &&
+		     c->base_status == TT_STATUS_VALID &&
+		     (c->cand_runs[TT_STATUS_QUEUED] || c->cand_runs[TT_STATUS_OVER_CAPACITY]);
 	}
 	return n;
 }

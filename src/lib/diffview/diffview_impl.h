@@ -12,6 +12,14 @@ enum tt_code tt__diff_render_json(const struct tt_diff *d, const struct tt_diff_
  * bootstrap ("no significant change [point/samples]"). */
 void tt__diff_verdict_text(const struct tt_diff_value *v, char *buf, size_t len);
 
+/* A side's status of a cell (cand: the candidate's), docs/diff.md "Status
+ * with replicates": the status its runs agree on, or, when they disagree,
+ * every status with its count of runs ("Mixed: 2 Valid, 1 Requests
+ * queued"); keys: the keys instead ("valid"; "mixed:valid|requests_queued",
+ * formats/diff-csv-v1.md).  Returns buf. */
+const char *tt__diff_status_text(const struct tt_diff_cell *c, int cand, int keys, char *buf,
+				 size_t len);
+
 /* The method in one paragraph, for every format. */
 void tt__diff_method_text(const struct tt_diff *d, char *line, size_t len);
 /* Open-loop curves of the two sides (diffview_rate.c), appended to the

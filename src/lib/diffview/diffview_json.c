@@ -1,4 +1,4 @@
-/* A diff as JSON, schema "tokentrace-diff" 1.0 (formats/diff-json.md).
+/* A diff as JSON, schema "tokentrace-diff" (formats/diff-json.md).
  * Built with cJSON; numbers go in as the shortest text that reads back as
  * the same double, NaN and missing values as null. */
 #include "diffview/diffview_impl.h"
@@ -12,7 +12,7 @@
 #include "text/render_impl.h"
 
 #define DIFF_SCHEMA "tokentrace-diff"
-#define DIFF_VERSION "1.1"
+#define DIFF_VERSION "1.2"
 
 static cJSON *num(double v)
 {
@@ -40,6 +40,26 @@ static cJSON *put(int *oom, cJSON *obj, const char *key, cJSON *item)
 static cJSON *str_or_null(const char *s)
 {
 	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+/* A side's status of a cell: the key its runs agree on, or "mixed"
+ * (docs/diff.md "Status with replicates"). */
+static cJSON *side_status(const struct tt_diff_cell *dc, int cand)
+{
+	if (cand ? dc->cand_mixed : dc->base_mixed)
+		return cJSON_CreateString("mixed");
+	return cJSON_CreateString(tt_status_key(cand ? dc->cand_status : dc->base_status));
+}
+
+/* Status key to the number of the side's runs with that status. */
+static cJSON *status_runs(const unsigned short *runs, int *oom)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (int k = 0; o && k < TT_STATUS_COUNT_; k++)
+		if (runs[k])
+			put(oom, o, tt_status_key((enum tt_status)k), num(runs[k]));
+	return o;
 }
 
 static cJSON *side_json(int *oom, const struct tt_diff_side *s)
@@ -137,13 +157,17 @@ enum tt_code tt__diff_render_json(const struct tt_diff *d, const struct tt_diff_
 		put(&oom, c, "concurrency", num(dc->concurrency));
 		put(&oom, c, "presence", cJSON_CreateString(presence_keys[dc->presence]));
 		put(&oom, c, "base_status",
-		    dc->presence != TT_DIFF_CAND_ONLY ? cJSON_CreateString(tt_status_key(dc->base_status))
-						      : cJSON_CreateNull());
+		    dc->presence != TT_DIFF_CAND_ONLY ? side_status(dc, 0) : cJSON_CreateNull());
 		put(&oom, c, "candidate_status",
-		    dc->presence != TT_DIFF_BASE_ONLY ? cJSON_CreateString(tt_status_key(dc->cand_status))
-						      : cJSON_CreateNull());
+		    dc->presence != TT_DIFF_BASE_ONLY ? side_status(dc, 1) : cJSON_CreateNull());
 		put(&oom, c, "base_status_mixed", cJSON_CreateBool(dc->base_mixed));
 		put(&oom, c, "candidate_status_mixed", cJSON_CreateBool(dc->cand_mixed));
+		put(&oom, c, "base_status_runs",
+		    dc->presence != TT_DIFF_CAND_ONLY ? status_runs(dc->base_runs, &oom)
+						      : cJSON_CreateNull());
+		put(&oom, c, "candidate_status_runs",
+		    dc->presence != TT_DIFF_BASE_ONLY ? status_runs(dc->cand_runs, &oom)
+						      : cJSON_CreateNull());
 		put(&oom, c, "status_changed", cJSON_CreateBool(dc->status_changed));
 		figs = put(&oom, c, "figures", cJSON_CreateObject());
 		for (int f = 0; figs && f < TT_DIFF_FIGURE_COUNT_; f++) {

@@ -244,7 +244,7 @@ enum tt_code tt_diff_render_html(const struct tt_diff *d, const struct tt_diff_g
 {
 	struct dfact *facts = calloc(MAX_FACTS, sizeof *facts);
 	size_t nf, nb = tt_diff_side_runs(d->base), nc = tt_diff_side_runs(d->cand);
-	char line[1200], a[96], b[96], c[96];
+	char line[1200], a[96], b[96], c[96], sb[256], sc[256];
 	struct tt_buf img;
 	enum tt_code rc = TT_OK;
 
@@ -297,7 +297,8 @@ enum tt_code tt_diff_render_html(const struct tt_diff *d, const struct tt_diff_g
 			cell_label(dc, a, sizeof a);
 			tt_buf_printf(out, "<tr><td>%s</td><td class=\"l\">%s</td>"
 					   "<td class=\"l status\">%s</td></tr>\n",
-				      a, tt_status_name(dc->base_status), tt_status_name(dc->cand_status));
+				      a, tt__diff_status_text(dc, 0, 0, sb, sizeof sb),
+				      tt__diff_status_text(dc, 1, 0, sc, sizeof sc));
 		}
 		tt_buf_puts(out, "</table>\n");
 	}
@@ -313,7 +314,7 @@ enum tt_code tt_diff_render_html(const struct tt_diff *d, const struct tt_diff_g
 			tt_buf_printf(out, "<tr><td>%s</td><td class=\"l\">%s</td><td class=\"l\">%s"
 					   "</td></tr>\n",
 				      a, base ? "base" : "candidate",
-				      tt_status_name(base ? dc->base_status : dc->cand_status));
+				      tt__diff_status_text(dc, !base, 0, sb, sizeof sb));
 		}
 		tt_buf_puts(out, "</table>\n");
 	}
@@ -537,16 +538,18 @@ enum tt_code tt_diff_render_pdf(const struct tt_diff *d, const struct tt_diff_ga
 		row(&pg, h, xs, 3, 1, NULL);
 		for (size_t i = 0; i < d->n_cells; i++) {
 			const struct tt_diff_cell *dc = &d->cells[i];
-			char a[96];
+			char a[96], sb[256], sc[256];
 			const char *cols[3];
 			if (!dc->status_changed && dc->presence == TT_DIFF_BOTH)
 				continue;
 			cell_label(dc, a, sizeof a);
 			cols[0] = a;
-			cols[1] = dc->presence == TT_DIFF_CAND_ONLY ? "(not in the base)" :
-								       tt_status_name(dc->base_status);
-			cols[2] = dc->presence == TT_DIFF_BASE_ONLY ? "(not in the candidate)" :
-								       tt_status_name(dc->cand_status);
+			cols[1] = dc->presence == TT_DIFF_CAND_ONLY ?
+					  "(not in the base)" :
+					  tt__diff_status_text(dc, 0, 0, sb, sizeof sb);
+			cols[2] = dc->presence == TT_DIFF_BASE_ONLY ?
+					  "(not in the candidate)" :
+					  tt__diff_status_text(dc, 1, 0, sc, sizeof sc);
 			row(&pg, cols, xs, 3, 0, dc->status_changed ? &yellow : NULL);
 		}
 	}

@@ -111,7 +111,7 @@ static void tail_name(const struct tt_diff *d, enum tt_diff_figure f, char *buf,
 /* ---- a table drawn as md pipes or aligned term columns ------------------- */
 
 struct cellt {
-	char s[96];
+	char s[160]; /* room for two mixed statuses ("Mixed: 2 Valid, 1 ... -> ...") */
 	const char *color;
 };
 
@@ -139,7 +139,14 @@ static int t_row(struct table *t)
 static void t_set(struct table *t, size_t col, const char *s, const char *color)
 {
 	struct cellt *c = &t->c[(t->nrows - 1) * t->ncols + col];
-	snprintf(c->s, sizeof c->s, "%s", s);
+	size_t n = strlen(s);
+
+	/* cut at the cell's size, as snprintf would (a longer status list
+	 * than any real diff has) */
+	if (n >= sizeof c->s)
+		n = sizeof c->s - 1;
+	memcpy(c->s, s, n);
+	c->s[n] = 0;
 	c->color = color;
 }
 
@@ -308,9 +315,31 @@ static const enum tt_diff_figure decode_figs[] = {TT_DIFF_TOTAL, TT_DIFF_PER_REQ
 						  TT_DIFF_TBT_P50, TT_DIFF_TBT_TAIL};
 #define N_DECODE (sizeof decode_figs / sizeof *decode_figs)
 
-static const char *status_text(enum tt_status st, int mixed, char *buf, size_t len)
+const char *tt__diff_status_text(const struct tt_diff_cell *c, int cand, int keys, char *buf,
+				 size_t len)
 {
-	snprintf(buf, len, "%s%s", tt_status_name(st), mixed ? " (replicates differ)" : "");
+	const unsigned short *runs = cand ? c->cand_runs : c->base_runs;
+	size_t at;
+	int first = 1;
+
+	if (!(cand ? c->cand_mixed : c->base_mixed)) {
+		enum tt_status st = cand ? c->cand_status : c->base_status;
+		snprintf(buf, len, "%s", keys ? tt_status_key(st) : tt_status_name(st));
+		return buf;
+	}
+	snprintf(buf, len, "%s", keys ? "mixed:" : "Mixed: ");
+	for (int k = 0; k < TT_STATUS_COUNT_; k++) {
+		if (!runs[k])
+			continue;
+		at = strlen(buf);
+		if (keys)
+			snprintf(buf + at, len - at, "%s%s", first ? "" : "|",
+				 tt_status_key((enum tt_status)k));
+		else
+			snprintf(buf + at, len - at, "%s%u %s", first ? "" : ", ", runs[k],
+				 tt_status_name((enum tt_status)k));
+		first = 0;
+	}
 	return buf;
 }
 
@@ -318,7 +347,7 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 			 const struct tt_diff_gate_opts *gate, struct tt_buf *out)
 {
 	struct table t;
-	char a[96], b[96], c[96], line[600];
+	char a[96], b[96], c[256], st[520], sb[256], sc[256], line[600];
 	int any;
 
 	tt_buf_puts(out, md ? "# tokentrace diff\n\n" : "tokentrace diff\n\n");
@@ -342,8 +371,8 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 				goto oom;
 			cell_label(dc, a, sizeof a);
 			t_set(&t, 0, a, NULL);
-			t_set(&t, 1, status_text(dc->base_status, dc->base_mixed, b, sizeof b), NULL);
-			t_set(&t, 2, status_text(dc->cand_status, dc->cand_mixed, c, sizeof c), "33");
+			t_set(&t, 1, tt__diff_status_text(dc, 0, 0, b, sizeof b), NULL);
+			t_set(&t, 2, tt__diff_status_text(dc, 1, 0, c, sizeof c), "33");
 		}
 		t_draw(&t, md, color, out);
 		free(t.c);
@@ -364,8 +393,7 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 			t_set(&t, 0, a, NULL);
 			t_set(&t, 1, base ? "base" : "candidate", NULL);
 			t_set(&t, 2,
-			      status_text(base ? dc->base_status : dc->cand_status,
-					  base ? dc->base_mixed : dc->cand_mixed, b, sizeof b),
+			      tt__diff_status_text(dc, !base, 0, b, sizeof b),
 			      NULL);
 		}
 		t_draw(&t, md, color, out);
@@ -431,11 +459,12 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 			cell_label(dc, a, sizeof a);
 			t_set(&t, 0, a, NULL);
 			if (dc->status_changed)
-				snprintf(b, sizeof b, "%s -> %s", tt_status_name(dc->base_status),
-					 tt_status_name(dc->cand_status));
+				snprintf(st, sizeof st, "%s -> %s",
+					 tt__diff_status_text(dc, 0, 0, sb, sizeof sb),
+					 tt__diff_status_text(dc, 1, 0, sc, sizeof sc));
 			else
-				snprintf(b, sizeof b, "%s", tt_status_name(dc->base_status));
-			t_set(&t, 1, b, dc->status_changed ? "33" : NULL);
+				tt__diff_status_text(dc, 0, 0, st, sizeof st);
+			t_set(&t, 1, st, dc->status_changed ? "33" : NULL);
 			for (size_t k = 0; k < N_DECODE; k++) {
 				const struct tt_diff_value *v = &dc->v[decode_figs[k]];
 				fmt_entry(v, b, sizeof b);
@@ -541,8 +570,11 @@ static void render_csv(const struct tt_diff *d, struct tt_buf *out)
 			 "z,verdict,note\n");
 	for (size_t i = 0; i < d->n_cells; i++) {
 		const struct tt_diff_cell *dc = &d->cells[i];
-		char id[64];
+		char id[64], sb[256], sc[256];
+
 		tt_diff_cell_id(dc, id, sizeof id);
+		tt__diff_status_text(dc, 0, 1, sb, sizeof sb);
+		tt__diff_status_text(dc, 1, 1, sc, sizeof sc);
 		for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
 			const struct tt_diff_value *v = &dc->v[f];
 			if (!v->applies)
@@ -551,8 +583,8 @@ static void render_csv(const struct tt_diff *d, struct tt_buf *out)
 				      dc->phase == TT_PHASE_PREFILL ? "prefill" : "decode",
 				      (long long)dc->context, dc->concurrency,
 				      presence_keys[dc->presence],
-				      dc->presence != TT_DIFF_CAND_ONLY ? tt_status_key(dc->base_status) : "",
-				      dc->presence != TT_DIFF_BASE_ONLY ? tt_status_key(dc->cand_status) : "",
+				      dc->presence != TT_DIFF_CAND_ONLY ? sb : "",
+				      dc->presence != TT_DIFF_BASE_ONLY ? sc : "",
 				      dc->status_changed, tt_diff_figure_key((enum tt_diff_figure)f));
 			csv_num(out, v->base);
 			csv_num(out, v->cand);
