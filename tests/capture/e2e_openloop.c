@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "schedule.h"
 #include "tokentrace/analysis.h"
 #include "tokentrace/run.h"
 #include "sim_client.h"
@@ -676,6 +677,102 @@ static void test_sweep_resume(void **state)
 	free(run);
 }
 
+/* --output-tokens @FILE: the histogram is recorded in the run, every
+ * request asks the length the seeded draw gives for its place in the
+ * schedule (formats/length-hist-v1.md "Drawing a length", src/capture/
+ * schedule.c), the zero-weight length never; a bad file is refused naming
+ * the file and line. */
+static void test_length_histogram(void **state)
+{
+	struct sim_proc sim;
+	char *run = run_path("hist"), *bad_run = run_path("hist-bad");
+	char path[700], bad[700], err[4096];
+	static const struct schedule_bin cum[] = {{5, 5, 1}, {20, 24, 3}, {40, 40, 3}, {60, 60, 4}};
+	const char *args[] = {"--rates", "40/s", "--arrivals", "poisson", "--max-tokens", "60",
+			      "--output-tokens", NULL, "--duration", "2s", "--warmup", "0.5s",
+			      "--drain", "1.5s", "--seed", "11", NULL};
+	struct schedule sc;
+	struct recs rs;
+	struct tt_report *rep;
+	const struct tt_manifest *m;
+	long per_len[61] = {0}, checked = 0;
+	uint32_t next_seq = 0;
+	char arg[720];
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/lengths.csv", workdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("tokentrace-length-hist 1\n# two spikes, a bin, a length never drawn\n5,1\n"
+	      "20:24,2\n40,0\n60,1\n", f);
+	fclose(f);
+	/* refused before anything runs: a missing file, a negative weight */
+	snprintf(bad, sizeof bad, "%s/bad.csv", workdir);
+	f = fopen(bad, "w");
+	assert_non_null(f);
+	fputs("tokentrace-length-hist 1\n5,1\n\n7,-3\n", f);
+	fclose(f);
+	{
+		const char *argv[] = {cap_bin, "http://127.0.0.1:9", "-o", bad_run, "--rates", "1",
+				      "--output-tokens", arg, NULL};
+		snprintf(arg, sizeof arg, "@%s", bad);
+		assert_int_equal(run_err(argv, err, sizeof err), 2);
+		print_message("%s", err);
+		assert_non_null(strstr(err, "bad.csv:4: weight '-3' is not a number >= 0"));
+		snprintf(arg, sizeof arg, "@%s/missing.csv", workdir);
+		assert_int_equal(run_err(argv, err, sizeof err), 2);
+		assert_non_null(strstr(err, "missing.csv"));
+		assert_non_null(strstr(err, "No such file"));
+	}
+	snprintf(arg, sizeof arg, "@%s", path);
+	args[7] = arg;
+	sim = sim_start_ok(sim_args);
+	assert_int_equal(capture(&sim, run, args), 0);
+	sim_stop_ok(&sim);
+	rep = analyze(run, NULL);
+	m = &rep->manifest;
+	assert_int_equal(m->format_minor, 3);
+	assert_int_equal(m->n_output_bins, 4);
+	assert_string_equal(m->output_hist_file, "lengths.csv");
+	assert_int_equal(m->output_min, 5);
+	assert_int_equal(m->output_max, 60);
+	assert_int_equal(m->output_bins[1].min, 20);
+	assert_int_equal(m->output_bins[1].max, 24);
+	assert_true(m->output_bins[1].weight == 2 && m->output_bins[2].weight == 0);
+	tt_report_free(rep);
+	read_cell(run, "rate-64r40", &rs, NULL);
+	assert_true(rs.n > 40);
+	schedule_init(&sc, 11, "rate-64r40", 40, ARR_POISSON, 1, 5, 60);
+	schedule_set_bins(&sc, cum, 4);
+	for (size_t i = 0; i < rs.n; i++) {
+		int64_t want;
+		/* the draws in schedule order: seq k is the k-th */
+		for (; next_seq < rs.v[i].seq; next_seq++)
+			(void)schedule_output(&sc);
+		next_seq++;
+		want = schedule_output(&sc);
+		assert_true(want == 5 || (want >= 20 && want <= 24) || want == 60);
+		if (rs.v[i].finish == TT_FINISH_LENGTH || rs.v[i].finish == TT_FINISH_STOP) {
+			if (rs.v[i].tokens != want)
+				fail_msg("request %u: %ld tokens, the draw asked %lld", rs.v[i].seq,
+					 rs.v[i].tokens, (long long)want);
+			per_len[rs.v[i].tokens]++;
+			checked++;
+		}
+	}
+	print_message("histogram: %ld requests checked; 5: %ld, 20-24: %ld, 40: %ld, 60: %ld\n",
+		      checked, per_len[5],
+		      per_len[20] + per_len[21] + per_len[22] + per_len[23] + per_len[24],
+		      per_len[40], per_len[60]);
+	assert_true(checked > 40);
+	assert_int_equal(per_len[40], 0);
+	assert_true(per_len[5] > 0 && per_len[60] > 0 && per_len[22] + per_len[23] > 0);
+	free(rs.v);
+	free(run);
+	free(bad_run);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -684,6 +781,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_schedule_reproducible),
 		cmocka_unit_test(test_sweep_and_slo_limit),
 		cmocka_unit_test(test_sweep_resume),
+		cmocka_unit_test(test_length_histogram),
 	};
 
 	if (argc < 3) {

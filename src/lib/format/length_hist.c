@@ -198,16 +198,7 @@ enum tt_code tt_length_hist_parse(const char *data, size_t len, const char *name
 		} else if (q == le || *q == '#') {
 			/* blank or comment */
 		} else {
-			for (const char *c = p; c < le && rc == TT_OK; c++)
-				if (!(is_ws(*c) || (*c >= '0' && *c <= '9') || *c == '.' || *c == ',' ||
-				      *c == ':')) {
-					char f[64];
-					shown(p, le, f, sizeof f);
-					rc = tt_error_set(err, TT_EFORMAT, "%s:%zu: unexpected byte "
-							  "0x%02x in '%s'", name, line,
-							  (unsigned char)*c, f);
-				}
-			if (rc == TT_OK && k >= HIST_MAX_BINS)
+			if (k >= HIST_MAX_BINS)
 				rc = tt_error_set(err, TT_EFORMAT, "%s:%zu: more than %d bins", name,
 						  line, HIST_MAX_BINS);
 			if (rc == TT_OK && !(k & (k - 1))) {
