@@ -564,13 +564,14 @@ int run_open(struct cap *c, const char *url_arg)
 	/* Behind a proxy (libcurl reads these), the socket's bytes may be a
 	 * tunnel's, not the body's: chunk times then come from the callback. */
 	c->net.raw_ok = !c->net.tls;
+	c->net.no_proxy_env = 1;
 	{
 		static const char *const proxy_env[] = {"http_proxy", "https_proxy", "HTTPS_PROXY",
 							"all_proxy", "ALL_PROXY"};
 		for (size_t i = 0; i < sizeof proxy_env / sizeof *proxy_env; i++) {
 			const char *v = getenv(proxy_env[i]);
 			if (v && *v)
-				c->net.raw_ok = 0;
+				c->net.raw_ok = c->net.no_proxy_env = 0;
 		}
 	}
 	if (o->api_key) {

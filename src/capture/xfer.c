@@ -384,6 +384,10 @@ enum tt_code xfer_start(struct net *c, struct xfer *x, const char *path, const c
 		x->headers = curl_slist_append(x->headers, "Accept: text/event-stream");
 	}
 	curl_easy_setopt(e, CURLOPT_URL, url);
+	/* Without a proxy variable set, say so: libcurl otherwise looks the
+	 * variables up again for every transfer (getenv, no_proxy matching). */
+	if (c->no_proxy_env)
+		curl_easy_setopt(e, CURLOPT_PROXY, "");
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->headers);
 	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
