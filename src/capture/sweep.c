@@ -230,11 +230,10 @@ static int slo_search(struct cap *c, int64_t ctx, int *budget, double *lo_out, d
 		if (next < 1e-3)
 			return 0;
 		{
-			/* measured already (at 3 digits, or judged without requests):
-			 * the same figures would decide the same again */
-			const struct tt_manifest *m = tt_run_writer_manifest(c->run);
-			long k = find_rate_cell(m, ctx, next);
-			if (k >= 0 && m->cells[k].state == TT_CELL_DONE)
+			/* tried already (measured: the same figures would decide
+			 * the same again; or failed in this capture, as a resume
+			 * retries failed cells first: trying again would loop) */
+			if (find_rate_cell(tt_run_writer_manifest(c->run), ctx, next) >= 0)
 				return 0;
 		}
 		if (measure(c, ctx, next, budget))
