@@ -32,6 +32,7 @@ struct net {
 				     * not read the environment per transfer */
 	struct xfer *free_list;
 	int n_active;
+	long n_conns;               /* connections open (sockets libcurl made) */
 	int64_t origin;             /* CLOCK_MONOTONIC ns of trace time 0 */
 	char url[1024];             /* base URL */
 	char auth[600];             /* "Authorization: Bearer ..." or "" */
