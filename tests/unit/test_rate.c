@@ -425,6 +425,52 @@ static void test_fixture(void **state)
 	tt_report_free(rep);
 }
 
+/* Output lengths per request of a run (tokens of every finished request). */
+static int tally_len(void *ctx, const struct tt_request *r)
+{
+	long *per_len = ctx, tokens = 0;
+
+	if (r->finish != TT_FINISH_LENGTH && r->finish != TT_FINISH_STOP)
+		return 0;
+	for (size_t i = 0; i < r->n_chunks; i++)
+		tokens += r->chunks[i].tokens;
+	per_len[tokens >= 0 && tokens <= 64 ? tokens : 64]++;
+	return 0;
+}
+
+/* A recorded 1.3 run (fixtures/runs/openloop13.tar.zst): its histogram read
+ * back, and every request's length one the histogram can draw. */
+static void test_fixture_13(void **state)
+{
+	struct tt_run *run = NULL;
+	struct tt_error err;
+	const struct tt_manifest *m;
+	long per_len[65] = {0}, n = 0;
+	long i;
+	struct tt_trace_visitor v = {per_len, tally_len, NULL};
+
+	(void)state;
+	assert_int_equal(tt_run_open(TT_FIXTURES "/runs/openloop13.tar.zst", &run, &err), TT_OK);
+	m = tt_run_manifest(run);
+	assert_int_equal(m->format_minor, 3);
+	assert_int_equal(m->n_output_bins, 4);
+	assert_string_equal(m->output_hist_file, "lengths.csv");
+	assert_int_equal(m->output_min, 5);
+	assert_int_equal(m->output_max, 60);
+	assert_true(m->output_bins[2].min == 40 && m->output_bins[2].weight == 0);
+	i = tt_manifest_find_cell(m, "rate-64r40");
+	assert_true(i >= 0);
+	assert_int_equal(tt_run_read_cell(run, (size_t)i, &v, &err), TT_OK);
+	for (int k = 0; k <= 64; k++) {
+		n += per_len[k];
+		if (per_len[k] && !(k == 5 || (k >= 20 && k <= 24) || k == 60))
+			fail_msg("%ld requests of %d tokens: no bin holds it", per_len[k], k);
+	}
+	assert_true(n > 40);
+	assert_true(per_len[5] > 0 && per_len[60] > 0);
+	tt_run_free(run);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -433,6 +479,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_figures_exact),
 		cmocka_unit_test(test_outputs),
 		cmocka_unit_test(test_fixture),
+		cmocka_unit_test(test_fixture_13),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }
