@@ -32,6 +32,16 @@ enum tt_phase {
 #define TT_RUN_FORMAT_MINOR_IMPORT 1
 /* Minor version of a manifest with open-loop cells (formats/run-v1.md 2.4). */
 #define TT_RUN_FORMAT_MINOR_RATE 2
+/* Minor version of a manifest that records a sweep, an SLO search or an
+ * output-length histogram (formats/run-v1.md 2.4, 1.3 members). */
+#define TT_RUN_FORMAT_MINOR_SWEEP 3
+
+/* One bin of an output-length histogram (formats/length-hist-v1.md):
+ * lengths min..max (both included) drawn with this relative weight. */
+struct tt_length_bin {
+	int64_t min, max;
+	double weight;      /* >= 0, finite */
+};
 
 /* What happened to a cell during capture. */
 enum tt_cell_state {
@@ -138,6 +148,13 @@ struct tt_manifest {
 	double warmup_s;          /* schedule before each window: warm-up requests */
 	double drain_s;           /* after the window: running requests may end */
 	int64_t output_min, output_max; /* max_tokens drawn in [min, max]; 0, 0: max_tokens */
+	/* Format 1.3: what the capture was asked beyond the rate list. */
+	int rate_sweep;           /* --rate-sweep */
+	char *slo;                /* --slo, canonical (tt_slo_format); NULL: no search */
+	struct tt_length_bin *output_bins; /* max_tokens drawn from this histogram
+					    * (output_min/max its range); NULL: none */
+	size_t n_output_bins;
+	char *output_hist_file;   /* the histogram's file name, no directories */
 };
 
 void tt_manifest_init(struct tt_manifest *m);
@@ -159,6 +176,14 @@ enum tt_code tt_manifest_add_rate_cell(struct tt_manifest *m, int64_t context, d
 				       size_t *index);
 /* The id of the open-loop cell (context, rate) into buf: "rate-8192r0p5". */
 void tt_rate_cell_id(int64_t context, double rate, char *buf, size_t len);
+/* Parse an output-length histogram (formats/length-hist-v1.md) from len
+ * bytes; name (the file) is named in errors with the line.  On success
+ * *bins (caller frees) holds *n >= 1 bins whose weights sum to > 0. */
+enum tt_code tt_length_hist_parse(const char *data, size_t len, const char *name,
+				  struct tt_length_bin **bins, size_t *n, struct tt_error *err);
+/* Read the file at path (at most 1 MiB) and parse it as above. */
+enum tt_code tt_length_hist_load(const char *path, struct tt_length_bin **bins, size_t *n,
+				 struct tt_error *err);
 /* Index of the cell with this id, or -1. */
 long tt_manifest_find_cell(const struct tt_manifest *m, const char *id);
 

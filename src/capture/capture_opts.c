@@ -9,6 +9,7 @@
 
 #include "capture_opts.h"
 #include "tokentrace/error.h"
+#include "tokentrace/run.h"
 #include "tokentrace/units.h"
 #include "tokentrace/slo.h"
 
@@ -72,8 +73,8 @@ static const struct opt opts[] = {
 	 {"constant", "poisson", "gamma"}},
 	{NULL, 0, "burstiness", "K", "gamma shape: 1 Poisson, < 1 burstier [1]",
 	 OPT_NUMBER, OFF(burstiness), 0, 1, " (expected a number > 0)", {0}},
-	{NULL, 0, "output-tokens", "MIN:MAX", "output tokens drawn uniformly per request",
-	 OPT_RANGE, 0, 0, 0, " (expected e.g. 128:1024)", {0}},
+	{NULL, 0, "output-tokens", "MIN:MAX|@FILE", "output tokens per request: uniform, or from a histogram",
+	 OPT_RANGE, 0, 0, 0, " (expected e.g. 128:1024 or @lengths.csv)", {0}},
 	{NULL, 0, "warmup", "DUR", "open-loop load before each window [5s]",
 	 OPT_DURATION, OFF(warmup_s), 0, 0, "", {0}},
 	{NULL, 0, "drain", "DUR", "after the window, running requests may end [10s]",
@@ -119,6 +120,7 @@ static const struct opt opts[] = {
 	{NULL, 0, "version", NULL, "print the version", OPT_VERSION, 0, 0, 0, "", {0}},
 };
 #define N_OPTS (sizeof opts / sizeof opts[0])
+_Static_assert(N_OPTS <= 64, "struct cap_opts' given holds a bit per option");
 
 int usage_error(const char *fmt, ...)
 {
@@ -285,6 +287,8 @@ void opts_release(struct cap_opts *o)
 	free(o->notes);
 	free(o->rates);
 	o->rates = NULL;
+	free(o->out_bins);
+	o->out_bins = NULL;
 	if (o->key_copy) {
 		memset(o->key_copy, 0, strlen(o->key_copy));
 		free(o->key_copy);
@@ -401,6 +405,31 @@ static int set_opt(struct cap_opts *o, const struct opt *p, const char *v)
 	}
 	case OPT_RANGE: {
 		const char *colon = strchr(v, ':');
+		if (v[0] == '@') {
+			/* a histogram file (formats/length-hist-v1.md) */
+			struct tt_length_bin *b = NULL;
+			size_t nb = 0;
+			struct tt_error e;
+			const char *slash = strrchr(v + 1, '/');
+			enum tt_code rc = tt_length_hist_load(v + 1, &b, &nb, &e);
+			if (rc != TT_OK)
+				return e.kind == TT_ENOMEM ? 1
+							   : usage_error("bad --%s '%s': %s", p->name,
+									 v, e.msg);
+			free(o->out_bins);
+			o->out_bins = b;
+			o->n_out_bins = nb;
+			o->out_hist_file = slash ? slash + 1 : v + 1;
+			o->out_min = b[0].min;
+			o->out_max = b[0].max;
+			for (size_t i = 1; i < nb; i++) {
+				if (b[i].min < o->out_min)
+					o->out_min = b[i].min;
+				if (b[i].max > o->out_max)
+					o->out_max = b[i].max;
+			}
+			break;
+		}
 		int64_t lo, hi;
 		char first[32];
 		if (!colon || (size_t)(colon - v) >= sizeof first) {
@@ -414,6 +443,10 @@ static int set_opt(struct cap_opts *o, const struct opt *p, const char *v)
 		if (!bad) {
 			o->out_min = lo;
 			o->out_max = hi;
+			free(o->out_bins);
+			o->out_bins = NULL;
+			o->n_out_bins = 0;
+			o->out_hist_file = NULL;
 		}
 		break;
 	}
@@ -425,7 +458,9 @@ static int set_opt(struct cap_opts *o, const struct opt *p, const char *v)
 			return usage_error("bad --%s '%s': %s", p->name, v, e.msg);
 		if (!tt_slo_active(&slo))
 			return usage_error("bad --%s '%s': no bound set", p->name, v);
-		*(const char **)(base + p->off) = v;
+		/* canonical, so a resumed run compares it with the recorded one */
+		tt_slo_format(&slo, o->slo_buf, sizeof o->slo_buf);
+		*(const char **)(base + p->off) = o->slo_buf;
 		break;
 	}
 	case OPT_FLAG:
@@ -449,7 +484,7 @@ static int check_opts(struct cap_opts *o, const char *url)
 		return usage_error("give either -o or --resume, not both");
 	if (!o->resume && !o->out)
 		return usage_error("no run directory: give -o RUN (or --resume RUN)");
-	if ((o->rate_sweep || o->slo) && !o->n_rates)
+	if ((o->rate_sweep || o->slo) && !o->n_rates && !o->resume)
 		return usage_error("--rate-sweep and --slo search rates: give --rates to start from "
 				   "(e.g. --rates 1/s)");
 	if (!o->resume && !url)
@@ -457,6 +492,14 @@ static int check_opts(struct cap_opts *o, const char *url)
 	if (o->prompt_kind && !strcmp(o->prompt_kind, "token_ids") && !strcmp(o->endpoint, "chat"))
 		return usage_error("--prompt ids needs --endpoint completions (chat takes text)");
 	return -1;
+}
+
+int opts_given(const struct cap_opts *o, const char *name)
+{
+	for (size_t k = 0; k < N_OPTS; k++)
+		if (!strcmp(opts[k].name, name))
+			return (o->given >> k) & 1;
+	return 0;
 }
 
 int opts_parse(struct cap_opts *o, int argc, char **argv, const char **url)
@@ -488,6 +531,7 @@ int opts_parse(struct cap_opts *o, int argc, char **argv, const char **url)
 				p = &opts[k];
 		if (!p)
 			return usage_error("unknown option '%s'", a);
+		o->given |= 1ull << (p - opts);
 		if (p->kind == OPT_HELP) {
 			usage(stdout);
 			return 0;

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct tt_length_bin;
+
 struct cap_opts {
 	const char *url;          /* base URL, no trailing slash */
 	const char *out;          /* run directory */
@@ -42,11 +44,18 @@ struct cap_opts {
 	double *rates; size_t n_rates; /* requests/s; replaces the decode cells */
 	const char *arrivals;     /* "constant", "poisson", "gamma" */
 	double burstiness;        /* gamma shape */
-	int64_t out_min, out_max; /* --output-tokens A:B; 0, 0 none */
+	int64_t out_min, out_max; /* --output-tokens A:B; 0, 0 none (with a
+				   * histogram: the range of its bins) */
+	struct tt_length_bin *out_bins; /* --output-tokens @FILE (owned); NULL none */
+	size_t n_out_bins;
+	const char *out_hist_file; /* that FILE's name without directories */
 	double warmup_s;          /* schedule before each window */
 	double drain_s;           /* after the window */
 	int rate_sweep;           /* --rate-sweep */
-	const char *slo;          /* --slo: search the highest rate meeting it */
+	const char *slo;          /* --slo: search the highest rate meeting it,
+				   * canonical (tt_slo_format) */
+	char slo_buf[160];        /* ... held here */
+	uint64_t given;           /* bit i: option i of the table was given */
 };
 
 /* The defaults (docs/capture.md, "Options"). */
@@ -61,5 +70,7 @@ __attribute__((format(printf, 1, 2)))
 #endif
 int usage_error(const char *fmt, ...);
 void opts_release(struct cap_opts *o);
+/* Whether the option --name was on the command line. */
+int opts_given(const struct cap_opts *o, const char *name);
 
 #endif

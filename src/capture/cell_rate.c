@@ -51,6 +51,7 @@ struct ratecell {
 	size_t n_live, cap_live;
 	long n_ok, n_connect_fail, n_start_fail;
 	int64_t next_housekeep; /* monotonic ns */
+	struct schedule_bin *bins; /* --output-tokens @FILE, cumulative */
 };
 
 static void rreq_drop(struct ratecell *rc, struct rreq *q)
@@ -203,6 +204,7 @@ static void ratecell_free(struct ratecell *rc)
 	for (int s = 0; s < POOL; s++)
 		body_free(&rc->pool[s]);
 	free(rc->live);
+	free(rc->bins);
 }
 
 enum tt_code cell_run_rate(struct cap *c, size_t i, struct tt_trace_writer *tw,
@@ -232,6 +234,23 @@ enum tt_code cell_run_rate(struct cap *c, size_t i, struct tt_trace_writer *tw,
 	}
 	schedule_init(&sc, m->seed, ci->id, rate, arr < 0 ? ARR_CONSTANT : (enum arrivals)arr,
 		      c->o->burstiness, c->o->out_min, c->o->out_max);
+	if (c->o->n_out_bins) {
+		double cum = 0;
+		rc.bins = malloc(c->o->n_out_bins * sizeof *rc.bins);
+		if (!rc.bins) {
+			ratecell_free(&rc);
+			tt_error_set(err, TT_ENOMEM, "out of memory");
+			cell_finish(c, i, tw, TT_CELL_FAILED, err->msg, NULL);
+			return TT_FAILED;
+		}
+		for (size_t b = 0; b < c->o->n_out_bins; b++) {
+			cum += c->o->out_bins[b].weight;
+			rc.bins[b].min = c->o->out_bins[b].min;
+			rc.bins[b].max = c->o->out_bins[b].max;
+			rc.bins[b].cum = cum;
+		}
+		schedule_set_bins(&sc, rc.bins, c->o->n_out_bins);
+	}
 	/* The schedule starts a little ahead, so building it costs no lateness. */
 	start = now_ns() + 10000000;
 	ws = start + (int64_t)(c->o->warmup_s * 1e9);

@@ -257,11 +257,130 @@ static void settings_to_manifest(struct tt_manifest *m, const struct cap_opts *o
 		m->drain_s = o->drain_s;
 		m->output_min = o->out_min;
 		m->output_max = o->out_max;
+		if (o->n_out_bins) {
+			m->output_bins = malloc(o->n_out_bins * sizeof *m->output_bins);
+			if (m->output_bins) {
+				memcpy(m->output_bins, o->out_bins,
+				       o->n_out_bins * sizeof *m->output_bins);
+				m->n_output_bins = o->n_out_bins;
+			}
+			tt_manifest_set_str(&m->output_hist_file, o->out_hist_file);
+		}
+		/* recorded, so a resume carries on the same sweep or search */
+		m->rate_sweep = o->rate_sweep;
+		tt_manifest_set_str(&m->slo, o->slo);
 	}
 }
 
-/* Settings of a run being resumed: the run's, so the cells match. */
-static void settings_from_manifest(struct cap_opts *o, const struct tt_manifest *m)
+/* An option given with --resume that says otherwise than the run: the
+ * run's settings are the ones a resume uses, so a different value would
+ * silently not be what the user asked (2: message printed). */
+static int contradicts(const char *opt, const char *given, const char *recorded)
+{
+	fprintf(stderr, "tokentrace-capture: error: --resume: --%s %s contradicts the run, which "
+			"was captured with %s; resume without --%s (the run's own settings are "
+			"used) or start a new run with -o\n", opt, given, recorded, opt);
+	return 2;
+}
+
+static int same_i64(const int64_t *a, size_t na, const int64_t *b, size_t nb)
+{
+	return na == nb && (!na || !memcmp(a, b, na * sizeof *a));
+}
+
+static int same_f64(const double *a, size_t na, const double *b, size_t nb)
+{
+	if (na != nb)
+		return 0;
+	for (size_t i = 0; i < na; i++)
+		if (a[i] != b[i])
+			return 0;
+	return 1;
+}
+
+static void list_text(char *buf, size_t len, const int64_t *iv, const double *dv, size_t n)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && k + 24 < len; i++)
+		k += iv ? (size_t)snprintf(buf + k, len - k, "%s%lld", i ? "," : "", (long long)iv[i])
+			: (size_t)snprintf(buf + k, len - k, "%s%g", i ? "," : "", dv[i]);
+	if (!n)
+		snprintf(buf, len, "none");
+}
+
+/* Each option given on the command line of a resume against the value the
+ * run recorded (formats/run-v1.md 2.1, 2.4). */
+static int check_resume_opts(const struct cap_opts *o, const struct tt_manifest *m)
+{
+	char a[256], b[256];
+
+	if (opts_given(o, "rate-sweep") && o->rate_sweep && !m->rate_sweep)
+		return contradicts("rate-sweep", "(a rate sweep)", "no rate sweep");
+	if (opts_given(o, "slo") && (!m->slo || strcmp(o->slo, m->slo))) {
+		snprintf(a, sizeof a, "'%s'", o->slo);
+		snprintf(b, sizeof b, m->slo ? "--slo '%s'" : "no SLO search", m->slo);
+		return contradicts("slo", a, b);
+	}
+	if (opts_given(o, "rates") && !same_f64(o->rates, o->n_rates, m->rates, m->n_rates)) {
+		list_text(a, sizeof a, NULL, o->rates, o->n_rates);
+		list_text(b, sizeof b, NULL, m->rates, m->n_rates);
+		return contradicts("rates", a, b);
+	}
+	if (opts_given(o, "contexts") &&
+	    !same_i64(o->contexts, o->n_contexts, m->contexts, m->n_contexts)) {
+		list_text(a, sizeof a, o->contexts, NULL, o->n_contexts);
+		list_text(b, sizeof b, m->contexts, NULL, m->n_contexts);
+		return contradicts("contexts", a, b);
+	}
+	if (opts_given(o, "arrivals") && strcmp(o->arrivals, m->arrivals ? m->arrivals : "constant"))
+		return contradicts("arrivals", o->arrivals, m->arrivals ? m->arrivals : "constant");
+#define SAME_NUM(name, ov, mv, fmt) \
+	if (opts_given(o, name) && (ov) != (mv)) { \
+		snprintf(a, sizeof a, fmt, ov); \
+		snprintf(b, sizeof b, "--" name " " fmt, mv); \
+		return contradicts(name, a, b); \
+	}
+	SAME_NUM("burstiness", o->burstiness, m->burstiness, "%g")
+	SAME_NUM("warmup", o->warmup_s, m->warmup_s, "%gs")
+	SAME_NUM("drain", o->drain_s, m->drain_s, "%gs")
+	SAME_NUM("duration", o->duration_s, m->duration_s, "%gs")
+	SAME_NUM("max-tokens", (long long)o->max_tokens, (long long)m->max_tokens, "%lld")
+	SAME_NUM("seed", (unsigned long long)o->seed, (unsigned long long)m->seed, "%llu")
+#undef SAME_NUM
+	if (opts_given(o, "output-tokens")) {
+		int same = o->out_min == m->output_min && o->out_max == m->output_max &&
+			   o->n_out_bins == m->n_output_bins;
+		for (size_t i = 0; same && i < o->n_out_bins; i++)
+			same = o->out_bins[i].min == m->output_bins[i].min &&
+			       o->out_bins[i].max == m->output_bins[i].max &&
+			       o->out_bins[i].weight == m->output_bins[i].weight;
+		if (!same) {
+			if (o->n_out_bins)
+				snprintf(a, sizeof a, "@%s (%zu bins)", o->out_hist_file, o->n_out_bins);
+			else
+				snprintf(a, sizeof a, "%lld:%lld", (long long)o->out_min,
+					 (long long)o->out_max);
+			if (m->n_output_bins)
+				snprintf(b, sizeof b, "a histogram of %zu bins%s%s", m->n_output_bins,
+					 m->output_hist_file ? " from " : "",
+					 m->output_hist_file ? m->output_hist_file : "");
+			else if (m->output_max > 0)
+				snprintf(b, sizeof b, "--output-tokens %lld:%lld",
+					 (long long)m->output_min, (long long)m->output_max);
+			else
+				snprintf(b, sizeof b, "every request asking --max-tokens");
+			return contradicts("output-tokens", a, b);
+		}
+	}
+	return 0;
+}
+
+/* Settings of a run being resumed: the run's, so the cells match and a
+ * sweep or an SLO search carries on where it stopped.  Returns 0, 1 out
+ * of memory. */
+static int settings_from_manifest(struct cap_opts *o, const struct tt_manifest *m)
 {
 	o->endpoint = m->endpoint ? m->endpoint : "completions";
 	o->duration_s = m->duration_s;
@@ -280,6 +399,34 @@ static void settings_from_manifest(struct cap_opts *o, const struct tt_manifest 
 	o->drain_s = m->drain_s;
 	o->out_min = m->output_min;
 	o->out_max = m->output_max;
+	free(o->out_bins);
+	o->out_bins = NULL;
+	o->n_out_bins = 0;
+	if (m->n_output_bins) {
+		o->out_bins = malloc(m->n_output_bins * sizeof *o->out_bins);
+		if (!o->out_bins)
+			return 1;
+		memcpy(o->out_bins, m->output_bins, m->n_output_bins * sizeof *o->out_bins);
+		o->n_out_bins = m->n_output_bins;
+		o->out_hist_file = m->output_hist_file;
+	}
+	o->rate_sweep = m->rate_sweep;
+	o->slo = m->slo;
+	/* the sweep walks the run's contexts from its lowest rate */
+	free(o->contexts);
+	free(o->rates);
+	o->contexts = malloc((m->n_contexts + 1) * sizeof *o->contexts);
+	o->rates = malloc((m->n_rates + 1) * sizeof *o->rates);
+	o->n_contexts = o->n_rates = 0;
+	if (!o->contexts || !o->rates)
+		return 1;
+	if (m->n_contexts)
+		memcpy(o->contexts, m->contexts, m->n_contexts * sizeof *o->contexts);
+	if (m->n_rates)
+		memcpy(o->rates, m->rates, m->n_rates * sizeof *o->rates);
+	o->n_contexts = m->n_contexts;
+	o->n_rates = m->n_rates;
+	return 0;
 }
 
 /* RUN/capture-info.json: facts about this capture process that are not
@@ -390,7 +537,13 @@ int run_open(struct cap *c, const char *url_arg)
 			return 1;
 		}
 		rm = tt_run_writer_manifest(c->run);
-		settings_from_manifest(o, rm);
+		status = check_resume_opts(o, rm);
+		if (status)
+			return status;
+		if (settings_from_manifest(o, rm)) {
+			fprintf(stderr, "tokentrace-capture: error: out of memory\n");
+			return 1;
+		}
 		if (!url_arg)
 			url_arg = rm->server_url;
 		if (!url_arg) {
@@ -411,13 +564,14 @@ int run_open(struct cap *c, const char *url_arg)
 	/* Behind a proxy (libcurl reads these), the socket's bytes may be a
 	 * tunnel's, not the body's: chunk times then come from the callback. */
 	c->net.raw_ok = !c->net.tls;
+	c->net.no_proxy_env = 1;
 	{
 		static const char *const proxy_env[] = {"http_proxy", "https_proxy", "HTTPS_PROXY",
 							"all_proxy", "ALL_PROXY"};
 		for (size_t i = 0; i < sizeof proxy_env / sizeof *proxy_env; i++) {
 			const char *v = getenv(proxy_env[i]);
 			if (v && *v)
-				c->net.raw_ok = 0;
+				c->net.raw_ok = c->net.no_proxy_env = 0;
 		}
 	}
 	if (o->api_key) {

@@ -5,7 +5,10 @@
  * G(k) = G(k + 1) * U^(1/k)), normals by Box-Muller.  U = (x >> 11) * 2^-53
  * of the next 64-bit draw.  Output lengths come from a second generator
  * (seeded with the first's seed XOR 0x6f7574707574 "output"), so drawing
- * them never moves the schedule. */
+ * them never moves the schedule.  From a length histogram, a draw takes
+ * U for the bin (the first whose cumulative weight exceeds U x total),
+ * then the next 64-bit number modulo the bin's width
+ * (formats/length-hist-v1.md). */
 #include "schedule.h"
 
 #include <math.h>
@@ -118,12 +121,39 @@ int64_t schedule_gap_ns(struct schedule *s)
 	return (int64_t)llround(mean);
 }
 
+void schedule_set_bins(struct schedule *s, const struct schedule_bin *bins, size_t n)
+{
+	s->bins = bins;
+	s->n_bins = n;
+}
+
+/* The first bin whose cumulative weight exceeds u x total (binary search:
+ * cum never decreases). */
+static const struct schedule_bin *pick_bin(const struct schedule *s, double u)
+{
+	double target = u * s->bins[s->n_bins - 1].cum;
+	size_t lo = 0, hi = s->n_bins - 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->bins[mid].cum > target)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return &s->bins[lo];
+}
+
 int64_t schedule_output(struct schedule *s)
 {
-	uint64_t span;
+	int64_t lo = s->out_min, hi = s->out_max;
 
-	if (s->out_max <= 0)
+	if (s->n_bins) {
+		const struct schedule_bin *b = pick_bin(s, uniform(s->out_s));
+		lo = b->min;
+		hi = b->max;
+	} else if (s->out_max <= 0) {
 		return 0;
-	span = (uint64_t)(s->out_max - s->out_min) + 1;
-	return s->out_min + (int64_t)(next(s->out_s) % span);
+	}
+	return lo + (int64_t)(next(s->out_s) % ((uint64_t)(hi - lo) + 1));
 }

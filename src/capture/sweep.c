@@ -15,7 +15,14 @@
  *     the highest measured while there is no hi, halve from the lowest
  *     while there is no lo, then bisect until hi / lo - 1 <= 5 %.
  *
- * Every loop is bounded: at most SWEEP_MAX_CELLS cells per context. */
+ * Every loop is bounded: at most SWEEP_MAX_CELLS cells per context.
+ *
+ * The run is the sweep's only state: each decision is made from the rate
+ * cells measured so far (and the settings, recorded in the manifest), a
+ * cell already measured is not measured again, and the budget counts the
+ * cells the sweep added to the run.  A resumed run (--resume) therefore
+ * replays the decisions made before it stopped and carries on with the
+ * next one, as the capture would have without the stop. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,8 +54,28 @@ static long find_rate_cell(const struct tt_manifest *m, int64_t ctx, double rate
 	return tt_manifest_find_cell(m, id);
 }
 
+/* Cells the sweep may still add for ctx: SWEEP_MAX_CELLS less the rate
+ * cells of ctx in the run that --rates did not ask for (the sweep added
+ * them, in this capture or before a resume). */
+static int budget_left(const struct cap *c, int64_t ctx)
+{
+	const struct tt_manifest *m = tt_run_writer_manifest(c->run);
+	int used = 0;
+
+	for (size_t i = 0; i < m->n_cells; i++) {
+		int asked = 0;
+		if (m->cells[i].phase != TT_PHASE_RATE || m->cells[i].context != ctx)
+			continue;
+		for (size_t k = 0; k < c->o->n_rates && !asked; k++)
+			asked = c->o->rates[k] == m->cells[i].rate;
+		used += !asked;
+	}
+	return SWEEP_MAX_CELLS - used;
+}
+
 /* Measure (context, rate) unless done already.  Returns 0, 1 to stop the
- * sweep (the user stopped, or an error: message printed). */
+ * sweep (the user stopped, an error: message printed, or the budget is
+ * spent: *budget then 0). */
 static int measure(struct cap *c, int64_t ctx, double rate, int *budget)
 {
 	struct tt_manifest *m = tt_run_writer_manifest(c->run);
@@ -57,11 +84,11 @@ static int measure(struct cap *c, int64_t ctx, double rate, int *budget)
 	enum tt_code rc;
 	size_t idx;
 
+	*budget = budget_left(c, ctx);
 	if (i >= 0 && m->cells[i].state == TT_CELL_DONE)
 		return 0;
-	if (*budget <= 0 || *c->net.stop)
+	if ((i < 0 && *budget <= 0) || *c->net.stop)
 		return 1;
-	(*budget)--;
 	if (i < 0) {
 		if (tt_manifest_add_rate_cell(m, ctx, rate, &idx) != TT_OK) {
 			fprintf(stderr, "error: out of memory\n");
@@ -202,6 +229,13 @@ static int slo_search(struct cap *c, int64_t ctx, int *budget, double *lo_out, d
 			return 0; /* no rate left between them at 3 digits */
 		if (next < 1e-3)
 			return 0;
+		{
+			/* tried already (measured: the same figures would decide
+			 * the same again; or failed in this capture, as a resume
+			 * retries failed cells first: trying again would loop) */
+			if (find_rate_cell(tt_run_writer_manifest(c->run), ctx, next) >= 0)
+				return 0;
+		}
 		if (measure(c, ctx, next, budget))
 			return *budget > 0 ? 1 : 0;
 	}
@@ -215,7 +249,7 @@ int run_sweep(struct cap *c)
 		return 0;
 	for (size_t i = 0; i < o->n_contexts && !*c->net.stop; i++) {
 		int64_t ctx = o->contexts[i];
-		int budget = SWEEP_MAX_CELLS;
+		int budget = budget_left(c, ctx);
 		double cap = NAN, lo = NAN, hi = NAN;
 
 		if (o->rate_sweep && saturation(c, ctx, &budget, &cap))

@@ -231,15 +231,18 @@ static int closesocket_cb(void *ud, curl_socket_t fd)
 		xfer_settle_times(c, c->tm.stamps[fd].user);
 	if (fd >= 0 && (size_t)fd < c->tm.n_stamps)
 		c->tm.stamps[fd].user = NULL;
+	c->n_conns--;
 	return close((int)fd);
 }
 
 /* Every connection asks the kernel to stamp what it receives. */
 static int sockopt_cb(void *ud, curl_socket_t fd, curlsocktype purpose)
 {
-	(void)ud;
-	if (purpose == CURLSOCKTYPE_IPCXN)
+	struct net *c = ud;
+	if (purpose == CURLSOCKTYPE_IPCXN) {
 		arrival_stamp_socket((int)fd);
+		c->n_conns++;
+	}
 	return CURL_SOCKOPT_OK;
 }
 
@@ -384,6 +387,10 @@ enum tt_code xfer_start(struct net *c, struct xfer *x, const char *path, const c
 		x->headers = curl_slist_append(x->headers, "Accept: text/event-stream");
 	}
 	curl_easy_setopt(e, CURLOPT_URL, url);
+	/* Without a proxy variable set, say so: libcurl otherwise looks the
+	 * variables up again for every transfer (getenv, no_proxy matching). */
+	if (c->no_proxy_env)
+		curl_easy_setopt(e, CURLOPT_PROXY, "");
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->headers);
 	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
@@ -393,6 +400,13 @@ enum tt_code xfer_start(struct net *c, struct xfer *x, const char *path, const c
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(e, CURLOPT_SOCKOPTFUNCTION, sockopt_cb);
+	curl_easy_setopt(e, CURLOPT_SOCKOPTDATA, c);
+	/* HTTP/1.1: every transfer in flight holds a connection.  When none is
+	 * idle, say so: libcurl would otherwise walk every open connection to
+	 * the host looking for one, for each new transfer, and past a
+	 * server's capacity (thousands in flight) that walk was most of the
+	 * capture's CPU and made its sends late (tests/bench/README.md). */
+	curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, c->n_conns <= c->n_active ? 1L : 0L);
 	curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, closesocket_cb);
 	curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, c);
 	/* generation bodies come raw and are unchunked here (timing) */

@@ -28,8 +28,11 @@ struct net {
 	int tls;                    /* https: socket bytes are not body bytes */
 	int raw_ok;                 /* socket bytes are body bytes: plain http,
 				     * no proxy */
+	int no_proxy_env;           /* no proxy variable is set: libcurl need
+				     * not read the environment per transfer */
 	struct xfer *free_list;
 	int n_active;
+	long n_conns;               /* connections open (sockets libcurl made) */
 	int64_t origin;             /* CLOCK_MONOTONIC ns of trace time 0 */
 	char url[1024];             /* base URL */
 	char auth[600];             /* "Authorization: Bearer ..." or "" */

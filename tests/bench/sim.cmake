@@ -7,3 +7,6 @@ if(TARGET tokentrace-sim)
     TT_SIM_PATH="$<TARGET_FILE:tokentrace-sim>")
   add_dependencies(sim_throughput tokentrace-sim)
 endif()
+# The simulator's request-rate ceiling with the cheapest client (keep-alive
+# sockets, nothing parsed or recorded): sim_ceiling URL [CONNS [SECONDS [MAX]]]
+add_executable(sim_ceiling ${CMAKE_CURRENT_LIST_DIR}/sim_ceiling.c)

@@ -24,11 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "schedule.h"
 #include "tokentrace/analysis.h"
 #include "tokentrace/run.h"
 #include "sim_client.h"
@@ -199,6 +201,109 @@ static double ttft_due_median(const struct recs *rs, double lo, double hi)
 		free(v);
 		return med;
 	}
+}
+
+/* ---- the sweep's decisions, replayed ------------------------------------ */
+
+/* docs/capture.md "Sweeps and the SLO limit", written again from the page
+ * (not from src/capture/sweep.c) as the oracle of the runs it makes.  The
+ * cells of a report are in the run's order, which is the order they were
+ * added: the first n are the ones measured when the sweep took its n-th
+ * decision. */
+static double r3(double r)
+{
+	double scale = pow(10, 2 - floor(log10(r)));
+	return round(r * scale) / scale;
+}
+
+static const struct tt_cell_figures *fig_in(const struct tt_report *rep, size_t n, double rate)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rep->cells[i].phase == TT_PHASE_RATE && rep->cells[i].rate == rate)
+			return &rep->cells[i];
+	return NULL;
+}
+
+/* The rate the sweep (--rate-sweep then --slo, from `first`) measures next
+ * when the first n cells of rep are measured; 0 when it is done.  *phase
+ * (may be NULL): 0 the doubling, 1 the spread below the saturation rate, 2
+ * the SLO search. */
+static double sweep_next_in(const struct tt_report *rep, size_t n, double first, int *phase)
+{
+	static const double spread[] = {0.25, 0.5, 0.75, 0.9};
+	double rate = r3(first), prev = 0, lo, hi, minr = INFINITY, maxr = 0, next;
+	struct tt_report sub = *rep;
+
+	*phase = 0;
+	for (;;) {
+		const struct tt_cell_figures *f = fig_in(rep, n, rate);
+		int stop;
+		if (!f)
+			return rate;
+		stop = !(f->open_loop.achieved_req_s >= 0.9 * f->open_loop.scheduled_req_s) ||
+		       !(f->open_loop.achieved_req_s >= 1.05 * prev);
+		if (f->open_loop.achieved_req_s > prev)
+			prev = f->open_loop.achieved_req_s;
+		if (stop)
+			break;
+		rate = r3(rate * 2);
+	}
+	*phase = 1;
+	for (size_t k = 0; prev > 0 && k < 4; k++)
+		if (!fig_in(rep, n, r3(prev * spread[k])))
+			return r3(prev * spread[k]);
+	*phase = 2;
+	sub.n_cells = n;
+	if (tt_report_rate_limit(&sub, 64, &lo, &hi) == 0)
+		return fig_in(rep, n, r3(first)) ? 0 : r3(first);
+	for (size_t i = 0; i < n; i++)
+		if (rep->cells[i].phase == TT_PHASE_RATE && rep->cells[i].open_loop.due > 0) {
+			minr = fmin(minr, rep->cells[i].rate);
+			maxr = fmax(maxr, rep->cells[i].rate);
+		}
+	if (isnan(hi))
+		next = r3(maxr * 2);
+	else if (isnan(lo))
+		next = r3(minr / 2);
+	else if (hi / lo - 1 <= 0.05)
+		return 0;
+	else
+		next = r3((lo + hi) / 2);
+	if ((!isnan(lo) && !isnan(hi) && (next <= lo || next >= hi)) || next < 1e-3 ||
+	    fig_in(rep, n, next))
+		return 0;
+	return next;
+}
+
+static double sweep_next(const struct tt_report *rep, size_t n, double first)
+{
+	int phase;
+	return sweep_next_in(rep, n, first, &phase);
+}
+
+/* Every cell of the run is the one the sweep's decisions called for, in
+ * order, and the decisions end where the run ends: the run holds exactly
+ * what an uninterrupted sweep holds with these figures.  `matrix`: cells
+ * of the matrix before the sweep's.  Returns the sweep's cell count. */
+static size_t assert_sweep_replays(const struct tt_report *rep, size_t matrix, double first)
+{
+	size_t n = matrix;
+
+	for (;; n++) {
+		double next = sweep_next(rep, n, first);
+		if (next == 0)
+			break;
+		if (n >= rep->n_cells)
+			fail_msg("the run ends after %zu cells, but the sweep goes on to %g/s", n, next);
+		if (rep->cells[n].phase != TT_PHASE_RATE || rep->cells[n].rate != next)
+			fail_msg("cell %zu is %s; the sweep's decision was %g/s", n,
+				 rep->manifest.cells[n].id, next);
+		assert_int_equal(rep->manifest.cells[n].state, TT_CELL_DONE);
+	}
+	if (n != rep->n_cells)
+		fail_msg("the sweep ends after %zu cells, the run holds %zu (next: %s)", n,
+			 rep->n_cells, rep->manifest.cells[n].id);
+	return n - matrix;
 }
 
 /* ---- cases --------------------------------------------------------------- */
@@ -401,8 +506,315 @@ static void test_sweep_and_slo_limit(void **state)
 	assert_true(fabs(lo - CAPACITY) < 0.1 * CAPACITY);
 	/* the search ended within its precision (5 %, or no 3-digit rate between) */
 	assert_true(hi / lo - 1 <= 0.05 + 1e-9 || hi - lo <= 0.01 * lo);
+	/* and every cell was a decision of the procedure (prefill-64 and
+	 * rate-64r20 are the matrix's) */
+	assert_sweep_replays(rep, 2, 20);
 	tt_report_free(rep);
 	free(run);
+}
+
+static pid_t spawn(const char *const *argv)
+{
+	pid_t pid;
+	if (posix_spawn(&pid, argv[0], NULL, NULL, (char *const *)argv, environ) != 0)
+		return -1;
+	return pid;
+}
+
+static int wait_exit(pid_t pid)
+{
+	int st = -1;
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Wait (<= 90 s) until the run at `dir` holds at least n rate cells, the
+ * newest of them running, then send sig: a stop in the middle of the
+ * sweep's n-th cell. */
+static void stop_at_rate_cell(pid_t pid, const char *dir, size_t n, int sig)
+{
+	for (int i = 0; i < 1800; i++) {
+		struct tt_run *r = NULL;
+		struct tt_error err;
+		if (tt_run_open(dir, &r, &err) == TT_OK) {
+			const struct tt_manifest *m = tt_run_manifest(r);
+			size_t k = 0;
+			long last = -1;
+			for (size_t j = 0; j < m->n_cells; j++)
+				if (m->cells[j].phase == TT_PHASE_RATE) {
+					k++;
+					last = (long)j;
+				}
+			if (k >= n && m->cells[last].state == TT_CELL_RUNNING) {
+				tt_run_free(r);
+				kill(pid, sig);
+				return;
+			}
+			tt_run_free(r);
+		}
+		usleep(50000);
+	}
+	kill(pid, SIGKILL);
+	fail_msg("the capture never ran its rate cell %zu", n);
+}
+
+/* Run argv to its end, its stderr into err; returns the exit status. */
+static int run_err(const char *const *argv, char *err, size_t len)
+{
+	char path[700];
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int rc;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof path, "%s/stderr.txt", workdir);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 2, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	rc = posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	assert_int_equal(rc, 0);
+	rc = wait_exit(pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(err, 1, len - 1, f);
+	err[n] = '\0';
+	fclose(f);
+	return rc;
+}
+
+/* Whether the run's newest cell is running and was the SLO search's
+ * decision (the oracle's phase 2 over the cells before it). */
+static int slo_search_running(const char *dir, const char *slo, double first)
+{
+	struct tt_run *r = NULL;
+	struct tt_report *rep = NULL;
+	struct tt_analysis_opts o;
+	struct tt_error err;
+	int yes = 0, phase = -1;
+
+	tt_analysis_opts_init(&o);
+	if (tt_slo_parse(slo, &o.slo, &err) != TT_OK || tt_run_open(dir, &r, &err) != TT_OK)
+		return 0;
+	if (tt_analyze(r, &o, &rep, &err) <= TT_WARN) {
+		size_t n = rep->n_cells;
+		if (n > 2 && rep->manifest.cells[n - 1].phase == TT_PHASE_RATE &&
+		    rep->manifest.cells[n - 1].state == TT_CELL_RUNNING &&
+		    sweep_next_in(rep, n - 1, first, &phase) == rep->cells[n - 1].rate)
+			yes = phase == 2;
+	}
+	tt_report_free(rep);
+	tt_run_free(r);
+	return yes;
+}
+
+struct done_cell {
+	char id[64];
+	int64_t end_ns;
+};
+
+/* A sweep killed (kill -9) in its doubling, resumed, stopped again
+ * (Ctrl-C) in the SLO search, resumed again: the run ends holding exactly
+ * the cells the procedure calls for with its figures (the oracle above),
+ * the cells finished before each stop kept as they were.  A resume that
+ * contradicts the recorded settings is refused, naming the option. */
+static void test_sweep_resume(void **state)
+{
+	struct sim_proc sim = sim_start_ok(sim_args);
+	char *run = run_path("resume");
+	const char *slo = "ttft=100ms,attain=90";
+	const char *argv[] = {cap_bin, sim.url, "-o", run, "-q", "--scrape-interval", "0",
+			      "--contexts", "64", "--rates", "20/s", "--rate-sweep", "--slo", slo,
+			      "--max-tokens", "50", "--duration", "1s", "--warmup", "0.3s",
+			      "--drain", "1s", "--seed", "5", NULL};
+	const char *resume[] = {cap_bin, "--resume", run, "-q", NULL};
+	struct done_cell kept[32];
+	size_t n_kept = 0, sweep_cells;
+	struct tt_report *rep;
+	pid_t pid;
+	int rc;
+
+	(void)state;
+	/* 1: kill -9 in the third rate cell (the doubling: 20, 40, 80/s) */
+	pid = spawn(argv);
+	assert_true(pid > 0);
+	stop_at_rate_cell(pid, run, 3, SIGKILL);
+	assert_int_equal(wait_exit(pid), 128 + SIGKILL);
+	rep = analyze(run, slo);
+	assert_int_equal(rep->manifest.format_minor, 3);
+	assert_true(rep->manifest.rate_sweep);
+	assert_string_equal(rep->manifest.slo, "ttft=100ms,attain=90");
+	for (size_t i = 0; i < rep->n_cells; i++)
+		if (rep->manifest.cells[i].state == TT_CELL_DONE && n_kept < 32) {
+			snprintf(kept[n_kept].id, sizeof kept[n_kept].id, "%s", rep->manifest.cells[i].id);
+			kept[n_kept++].end_ns = rep->manifest.cells[i].end_ns;
+		}
+	tt_report_free(rep);
+
+	/* contradicting options are refused before anything runs */
+	{
+		char err[4096];
+		const char *bad_slo[] = {cap_bin, "--resume", run, "-q", "--slo", "ttft=200ms", NULL};
+		const char *bad_rates[] = {cap_bin, "--resume", run, "-q", "--rates", "5/s", NULL};
+		const char *same[] = {cap_bin, "--resume", run, "-q", "--slo", "attain=90,ttft=100ms",
+				      "--rate-sweep", "--rates", "20", "--contexts", "64", NULL};
+		assert_int_equal(run_err(bad_slo, err, sizeof err), 2);
+		print_message("%s", err);
+		assert_non_null(strstr(err, "--slo 'ttft=200ms"));
+		assert_non_null(strstr(err, "ttft=100ms,attain=90"));
+		assert_int_equal(run_err(bad_rates, err, sizeof err), 2);
+		assert_non_null(strstr(err, "--rates 5 contradicts"));
+		/* 2: the same settings spelt again are no contradiction; this
+		 * resume is stopped (Ctrl-C) in the SLO search's first cell,
+		 * past the doubling and the spread */
+		int stopped = 0;
+		pid = spawn(same);
+		assert_true(pid > 0);
+		for (int i = 0; i < 900 && !stopped; i++) {
+			stopped = slo_search_running(run, slo, 20);
+			if (!stopped)
+				usleep(100000);
+		}
+		kill(pid, stopped ? SIGINT : SIGKILL);
+		if (!stopped)
+			fail_msg("the resumed capture never reached the SLO search");
+		assert_int_equal(wait_exit(pid), 130);
+	}
+	rep = analyze(run, slo);
+	for (size_t i = 0; i < rep->n_cells; i++)
+		if (rep->manifest.cells[i].state == TT_CELL_DONE && n_kept < 32) {
+			int seen = 0;
+			for (size_t k = 0; k < n_kept; k++)
+				seen |= !strcmp(kept[k].id, rep->manifest.cells[i].id);
+			if (!seen) {
+				snprintf(kept[n_kept].id, sizeof kept[n_kept].id, "%s",
+					 rep->manifest.cells[i].id);
+				kept[n_kept++].end_ns = rep->manifest.cells[i].end_ns;
+			}
+		}
+	tt_report_free(rep);
+
+	/* 3: the last resume ends the search */
+	pid = spawn(resume);
+	assert_true(pid > 0);
+	rc = wait_exit(pid);
+	sim_stop_ok(&sim);
+	assert_int_equal(rc, 0);
+	rep = analyze(run, slo);
+	sweep_cells = assert_sweep_replays(rep, 2, 20);
+	{
+		double lo, hi;
+		tt_report_rate_limit(rep, 64, &lo, &hi);
+		print_message("resumed twice: %zu cells kept, %zu sweep cells, SLO limit in [%g, "
+			      "%g)/s\n", n_kept, sweep_cells, lo, hi);
+		assert_true(isfinite(lo) && isfinite(hi));
+	}
+	/* the cells finished before a stop were not measured again */
+	for (size_t k = 0; k < n_kept; k++) {
+		long i = tt_manifest_find_cell(&rep->manifest, kept[k].id);
+		assert_true(i >= 0);
+		assert_int_equal(rep->manifest.cells[i].end_ns, kept[k].end_ns);
+	}
+	assert_true(n_kept >= 2 + 5); /* the matrix, 3 doubling, at least 2 spread */
+	tt_report_free(rep);
+	free(run);
+}
+
+/* --output-tokens @FILE: the histogram is recorded in the run, every
+ * request asks the length the seeded draw gives for its place in the
+ * schedule (formats/length-hist-v1.md "Drawing a length", src/capture/
+ * schedule.c), the zero-weight length never; a bad file is refused naming
+ * the file and line. */
+static void test_length_histogram(void **state)
+{
+	struct sim_proc sim;
+	char *run = run_path("hist"), *bad_run = run_path("hist-bad");
+	char path[700], bad[700], err[4096];
+	static const struct schedule_bin cum[] = {{5, 5, 1}, {20, 24, 3}, {40, 40, 3}, {60, 60, 4}};
+	const char *args[] = {"--rates", "40/s", "--arrivals", "poisson", "--max-tokens", "60",
+			      "--output-tokens", NULL, "--duration", "2s", "--warmup", "0.5s",
+			      "--drain", "1.5s", "--seed", "11", NULL};
+	struct schedule sc;
+	struct recs rs;
+	struct tt_report *rep;
+	const struct tt_manifest *m;
+	long per_len[61] = {0}, checked = 0;
+	uint32_t next_seq = 0;
+	char arg[720];
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/lengths.csv", workdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("tokentrace-length-hist 1\n# two spikes, a bin, a length never drawn\n5,1\n"
+	      "20:24,2\n40,0\n60,1\n", f);
+	fclose(f);
+	/* refused before anything runs: a missing file, a negative weight */
+	snprintf(bad, sizeof bad, "%s/bad.csv", workdir);
+	f = fopen(bad, "w");
+	assert_non_null(f);
+	fputs("tokentrace-length-hist 1\n5,1\n\n7,-3\n", f);
+	fclose(f);
+	{
+		const char *argv[] = {cap_bin, "http://127.0.0.1:9", "-o", bad_run, "--rates", "1",
+				      "--output-tokens", arg, NULL};
+		snprintf(arg, sizeof arg, "@%s", bad);
+		assert_int_equal(run_err(argv, err, sizeof err), 2);
+		print_message("%s", err);
+		assert_non_null(strstr(err, "bad.csv:4: weight '-3' is not a number >= 0"));
+		snprintf(arg, sizeof arg, "@%s/missing.csv", workdir);
+		assert_int_equal(run_err(argv, err, sizeof err), 2);
+		assert_non_null(strstr(err, "missing.csv"));
+		assert_non_null(strstr(err, "No such file"));
+	}
+	snprintf(arg, sizeof arg, "@%s", path);
+	args[7] = arg;
+	sim = sim_start_ok(sim_args);
+	assert_int_equal(capture(&sim, run, args), 0);
+	sim_stop_ok(&sim);
+	rep = analyze(run, NULL);
+	m = &rep->manifest;
+	assert_int_equal(m->format_minor, 3);
+	assert_int_equal(m->n_output_bins, 4);
+	assert_string_equal(m->output_hist_file, "lengths.csv");
+	assert_int_equal(m->output_min, 5);
+	assert_int_equal(m->output_max, 60);
+	assert_int_equal(m->output_bins[1].min, 20);
+	assert_int_equal(m->output_bins[1].max, 24);
+	assert_true(m->output_bins[1].weight == 2 && m->output_bins[2].weight == 0);
+	tt_report_free(rep);
+	read_cell(run, "rate-64r40", &rs, NULL);
+	assert_true(rs.n > 40);
+	schedule_init(&sc, 11, "rate-64r40", 40, ARR_POISSON, 1, 5, 60);
+	schedule_set_bins(&sc, cum, 4);
+	for (size_t i = 0; i < rs.n; i++) {
+		int64_t want;
+		/* the draws in schedule order: seq k is the k-th */
+		for (; next_seq < rs.v[i].seq; next_seq++)
+			(void)schedule_output(&sc);
+		next_seq++;
+		want = schedule_output(&sc);
+		assert_true(want == 5 || (want >= 20 && want <= 24) || want == 60);
+		if (rs.v[i].finish == TT_FINISH_LENGTH || rs.v[i].finish == TT_FINISH_STOP) {
+			if (rs.v[i].tokens != want)
+				fail_msg("request %u: %ld tokens, the draw asked %lld", rs.v[i].seq,
+					 rs.v[i].tokens, (long long)want);
+			per_len[rs.v[i].tokens]++;
+			checked++;
+		}
+	}
+	print_message("histogram: %ld requests checked; 5: %ld, 20-24: %ld, 40: %ld, 60: %ld\n",
+		      checked, per_len[5],
+		      per_len[20] + per_len[21] + per_len[22] + per_len[23] + per_len[24],
+		      per_len[40], per_len[60]);
+	assert_true(checked > 40);
+	assert_int_equal(per_len[40], 0);
+	assert_true(per_len[5] > 0 && per_len[60] > 0 && per_len[22] + per_len[23] > 0);
+	free(rs.v);
+	free(run);
+	free(bad_run);
 }
 
 int main(int argc, char **argv)
@@ -412,6 +824,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_above_saturation_marked),
 		cmocka_unit_test(test_schedule_reproducible),
 		cmocka_unit_test(test_sweep_and_slo_limit),
+		cmocka_unit_test(test_sweep_resume),
+		cmocka_unit_test(test_length_histogram),
 	};
 
 	if (argc < 3) {

@@ -193,6 +193,86 @@ static void test_manifest_12(void **state)
 	free(path);
 }
 
+/* Format 1.3: the sweep, the SLO search and the length histogram round
+ * trip; 1.2 is kept when none is set; a 1.2 reader's view (min/max) holds
+ * every length; bad bins are refused naming the member. */
+static void test_manifest_13(void **state)
+{
+	struct tt_manifest m, back;
+	struct tt_error err;
+	char *json = NULL;
+	size_t idx;
+	static const struct tt_length_bin bins[] = {{5, 5, 1}, {20, 24, 2.5}, {40, 40, 0}};
+
+	(void)state;
+	tt_manifest_init(&m);
+	assert_int_equal(tt_manifest_add_rate_cell(&m, 64, 20, &idx), TT_OK);
+	assert_int_equal(tt_manifest_to_json(&m, &json, &err), TT_OK);
+	assert_non_null(strstr(json, "\"format_version\":\t\"1.2\""));
+	assert_null(strstr(json, "rate_sweep"));
+	assert_null(strstr(json, "\"slo\""));
+	assert_int_equal(tt_manifest_from_json(json, strlen(json), "m", &back, &err), TT_OK);
+	assert_false(back.rate_sweep);
+	assert_null(back.slo);
+	assert_int_equal(back.n_output_bins, 0);
+	tt_manifest_release(&back);
+	free(json);
+
+	m.rate_sweep = 1;
+	assert_int_equal(tt_manifest_set_str(&m.slo, "ttft=100ms,attain=90"), TT_OK);
+	m.output_bins = malloc(sizeof bins);
+	assert_non_null(m.output_bins);
+	memcpy(m.output_bins, bins, sizeof bins);
+	m.n_output_bins = 3;
+	m.output_min = 5;
+	m.output_max = 40;
+	assert_int_equal(tt_manifest_set_str(&m.output_hist_file, "lengths.csv"), TT_OK);
+	assert_int_equal(tt_manifest_to_json(&m, &json, &err), TT_OK);
+	assert_non_null(strstr(json, "\"format_version\":\t\"1.3\""));
+	assert_int_equal(tt_manifest_from_json(json, strlen(json), "m", &back, &err), TT_OK);
+	assert_true(back.rate_sweep);
+	assert_string_equal(back.slo, "ttft=100ms,attain=90");
+	assert_int_equal(back.n_output_bins, 3);
+	assert_int_equal(back.output_bins[1].min, 20);
+	assert_int_equal(back.output_bins[1].max, 24);
+	assert_true(back.output_bins[1].weight == 2.5 && back.output_bins[2].weight == 0);
+	assert_string_equal(back.output_hist_file, "lengths.csv");
+	/* what a 1.2 reader reads of it: the range of every bin */
+	assert_int_equal(back.output_min, 5);
+	assert_int_equal(back.output_max, 40);
+	tt_manifest_release(&back);
+	/* and a copy (reports and run writers copy manifests) keeps them */
+	assert_int_equal(tt_manifest_copy(&back, &m, &err), TT_OK);
+	assert_true(back.rate_sweep && back.n_output_bins == 3);
+	tt_manifest_release(&back);
+	{
+		static const struct {
+			const char *from, *to, *msg;
+		} bad[] = {
+			{"\"rate_sweep\":\ttrue", "\"rate_sweep\":\t1", "rate_sweep is not a boolean"},
+			{"\"slo\":\t\"ttft=100ms,attain=90\"", "\"slo\":\t7", "slo is not"},
+			{"\"weight\":\t2.5", "\"weight\":\t-2.5", "output_tokens.bins[1]"},
+			{"\"max\":\t24", "\"max\":\t41", "output_tokens.bins[1]"},
+		};
+		for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+			char *p = strstr(json, bad[i].from), *b;
+			size_t n = strlen(json) + 16;
+			assert_non_null(p);
+			b = malloc(n);
+			assert_non_null(b);
+			snprintf(b, n, "%.*s%s%s", (int)(p - json), json, bad[i].to,
+				 p + strlen(bad[i].from));
+			assert_int_equal(tt_manifest_from_json(b, strlen(b), "m", &back, &err),
+					 TT_FAILED);
+			if (!strstr(err.msg, bad[i].msg))
+				fail_msg("case %zu: '%s'", i, err.msg);
+			free(b);
+		}
+	}
+	free(json);
+	tt_manifest_release(&m);
+}
+
 static void test_figures_exact(void **state)
 {
 	char *path = make_run();
@@ -345,13 +425,61 @@ static void test_fixture(void **state)
 	tt_report_free(rep);
 }
 
+/* Output lengths per request of a run (tokens of every finished request). */
+static int tally_len(void *ctx, const struct tt_request *r)
+{
+	long *per_len = ctx, tokens = 0;
+
+	if (r->finish != TT_FINISH_LENGTH && r->finish != TT_FINISH_STOP)
+		return 0;
+	for (size_t i = 0; i < r->n_chunks; i++)
+		tokens += r->chunks[i].tokens;
+	per_len[tokens >= 0 && tokens <= 64 ? tokens : 64]++;
+	return 0;
+}
+
+/* A recorded 1.3 run (fixtures/runs/openloop13.tar.zst): its histogram read
+ * back, and every request's length one the histogram can draw. */
+static void test_fixture_13(void **state)
+{
+	struct tt_run *run = NULL;
+	struct tt_error err;
+	const struct tt_manifest *m;
+	long per_len[65] = {0}, n = 0;
+	long i;
+	struct tt_trace_visitor v = {per_len, tally_len, NULL};
+
+	(void)state;
+	assert_int_equal(tt_run_open(TT_FIXTURES "/runs/openloop13.tar.zst", &run, &err), TT_OK);
+	m = tt_run_manifest(run);
+	assert_int_equal(m->format_minor, 3);
+	assert_int_equal(m->n_output_bins, 4);
+	assert_string_equal(m->output_hist_file, "lengths.csv");
+	assert_int_equal(m->output_min, 5);
+	assert_int_equal(m->output_max, 60);
+	assert_true(m->output_bins[2].min == 40 && m->output_bins[2].weight == 0);
+	i = tt_manifest_find_cell(m, "rate-64r40");
+	assert_true(i >= 0);
+	assert_int_equal(tt_run_read_cell(run, (size_t)i, &v, &err), TT_OK);
+	for (int k = 0; k <= 64; k++) {
+		n += per_len[k];
+		if (per_len[k] && !(k == 5 || (k >= 20 && k <= 24) || k == 60))
+			fail_msg("%ld requests of %d tokens: no bin holds it", per_len[k], k);
+	}
+	assert_true(n > 40);
+	assert_true(per_len[5] > 0 && per_len[60] > 0);
+	tt_run_free(run);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_manifest_12),
+		cmocka_unit_test(test_manifest_13),
 		cmocka_unit_test(test_figures_exact),
 		cmocka_unit_test(test_outputs),
 		cmocka_unit_test(test_fixture),
+		cmocka_unit_test(test_fixture_13),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

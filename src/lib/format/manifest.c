@@ -300,6 +300,8 @@ enum tt_code tt_manifest_to_json(const struct tt_manifest *m, char **out, struct
 		goto nomem;
 	cJSON_AddStringToObject(root, "format", "tokentrace-run");
 	snprintf(ver, sizeof ver, "%d.%d", m->format_major,
+		 tt__manifest_sweep_used(m) && m->format_minor < TT_RUN_FORMAT_MINOR_SWEEP ?
+			 TT_RUN_FORMAT_MINOR_SWEEP :
 		 tt__manifest_rate_used(m) && m->format_minor < TT_RUN_FORMAT_MINOR_RATE ?
 			 TT_RUN_FORMAT_MINOR_RATE :
 		 tt__manifest_ext_used(m) && m->format_minor < TT_RUN_FORMAT_MINOR_IMPORT ?

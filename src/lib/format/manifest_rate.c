@@ -1,6 +1,7 @@
 /* The open-loop members of a manifest: settings (rates, arrivals,
  * burstiness, warm-up, drain, output lengths) and the rate_cells array
- * (formats/run-v1.md 2.4, format 1.2). */
+ * (formats/run-v1.md 2.4, format 1.2), and what 1.3 added: the sweep and
+ * SLO search asked for and an output-length histogram. */
 #include "format/manifest_rate.h"
 
 #include <math.h>
@@ -20,12 +21,17 @@ void tt__manifest_rate_init(struct tt_manifest *m)
 
 int tt__manifest_rate_used(const struct tt_manifest *m)
 {
-	if (m->n_rates || m->arrivals || m->output_max > 0)
+	if (m->n_rates || m->arrivals || m->output_max > 0 || tt__manifest_sweep_used(m))
 		return 1;
 	for (size_t i = 0; i < m->n_cells; i++)
 		if (m->cells[i].phase == TT_PHASE_RATE)
 			return 1;
 	return 0;
+}
+
+int tt__manifest_sweep_used(const struct tt_manifest *m)
+{
+	return m->rate_sweep || m->slo || m->n_output_bins;
 }
 
 void tt_rate_cell_id(int64_t context, double rate, char *buf, size_t len)
@@ -107,6 +113,27 @@ static void add_time(cJSON *o, const char *k, int64_t v)
 		cJSON_AddNumberToObject(o, k, (double)v);
 }
 
+/* output_tokens.bins (1.3): [{"min", "max", "weight"}, ...] and file. */
+static int bins_to_json(const struct tt_manifest *m, cJSON *o)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, "bins");
+
+	if (!a)
+		return -1;
+	for (size_t i = 0; i < m->n_output_bins; i++) {
+		cJSON *b = cJSON_CreateObject();
+		if (!b)
+			return -1;
+		cJSON_AddItemToArray(a, b);
+		cJSON_AddNumberToObject(b, "min", (double)m->output_bins[i].min);
+		cJSON_AddNumberToObject(b, "max", (double)m->output_bins[i].max);
+		cJSON_AddNumberToObject(b, "weight", m->output_bins[i].weight);
+	}
+	if (m->output_hist_file)
+		cJSON_AddStringToObject(o, "file", m->output_hist_file);
+	return 0;
+}
+
 int tt__manifest_rate_to_json(const struct tt_manifest *m, cJSON *root, cJSON *settings)
 {
 	cJSON *a;
@@ -129,7 +156,13 @@ int tt__manifest_rate_to_json(const struct tt_manifest *m, cJSON *root, cJSON *s
 				return -1;
 			cJSON_AddNumberToObject(o, "min", (double)m->output_min);
 			cJSON_AddNumberToObject(o, "max", (double)m->output_max);
+			if (m->n_output_bins && bins_to_json(m, o))
+				return -1;
 		}
+		if (m->rate_sweep)
+			cJSON_AddBoolToObject(settings, "rate_sweep", 1);
+		if (m->slo)
+			cJSON_AddStringToObject(settings, "slo", m->slo);
 	}
 	a = cJSON_AddArrayToObject(root, "rate_cells");
 	if (!a)
@@ -178,6 +211,48 @@ static int64_t time_of(const cJSON *o, const char *k)
 	if (!num(o, k, &d) || d < 0 || d > 9e15)
 		return -1;
 	return (int64_t)d;
+}
+
+/* output_tokens.bins (1.3): each bin 1 <= min <= max <= 9999999999 and
+ * weight >= 0, inside output_tokens' min..max; their weights sum to > 0. */
+static enum tt_code bins_from_json(const cJSON *ot, const char *name, struct tt_manifest *m,
+				   struct tt_error *err)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(ot, "bins"), *e;
+	const cJSON *file = cJSON_GetObjectItemCaseSensitive(ot, "file");
+	size_t n = 0;
+	double total = 0;
+
+	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) < 1)
+		return tt_error_set(err, TT_EFORMAT, "%s: settings: output_tokens.bins is not "
+				    "a non-empty array", name);
+	m->output_bins = calloc((size_t)cJSON_GetArraySize(a), sizeof *m->output_bins);
+	if (!m->output_bins)
+		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	cJSON_ArrayForEach(e, a)
+	{
+		double lo, hi, w;
+		if (!num(e, "min", &lo) || !num(e, "max", &hi) || !num(e, "weight", &w) ||
+		    lo < (double)m->output_min || hi < lo || hi > (double)m->output_max ||
+		    lo != floor(lo) || hi != floor(hi) || w < 0)
+			return tt_error_set(err, TT_EFORMAT, "%s: settings: output_tokens.bins[%zu] "
+					    "needs integers min <= max within output_tokens' "
+					    "range and a weight >= 0", name, n);
+		m->output_bins[n].min = (int64_t)lo;
+		m->output_bins[n].max = (int64_t)hi;
+		m->output_bins[n].weight = w;
+		total += w;
+		n++;
+	}
+	m->n_output_bins = n;
+	if (!(total > 0) || !isfinite(total))
+		return tt_error_set(err, TT_EFORMAT, "%s: settings: output_tokens.bins weigh "
+				    "nothing in all", name);
+	if (cJSON_IsString(file) &&
+	    !(m->output_hist_file = tt__text_clean(file->valuestring, strlen(file->valuestring),
+						   TT__MAX_SHOWN_STRING, 0)))
+		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	return TT_OK;
 }
 
 static enum tt_code settings_from_json(const cJSON *s, const char *name, struct tt_manifest *m,
@@ -230,6 +305,28 @@ static enum tt_code settings_from_json(const cJSON *s, const char *name, struct 
 					    "1 <= min <= max", name);
 		m->output_min = (int64_t)lo;
 		m->output_max = (int64_t)hi;
+		if (cJSON_GetObjectItemCaseSensitive(ot, "bins")) {
+			enum tt_code rc = bins_from_json(ot, name, m, err);
+			if (rc != TT_OK)
+				return rc;
+		}
+	}
+	{
+		const cJSON *sw = cJSON_GetObjectItemCaseSensitive(s, "rate_sweep");
+		const cJSON *slo = cJSON_GetObjectItemCaseSensitive(s, "slo");
+		if (sw && !cJSON_IsBool(sw))
+			return tt_error_set(err, TT_EFORMAT, "%s: settings: rate_sweep is not a "
+					    "boolean", name);
+		m->rate_sweep = cJSON_IsTrue(sw);
+		if (slo) {
+			if (!cJSON_IsString(slo) || !*slo->valuestring)
+				return tt_error_set(err, TT_EFORMAT, "%s: settings: slo is not a "
+						    "non-empty string", name);
+			m->slo = tt__text_clean(slo->valuestring, strlen(slo->valuestring),
+						TT__MAX_SHOWN_STRING, 0);
+			if (!m->slo)
+				return tt_error_set(err, TT_ENOMEM, "out of memory");
+		}
 	}
 	return TT_OK;
 }
@@ -307,7 +404,15 @@ void tt__manifest_rate_release(struct tt_manifest *m)
 {
 	free(m->rates);
 	free(m->arrivals);
+	free(m->slo);
+	free(m->output_bins);
+	free(m->output_hist_file);
 	m->rates = NULL;
 	m->arrivals = NULL;
 	m->n_rates = 0;
+	m->slo = NULL;
+	m->output_bins = NULL;
+	m->n_output_bins = 0;
+	m->output_hist_file = NULL;
+	m->rate_sweep = 0;
 }

@@ -9,6 +9,9 @@
 
 /* 1 when m uses a member of 2.4 (the writer then says format 1.2). */
 int tt__manifest_rate_used(const struct tt_manifest *m);
+/* 1 when m uses a member 1.3 added (rate_sweep, slo, output_tokens.bins):
+ * the writer then says format 1.3. */
+int tt__manifest_sweep_used(const struct tt_manifest *m);
 /* The defaults of 2.4's settings. */
 void tt__manifest_rate_init(struct tt_manifest *m);
 /* Add the open-loop settings to `settings` and rate_cells to root.
