@@ -81,7 +81,7 @@ static void test_schema_and_run(void **state)
 	fx_report(&r);
 	root = render_json(&r);
 	assert_string_equal(str(root, "schema"), "tokentrace-report");
-	assert_string_equal(str(root, "version"), "1.2");
+	assert_string_equal(str(root, "version"), "1.3");
 	assert_string_equal(str(get(root, "generator"), "name"), "tokentrace");
 	run = get(root, "run");
 	assert_string_equal(str(run, "source"), "runs/lfm-h200");
@@ -103,6 +103,7 @@ static void test_schema_and_run(void **state)
 	assert_int_equal(cJSON_GetArraySize(get(get(run, "settings"), "contexts")), 2);
 	assert_true(num(get(run, "settings"), "duration_s") == 30);
 	assert_true(num(get(run, "settings"), "max_tokens") == 4096);
+	assert_true(cJSON_IsNull(get(get(run, "settings"), "open_loop")));
 	assert_true(num(get(run, "kv_capacity"), "tokens") == 3000000);
 	assert_string_equal(str(get(run, "kv_capacity"), "source"), "server-log");
 	a = get(get(run, "analysis"), "quantiles");

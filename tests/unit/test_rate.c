@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <cjson/cJSON.h>
 
 #include "testutil.h"
 #include "tokentrace/analysis.h"
@@ -471,6 +472,45 @@ static void test_fixture_13(void **state)
 	tt_run_free(run);
 }
 
+/* The report JSON says what the open-loop capture was asked
+ * (formats/report-json.md 4.2), from the manifest. */
+static void test_report_json_settings(void **state)
+{
+	struct tt_report *rep = analyze(TT_FIXTURES "/runs/openloop13.tar.zst", NULL);
+	struct tt_render_opts ro;
+	struct tt_buf b;
+	struct tt_error err;
+	cJSON *root, *ol, *ot, *bins, *bin;
+
+	(void)state;
+	memset(&ro, 0, sizeof ro);
+	tt_buf_init(&b, 0);
+	assert_int_equal(tt_render(rep, TT_FORMAT_JSON, &ro, &b, &err), TT_OK);
+	root = cJSON_ParseWithLength(b.data, b.len);
+	assert_non_null(root);
+	assert_string_equal(cJSON_GetObjectItem(root, "version")->valuestring, "1.3");
+	ol = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "run"), "settings"),
+				 "open_loop");
+	assert_true(cJSON_IsObject(ol));
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(ol, "rates")),
+			 (int)rep->manifest.n_rates);
+	assert_true(cJSON_GetArrayItem(cJSON_GetObjectItem(ol, "rates"), 0)->valuedouble ==
+		    rep->manifest.rates[0]);
+	assert_non_null(cJSON_GetObjectItem(ol, "arrivals")->valuestring);
+	ot = cJSON_GetObjectItem(ol, "output_tokens");
+	assert_true(cJSON_GetObjectItem(ot, "min")->valuedouble == 5);
+	assert_true(cJSON_GetObjectItem(ot, "max")->valuedouble == 60);
+	assert_string_equal(cJSON_GetObjectItem(ot, "file")->valuestring, "lengths.csv");
+	bins = cJSON_GetObjectItem(ot, "bins");
+	assert_int_equal(cJSON_GetArraySize(bins), 4);
+	bin = cJSON_GetArrayItem(bins, 2);
+	assert_true(cJSON_GetObjectItem(bin, "min")->valuedouble == 40);
+	assert_true(cJSON_GetObjectItem(bin, "weight")->valuedouble == 0);
+	cJSON_Delete(root);
+	tt_buf_release(&b);
+	tt_report_free(rep);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -480,6 +520,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_outputs),
 		cmocka_unit_test(test_fixture),
 		cmocka_unit_test(test_fixture_13),
+		cmocka_unit_test(test_report_json_settings),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #define REPORT_SCHEMA "tokentrace-report"
-#define REPORT_VERSION "1.2"
+#define REPORT_VERSION "1.3"
 
 /* Analysis thresholds that are 0 in the options mean these (analysis.h). */
 #define DEFAULT_QUEUED_SHARE 0.05
@@ -92,6 +92,55 @@ static void put_i64s(struct jctx *j, cJSON *obj, const char *key, const int64_t 
 
 /* ---- run -------------------------------------------------------------- */
 
+/* run.settings.open_loop (1.3): what an open-loop capture was asked
+ * (formats/run-v1.md 2.4); null for a run without rates. */
+static void run_open_loop(struct jctx *j, const struct tt_manifest *m, cJSON *s)
+{
+	cJSON *o, *a, *ot, *b;
+	size_t i;
+
+	if (!m->n_rates) {
+		attach(j, s, "open_loop", cJSON_CreateNull());
+		return;
+	}
+	o = put_obj(j, s, "open_loop");
+	if (!o)
+		return;
+	a = put_arr(j, o, "rates");
+	for (i = 0; a && i < m->n_rates; i++)
+		attach(j, a, NULL, number(m->rates[i]));
+	put_str(j, o, "arrivals", m->arrivals ? m->arrivals : "constant");
+	put_num(j, o, "burstiness", m->burstiness > 0 ? m->burstiness : 1);
+	put_num(j, o, "warmup_s", m->warmup_s);
+	put_num(j, o, "drain_s", m->drain_s);
+	put_bool(j, o, "rate_sweep", m->rate_sweep);
+	put_str(j, o, "slo", m->slo);
+	if (m->output_max <= 0) {
+		attach(j, o, "output_tokens", cJSON_CreateNull());
+		return;
+	}
+	ot = put_obj(j, o, "output_tokens");
+	if (!ot)
+		return;
+	put_num(j, ot, "min", (double)m->output_min);
+	put_num(j, ot, "max", (double)m->output_max);
+	if (!m->n_output_bins) {
+		attach(j, ot, "bins", cJSON_CreateNull());
+		attach(j, ot, "file", cJSON_CreateNull());
+		return;
+	}
+	b = put_arr(j, ot, "bins");
+	for (i = 0; b && i < m->n_output_bins; i++) {
+		cJSON *e = attach(j, b, NULL, cJSON_CreateObject());
+		if (!e)
+			break;
+		put_num(j, e, "min", (double)m->output_bins[i].min);
+		put_num(j, e, "max", (double)m->output_bins[i].max);
+		put_num(j, e, "weight", m->output_bins[i].weight);
+	}
+	put_str(j, ot, "file", m->output_hist_file);
+}
+
 static void run_settings(struct jctx *j, const struct tt_manifest *m, cJSON *run)
 {
 	cJSON *s = put_obj(j, run, "settings"), *p, *a;
@@ -115,6 +164,7 @@ static void run_settings(struct jctx *j, const struct tt_manifest *m, cJSON *run
 	put_num(j, s, "scrape_interval_s", m->scrape_interval_s);
 	put_num(j, s, "readiness_s", m->readiness_s);
 	put_num(j, s, "readiness_timeout_s", m->readiness_timeout_s);
+	run_open_loop(j, m, s);
 }
 
 /* run.analysis.slo: the objectives and, per decode context, the highest
