@@ -316,9 +316,12 @@ static int check_resume_opts(const struct cap_opts *o, const struct tt_manifest 
 {
 	char a[256], b[256];
 
-	if (opts_given(o, "rate-sweep") && o->rate_sweep && !m->rate_sweep)
+	/* A run before format 1.3 recorded neither: the user's word stands. */
+	int recorded = m->format_minor >= 3;
+
+	if (recorded && opts_given(o, "rate-sweep") && o->rate_sweep && !m->rate_sweep)
 		return contradicts("rate-sweep", "(a rate sweep)", "no rate sweep");
-	if (opts_given(o, "slo") && (!m->slo || strcmp(o->slo, m->slo))) {
+	if (recorded && opts_given(o, "slo") && (!m->slo || strcmp(o->slo, m->slo))) {
 		snprintf(a, sizeof a, "'%s'", o->slo);
 		snprintf(b, sizeof b, m->slo ? "--slo '%s'" : "no SLO search", m->slo);
 		return contradicts("slo", a, b);
@@ -410,8 +413,10 @@ static int settings_from_manifest(struct cap_opts *o, const struct tt_manifest *
 		o->n_out_bins = m->n_output_bins;
 		o->out_hist_file = m->output_hist_file;
 	}
-	o->rate_sweep = m->rate_sweep;
-	o->slo = m->slo;
+	if (m->format_minor >= 3) {
+		o->rate_sweep = m->rate_sweep;
+		o->slo = m->slo;
+	} /* else a run before 1.3: --rate-sweep and --slo as given this time */
 	/* the sweep walks the run's contexts from its lowest rate */
 	free(o->contexts);
 	free(o->rates);

@@ -721,6 +721,46 @@ static void test_sweep_resume(void **state)
 	free(run);
 }
 
+/* A run written without a sweep or a search says format 1.2, as one from
+ * before 1.3 does: it recorded neither option, so a resume takes
+ * --rate-sweep as given (no contradiction) and runs the sweep, leaving the
+ * manifest at 1.2 (docs/capture.md "Stopped and resumed"). */
+static void test_resume_pre13_sweep(void **state)
+{
+	struct sim_proc sim = sim_start_ok(sim_args);
+	char *run = run_path("resume12");
+	const char *argv[] = {cap_bin, sim.url, "-o", run, "-q", "--scrape-interval", "0",
+			      "--contexts", "64", "--rates", "20/s", "--max-tokens", "50",
+			      "--duration", "1s", "--warmup", "0.3s", "--drain", "1s",
+			      "--seed", "5", NULL};
+	const char *resume[] = {cap_bin, "--resume", run, "-q", "--rate-sweep", NULL};
+	struct tt_report *rep;
+	size_t n_rate = 0;
+	pid_t pid;
+
+	(void)state;
+	pid = spawn(argv);
+	assert_true(pid > 0);
+	assert_int_equal(wait_exit(pid), 0);
+	rep = analyze(run, NULL);
+	assert_int_equal(rep->manifest.format_minor, 2);
+	assert_false(rep->manifest.rate_sweep);
+	tt_report_free(rep);
+	/* the sweep's doubling adds 40/s after the recorded 20/s */
+	pid = spawn(resume);
+	assert_true(pid > 0);
+	stop_at_rate_cell(pid, run, 2, SIGINT);
+	assert_int_equal(wait_exit(pid), 130);
+	rep = analyze(run, NULL);
+	assert_int_equal(rep->manifest.format_minor, 2);
+	for (size_t i = 0; i < rep->n_cells; i++)
+		n_rate += rep->cells[i].phase == TT_PHASE_RATE;
+	assert_true(n_rate >= 2);
+	tt_report_free(rep);
+	sim_stop_ok(&sim);
+	free(run);
+}
+
 /* --output-tokens @FILE: the histogram is recorded in the run, every
  * request asks the length the seeded draw gives for its place in the
  * schedule (formats/length-hist-v1.md "Drawing a length", src/capture/
@@ -825,6 +865,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_schedule_reproducible),
 		cmocka_unit_test(test_sweep_and_slo_limit),
 		cmocka_unit_test(test_sweep_resume),
+		cmocka_unit_test(test_resume_pre13_sweep),
 		cmocka_unit_test(test_length_histogram),
 	};
 
