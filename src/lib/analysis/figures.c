@@ -322,17 +322,180 @@ static void reasoning_request(struct tt_cell_analyzer *a, const struct tt_reques
 		a->oom = 1;
 }
 
+#if defined(__GNUC__)
+#define WALK_INLINE __attribute__((always_inline)) inline
+#else
+#define WALK_INLINE inline
+#endif
+
+/* What one request's chunk walk tells the rest of the request's figures. */
+struct walk {
+	int64_t first, prev;
+	long first_tokens, total_tokens;
+};
+
+/* The per-chunk figures of one request (M-total, M-tbt, M-stall,
+ * M-chunks, the hook's samples, the SLO judge's gaps) in one pass.  This
+ * loop runs once per chunk of the run, so every running figure lives in a
+ * local for the walk (the stores through `a` would otherwise be reloaded
+ * each chunk: they may alias the histogram's counts), and it is inlined
+ * with hook and acc constant (NULL or not) so each caller gets a loop
+ * without the branches it does not need.  The arithmetic and its order
+ * are those of one chunk at a time (h->sum is added to in the same
+ * sequence), so every figure is bit for bit what the plain loop gives. */
+static WALK_INLINE void walk_chunks(struct tt_cell_analyzer *a, const struct tt_request *r,
+				    const struct tt_sample_hook *hook, struct tt__slo_acc *acc,
+				    struct walk *w)
+{
+	const int64_t ws = a->ws, we = a->we, stall = a->stall_ns;
+	const struct tt_chunk *ch = r->chunks;
+	const size_t n = r->n_chunks;
+	struct tt_hist *h = a->tbt;
+	int64_t first = -1, prev = -1, longest = a->longest_gap;
+	long first_tokens = 0, total = 0;
+	long tokens = a->tokens, chunks = a->chunks, multi = a->multi, over = a->gaps_over;
+	long b1 = a->by_tokens[1], b2 = a->by_tokens[2], b3 = a->by_tokens[3],
+	     b4 = a->by_tokens[4];
+	uint64_t hn_ = h->n;
+	double hsum = h->sum;
+	int64_t hmin = h->min, hmax = h->max;
+	/* the SLO judge's running state (M-slo), as tt__slo_acc_gap keeps it */
+	int64_t bound = 0, max_le = 0, min_gt = 0;
+	size_t sn = 0, sc = 0;
+	/* the samples for a hook, passed a batch at a time */
+	struct tt_sample_chunk hb[TT_SAMPLE_BATCH];
+	size_t hbn = 0;
+
+	if (acc) {
+		bound = acc->bound;
+		max_le = acc->max_le;
+		min_gt = acc->min_gt;
+		sn = acc->n;
+		sc = acc->c;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const int64_t t = ch[i].t_ns;
+		const uint32_t k = ch[i].tokens;
+		int64_t d, g;
+
+		if (k == 0)
+			continue;
+		total += k;
+		if (prev < 0) {
+			/* a request's first token-bearing chunk: no gap */
+			first = t;
+			first_tokens = k;
+			prev = t;
+			if (t >= ws && t < we) {
+				tokens += k;
+				chunks++;
+				if (k > 1) {
+					multi++;
+					b1 += k == 2;
+					b2 += k == 3;
+					b3 += k == 4;
+					b4 += k >= 5;
+				}
+				if (hook) {
+					hb[hbn].t_ns = t;
+					hb[hbn].gap_ns = 0;
+					hb[hbn++].k = k;
+					if (hbn == TT_SAMPLE_BATCH) {
+						hook->chunks(hook->ctx, a->index, hb, hbn);
+						hbn = 0;
+					}
+				}
+			}
+			continue;
+		}
+		d = t - prev;
+		/* M-tbt: a k-token chunk spreads its gap over its k tokens (no
+		 * division for the common single-token chunk) */
+		g = k == 1 ? d : d / (int64_t)k;
+		prev = t;
+		if (acc && g > 0) { /* as tt__slo_acc_gap */
+			sn += k;
+			if (g > bound) {
+				sc += k;
+				if (g < min_gt)
+					min_gt = g;
+			} else if (g > max_le) {
+				max_le = g;
+			}
+		}
+		if (t < ws || t >= we)
+			continue;
+		/* M-total: tokens of chunks arriving in the window */
+		tokens += k;
+		chunks++;
+		if (k > 1) {
+			multi++;
+			b1 += k == 2;
+			b2 += k == 3;
+			b3 += k == 4;
+			b4 += k >= 5;
+		}
+		if (g > 0) { /* as tt_hist_add: samples <= 0 are dropped */
+			h->count[tt_hist_index(g)] += k;
+			hn_ += k;
+			hsum += (double)g * (double)k;
+			if (g < hmin)
+				hmin = g;
+			if (g > hmax)
+				hmax = g;
+			/* M-stall: gaps over the threshold, per token */
+			if (g > stall)
+				over += k;
+		}
+		/* M-stall: the whole wait between two chunks of one request */
+		if (d > longest)
+			longest = d;
+		if (hook) {
+			hb[hbn].t_ns = t;
+			hb[hbn].gap_ns = g;
+			hb[hbn++].k = k;
+			if (hbn == TT_SAMPLE_BATCH) {
+				hook->chunks(hook->ctx, a->index, hb, hbn);
+				hbn = 0;
+			}
+		}
+	}
+	if (hook && hbn)
+		hook->chunks(hook->ctx, a->index, hb, hbn);
+	if (acc) {
+		acc->max_le = max_le;
+		acc->min_gt = min_gt;
+		acc->n = sn;
+		acc->c = sc;
+	}
+	a->tokens = tokens;
+	a->chunks = chunks;
+	a->multi = multi;
+	a->gaps_over = over;
+	a->longest_gap = longest;
+	a->by_tokens[1] = b1;
+	a->by_tokens[2] = b2;
+	a->by_tokens[3] = b3;
+	a->by_tokens[4] = b4;
+	h->n = hn_;
+	h->sum = hsum;
+	h->min = hmin;
+	h->max = hmax;
+	w->first = first;
+	w->prev = prev;
+	w->first_tokens = first_tokens;
+	w->total_tokens = total;
+}
+
 void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_request *r)
 {
 	int64_t ws = a->ws, we = a->we;
-	int64_t first = -1, last = -1, prev = -1;
-	long first_tokens = 0, total_tokens = 0;
-	/* the samples for a hook, passed a batch at a time */
+	int64_t first, last;
+	long first_tokens, total_tokens;
 	const struct tt_sample_hook *hook =
 		a->opts.hook && a->opts.hook->chunks ? a->opts.hook : NULL;
-	struct tt_sample_chunk hb[TT_SAMPLE_BATCH];
-	size_t hn = 0;
 	struct tt__slo_acc acc;
+	struct walk w;
 	int judge;
 
 	if (r->finish == TT_FINISH_ERROR)
@@ -347,65 +510,22 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 	if (r->role != TT_ROLE_MEASURED || ws < 0)
 		return;
 	/* M-slo: requests that ended in the window, finished or failed, are
-	 * judged; their gaps are gathered in the same loop. */
+	 * judged; their gaps are gathered in the same walk. */
 	judge = a->judge && r->t_end_ns >= ws && r->t_end_ns < we &&
 		(r->finish == TT_FINISH_STOP || r->finish == TT_FINISH_LENGTH ||
 		 r->finish == TT_FINISH_ERROR);
 	if (judge)
 		tt__slo_acc_init(&a->opts.slo, &acc);
-	/* Hot loop: runs once per chunk of the run. */
-	for (size_t i = 0; i < r->n_chunks; i++) {
-		int64_t t = r->chunks[i].t_ns;
-		uint32_t k = r->chunks[i].tokens;
-
-		if (k == 0)
-			continue;
-		total_tokens += k;
-		if (t >= ws && t < we) {
-			/* M-total: tokens of chunks arriving in the window. */
-			a->tokens += k;
-			a->chunks++;
-			/* M-tbt: a k-token chunk spreads its gap over its k tokens
-			 * (no division for the common single-token chunk). */
-			if (k == 1) {
-				if (prev >= 0) {
-					tt_hist_add(a->tbt, t - prev, 1);
-					a->gaps_over += t - prev > a->stall_ns;
-				}
-			} else {
-				a->multi++;
-				a->by_tokens[k < 5 ? k - 1 : 4]++;
-				if (prev >= 0) {
-					tt_hist_add(a->tbt, (t - prev) / (int64_t)k, k);
-					if ((t - prev) / (int64_t)k > a->stall_ns)
-						a->gaps_over += k;
-				}
-			}
-			/* M-stall: the whole wait between two chunks of one request. */
-			if (prev >= 0 && t - prev > a->longest_gap)
-				a->longest_gap = t - prev;
-			if (hook) {
-				hb[hn].t_ns = t;
-				/* no 64-bit division for the common single-token chunk */
-				hb[hn].gap_ns = prev < 0 ? 0 : k == 1 ? t - prev : (t - prev) / (int64_t)k;
-				hb[hn++].k = k;
-				if (hn == TT_SAMPLE_BATCH) {
-					hook->chunks(hook->ctx, a->index, hb, hn);
-					hn = 0;
-				}
-			}
-		}
-		if (judge && prev >= 0)
-			tt__slo_acc_gap(&acc, k == 1 ? t - prev : (t - prev) / (int64_t)k, k);
-		if (first < 0) {
-			first = t;
-			first_tokens = k;
-		}
-		prev = t;
-	}
-	if (hn)
-		hook->chunks(hook->ctx, a->index, hb, hn);
-	last = prev;
+	if (hook)
+		walk_chunks(a, r, hook, judge ? &acc : NULL, &w);
+	else if (judge)
+		walk_chunks(a, r, NULL, &acc, &w);
+	else
+		walk_chunks(a, r, NULL, NULL, &w);
+	first = w.first;
+	last = w.prev;
+	first_tokens = w.first_tokens;
+	total_tokens = w.total_tokens;
 	/* M-requests: the request's [send, end] meets [ws, we); cut: of those,
 	 * the ones still running when the window closed (cut by the capture, or
 	 * ending after a window that --window/--skip-first moved earlier). */
