@@ -334,37 +334,69 @@ struct walk {
 	long first_tokens, total_tokens;
 };
 
+/* Hand a chunk to the hook, a batch at a time. */
+static WALK_INLINE void hook_push(const struct tt_sample_hook *hook, size_t cell,
+				  struct tt_sample_chunk *hb, size_t *hbn, int64_t t, int64_t gap,
+				  uint32_t k)
+{
+	hb[*hbn].t_ns = t;
+	hb[*hbn].gap_ns = gap;
+	hb[(*hbn)++].k = k;
+	if (*hbn == TT_SAMPLE_BATCH) {
+		hook->chunks(hook->ctx, cell, hb, *hbn);
+		*hbn = 0;
+	}
+}
+
 /* The per-chunk figures of one request (M-total, M-tbt, M-stall,
  * M-chunks, the hook's samples, the SLO judge's gaps) in one pass.  This
- * loop runs once per chunk of the run, so every running figure lives in a
- * local for the walk (the stores through `a` would otherwise be reloaded
- * each chunk: they may alias the histogram's counts), and it is inlined
- * with hook and acc constant (NULL or not) so each caller gets a loop
- * without the branches it does not need.  The arithmetic and its order
- * are those of one chunk at a time (h->sum is added to in the same
- * sequence), so every figure is bit for bit what the plain loop gives. */
+ * loop runs once per chunk of the run, so:
+ * - every running figure lives in a local for the walk (stores through
+ *   `a` would otherwise be reloaded each chunk: they may alias the
+ *   histogram's counts);
+ * - it is inlined with hook and acc constant (NULL or not), so each caller
+ *   gets a loop without the branches it does not need;
+ * - the common chunk (one token, in the window, a gap > 0) has a path of
+ *   its own that keeps as few running values as it can, so they stay in
+ *   registers: its counts (tokens, chunks, histogram samples, judged gaps)
+ *   are worked out after the loop from the counts of the other chunks,
+ *   and its largest and smallest gaps are merged into the histogram's and
+ *   the longest stall after the loop.
+ * Sums and extremes do not depend on the order they are taken in; the one
+ * floating-point sum, h->sum, is still added to in chunk order with the
+ * same terms ((double)g * 1 is (double)g), so every figure is bit for bit
+ * what the plain chunk-at-a-time loop gives. */
 static WALK_INLINE void walk_chunks(struct tt_cell_analyzer *a, const struct tt_request *r,
 				    const struct tt_sample_hook *hook, struct tt__slo_acc *acc,
 				    struct walk *w)
 {
-	const int64_t ws = a->ws, we = a->we, stall = a->stall_ns;
-	const struct tt_chunk *ch = r->chunks;
-	const size_t n = r->n_chunks;
+	const int64_t ws = a->ws, stall = a->stall_ns;
+	/* t in [ws, we) as one unsigned comparison (ws >= 0, we > ws) */
+	const uint64_t wlen = (uint64_t)a->we - (uint64_t)ws;
+	const struct tt_chunk *c = r->chunks, *const end = r->chunks + r->n_chunks, *after;
 	struct tt_hist *h = a->tbt;
-	int64_t first = -1, prev = -1, longest = a->longest_gap;
-	long first_tokens = 0, total = 0;
-	long tokens = a->tokens, chunks = a->chunks, multi = a->multi, over = a->gaps_over;
-	long b1 = a->by_tokens[1], b2 = a->by_tokens[2], b3 = a->by_tokens[3],
-	     b4 = a->by_tokens[4];
-	uint64_t hn_ = h->n;
+	uint64_t *count = h->count;
+	int64_t first = -1, prev = -1;
+	long first_tokens = 0;
+	/* the common chunks' running values */
 	double hsum = h->sum;
-	int64_t hmin = h->min, hmax = h->max;
-	/* the SLO judge's running state (M-slo), as tt__slo_acc_gap keeps it */
+	int64_t mn = INT64_MAX, mx = 0;
+	long over = a->gaps_over;
 	int64_t bound = 0, max_le = 0, min_gt = 0;
-	size_t sn = 0, sc = 0;
+	size_t sc = 0;
+	/* the other chunks: one-token ones out of the window or with a gap
+	 * <= 0 (rare1; of them out1 out of the window, judged1 with a gap > 0),
+	 * zero-token ones, multi-token ones */
+	long rare1 = 0, out1 = 0, judged1 = 0, zeros = 0, multis = 0, multi_tokens = 0;
+	long tokens = a->tokens, chunks = a->chunks, multi = a->multi;
+	long bins[5] = {0, a->by_tokens[1], a->by_tokens[2], a->by_tokens[3], a->by_tokens[4]};
+	uint64_t hn = h->n;
+	int64_t hmin = h->min, hmax = h->max, longest = a->longest_gap;
+	size_t sn = 0;
 	/* the samples for a hook, passed a batch at a time */
 	struct tt_sample_chunk hb[TT_SAMPLE_BATCH];
 	size_t hbn = 0;
+	long n1, hot;
 
 	if (acc) {
 		bound = acc->bound;
@@ -373,47 +405,90 @@ static WALK_INLINE void walk_chunks(struct tt_cell_analyzer *a, const struct tt_
 		sn = acc->n;
 		sc = acc->c;
 	}
-	for (size_t i = 0; i < n; i++) {
-		const int64_t t = ch[i].t_ns;
-		const uint32_t k = ch[i].tokens;
+	/* a request's first token-bearing chunk: no gap */
+	while (c < end && c->tokens == 0)
+		c++;
+	if (c < end) {
+		const int64_t t = c->t_ns;
+		const uint32_t k = c->tokens;
+
+		first = prev = t;
+		first_tokens = k;
+		if ((uint64_t)t - (uint64_t)ws < wlen) {
+			tokens += k;
+			chunks++;
+			if (k > 1) {
+				multi++;
+				bins[k < 5 ? k - 1 : 4]++;
+			}
+			if (hook)
+				hook_push(hook, a->index, hb, &hbn, t, 0, k);
+		}
+		c++;
+	}
+	after = c;
+	for (; c < end; c++) {
+		const int64_t t = c->t_ns;
+		const uint32_t k = c->tokens;
 		int64_t d, g;
 
-		if (k == 0)
-			continue;
-		total += k;
-		if (prev < 0) {
-			/* a request's first token-bearing chunk: no gap */
-			first = t;
-			first_tokens = k;
+		if (k == 1) {
+			d = t - prev;
 			prev = t;
-			if (t >= ws && t < we) {
-				tokens += k;
-				chunks++;
-				if (k > 1) {
-					multi++;
-					b1 += k == 2;
-					b2 += k == 3;
-					b3 += k == 4;
-					b4 += k >= 5;
-				}
-				if (hook) {
-					hb[hbn].t_ns = t;
-					hb[hbn].gap_ns = 0;
-					hb[hbn++].k = k;
-					if (hbn == TT_SAMPLE_BATCH) {
-						hook->chunks(hook->ctx, a->index, hb, hbn);
-						hbn = 0;
+			if (d > 0 && (uint64_t)t - (uint64_t)ws < wlen) {
+				/* the common chunk: M-slo's gap, M-tbt's sample */
+				if (acc) {
+					if (d > bound) {
+						sc++;
+						if (d < min_gt)
+							min_gt = d;
+					} else if (d > max_le) {
+						max_le = d;
 					}
 				}
+				count[tt_hist_index(d)]++;
+				hsum += (double)d;
+				mn = d < mn ? d : mn;
+				mx = d > mx ? d : mx;
+				over += d > stall; /* M-stall: gaps over the threshold */
+				if (hook)
+					hook_push(hook, a->index, hb, &hbn, t, d, 1);
+				continue;
 			}
+			rare1++;
+			if (acc && d > 0) { /* as tt__slo_acc_gap */
+				judged1++;
+				if (d > bound) {
+					sc++;
+					if (d < min_gt)
+						min_gt = d;
+				} else if (d > max_le) {
+					max_le = d;
+				}
+			}
+			if ((uint64_t)t - (uint64_t)ws >= wlen) {
+				out1++;
+				continue;
+			}
+			/* in the window with a gap <= 0: counted, no sample */
+			over += d > stall;
+			if (d > longest)
+				longest = d;
+			if (hook)
+				hook_push(hook, a->index, hb, &hbn, t, d, 1);
 			continue;
 		}
+		if (k == 0) {
+			zeros++;
+			continue;
+		}
+		multis++;
+		multi_tokens += k;
 		d = t - prev;
-		/* M-tbt: a k-token chunk spreads its gap over its k tokens (no
-		 * division for the common single-token chunk) */
-		g = k == 1 ? d : d / (int64_t)k;
+		/* M-tbt: a k-token chunk spreads its gap over its k tokens */
+		g = d / (int64_t)k;
 		prev = t;
-		if (acc && g > 0) { /* as tt__slo_acc_gap */
+		if (acc && g > 0) {
 			sn += k;
 			if (g > bound) {
 				sc += k;
@@ -423,68 +498,64 @@ static WALK_INLINE void walk_chunks(struct tt_cell_analyzer *a, const struct tt_
 				max_le = g;
 			}
 		}
-		if (t < ws || t >= we)
+		if ((uint64_t)t - (uint64_t)ws >= wlen)
 			continue;
 		/* M-total: tokens of chunks arriving in the window */
 		tokens += k;
 		chunks++;
-		if (k > 1) {
-			multi++;
-			b1 += k == 2;
-			b2 += k == 3;
-			b3 += k == 4;
-			b4 += k >= 5;
-		}
-		if (g > 0) { /* as tt_hist_add: samples <= 0 are dropped */
-			h->count[tt_hist_index(g)] += k;
-			hn_ += k;
+		multi++;
+		bins[k < 5 ? k - 1 : 4]++;
+		if (g > 0) { /* as tt_hist_add */
+			count[tt_hist_index(g)] += k;
+			hn += k;
 			hsum += (double)g * (double)k;
 			if (g < hmin)
 				hmin = g;
 			if (g > hmax)
 				hmax = g;
-			/* M-stall: gaps over the threshold, per token */
-			if (g > stall)
-				over += k;
 		}
+		if (g > stall)
+			over += k;
 		/* M-stall: the whole wait between two chunks of one request */
 		if (d > longest)
 			longest = d;
-		if (hook) {
-			hb[hbn].t_ns = t;
-			hb[hbn].gap_ns = g;
-			hb[hbn++].k = k;
-			if (hbn == TT_SAMPLE_BATCH) {
-				hook->chunks(hook->ctx, a->index, hb, hbn);
-				hbn = 0;
-			}
-		}
+		if (hook)
+			hook_push(hook, a->index, hb, &hbn, t, g, k);
 	}
 	if (hook && hbn)
 		hook->chunks(hook->ctx, a->index, hb, hbn);
+	/* the one-token chunks after the first, and the common ones of them */
+	n1 = (long)(end - after) - zeros - multis;
+	hot = n1 - rare1;
+	if (hot > 0) {
+		if (mn < hmin)
+			hmin = mn;
+		if (mx > hmax)
+			hmax = mx;
+		if (mx > longest)
+			longest = mx;
+	}
 	if (acc) {
 		acc->max_le = max_le;
 		acc->min_gt = min_gt;
-		acc->n = sn;
+		acc->n = sn + (size_t)hot + (size_t)judged1;
 		acc->c = sc;
 	}
-	a->tokens = tokens;
-	a->chunks = chunks;
+	a->tokens = tokens + n1 - out1;
+	a->chunks = chunks + n1 - out1;
 	a->multi = multi;
 	a->gaps_over = over;
 	a->longest_gap = longest;
-	a->by_tokens[1] = b1;
-	a->by_tokens[2] = b2;
-	a->by_tokens[3] = b3;
-	a->by_tokens[4] = b4;
-	h->n = hn_;
+	for (int b = 1; b < 5; b++)
+		a->by_tokens[b] = bins[b];
+	h->n = hn + (uint64_t)hot;
 	h->sum = hsum;
 	h->min = hmin;
 	h->max = hmax;
 	w->first = first;
 	w->prev = prev;
 	w->first_tokens = first_tokens;
-	w->total_tokens = total;
+	w->total_tokens = first_tokens + n1 + multi_tokens;
 }
 
 void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_request *r)
