@@ -25,6 +25,7 @@ struct sim_metrics {
 	uint64_t finished_tokens; /* tokens of requests that ended normally
 				   * (llama-server counts only those) */
 	struct histogram ttft, itl, e2e;
+	struct histogram queue; /* first wait in the queue (TGI's queue histogram) */
 };
 
 void metrics_init(struct sim_metrics *m);

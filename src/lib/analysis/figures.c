@@ -127,7 +127,8 @@ static int dvec_push(struct dvec *d, double x)
 enum counter {
 	C_QUEUE_SUM, C_QUEUE_N, C_PREFILL_SUM, C_PREFILL_N, C_TTFT_SUM, C_TTFT_N,
 	C_SPEC_ACCEPTED, C_SPEC_DRAFT_TOKENS, C_SPEC_DRAFTS, C_PC_HITS, C_PC_QUERIES,
-	C_SG_QUEUE_SUM, C_SG_QUEUE_N, C_SG_TTFT_SUM, C_SG_TTFT_N, C_COUNT
+	C_SG_QUEUE_SUM, C_SG_QUEUE_N, C_SG_TTFT_SUM, C_SG_TTFT_N, C_TGI_QUEUE_SUM, C_TGI_QUEUE_N,
+	C_COUNT
 };
 static const char *const counter_names[C_COUNT] = {
 	"vllm:request_queue_time_seconds_sum", "vllm:request_queue_time_seconds_count",
@@ -138,7 +139,9 @@ static const char *const counter_names[C_COUNT] = {
 	"vllm:prefix_cache_queries_total",
 	/* SGLang: queue and TTFT histograms (no per-request prefill one) */
 	"sglang:queue_time_seconds_sum", "sglang:queue_time_seconds_count",
-	"sglang:time_to_first_token_seconds_sum", "sglang:time_to_first_token_seconds_count"};
+	"sglang:time_to_first_token_seconds_sum", "sglang:time_to_first_token_seconds_count",
+	/* TGI: the queue histogram (no per-request prefill or TTFT one) */
+	"tgi_request_queue_duration_sum", "tgi_request_queue_duration_count"};
 
 struct tt_cell_analyzer {
 	const struct tt_cell_info *cell;
@@ -679,6 +682,9 @@ static void scrape_counters(struct tt_cell_analyzer *a, const struct tt_scrape *
 			if (strncmp(n + 5, "request_", 8) && strncmp(n + 5, "time_to_first_token", 19) &&
 			    strncmp(n + 5, "spec_decode_", 12) && strncmp(n + 5, "prefix_cache_", 13))
 				continue;
+		} else if (strncmp(n, "tgi_", 4) == 0) {
+			if (strncmp(n + 4, "request_queue_duration_", 23))
+				continue;
 		} else if (strncmp(n, "sglang:", 7) != 0 ||
 			   (strncmp(n + 7, "queue_time", 10) && strncmp(n + 7, "time_to_first", 13))) {
 			continue;
@@ -1029,6 +1035,8 @@ static void chunks_and_server_parts(const struct tt_cell_analyzer *a, struct tt_
 		f->queue_ms = delta(a, C_QUEUE_SUM) / n * 1e3;
 	else if ((n = delta(a, C_SG_QUEUE_N)) > 0)
 		f->queue_ms = delta(a, C_SG_QUEUE_SUM) / n * 1e3;
+	else if ((n = delta(a, C_TGI_QUEUE_N)) > 0)
+		f->queue_ms = delta(a, C_TGI_QUEUE_SUM) / n * 1e3;
 	n = delta(a, C_PREFILL_N);
 	if (n > 0)
 		f->prefill_ms = delta(a, C_PREFILL_SUM) / n * 1e3;
