@@ -262,6 +262,11 @@ static int plan_step(struct engine *e, uint64_t t, uint64_t *dur)
 		r->prompt_start_ns = t;
 		r->state = REQ_RUNNING;
 		r->step_chunk = r->step_decode = 0;
+		if (!r->admit_ns) { /* the queue time servers report: the first wait */
+			r->admit_ns = t;
+			if (e->hooks.admitted)
+				e->hooks.admitted(e->hooks.ctx, r, t);
+		}
 		e->stats.prefix_queries += (uint64_t)r->prompt_tokens;
 		e->stats.prefix_hits += (uint64_t)cached;
 		if (!r->preemptions)

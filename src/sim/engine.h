@@ -26,6 +26,9 @@ struct engine_hooks {
 	 * reached its length in one of them */
 	void (*stepped)(void *ctx, int finished, unsigned steps);
 	void *ctx;
+	/* optional: r left the queue for the batch for the first time, at
+	 * model time model_ns (the start of the step that took it) */
+	void (*admitted)(void *ctx, struct sim_req *r, uint64_t model_ns);
 };
 
 /* What the engine has done, for /metrics and /sim/stats. */

@@ -37,6 +37,7 @@ void metrics_init(struct sim_metrics *m)
 	hist_init(&m->ttft, ttft_bounds, sizeof ttft_bounds / sizeof ttft_bounds[0]);
 	hist_init(&m->itl, itl_bounds, sizeof itl_bounds / sizeof itl_bounds[0]);
 	hist_init(&m->e2e, e2e_bounds, sizeof e2e_bounds / sizeof e2e_bounds[0]);
+	hist_init(&m->queue, ttft_bounds, sizeof ttft_bounds / sizeof ttft_bounds[0]);
 }
 
 void metrics_release(struct sim_metrics *m)
@@ -44,6 +45,7 @@ void metrics_release(struct sim_metrics *m)
 	free(m->ttft.counts);
 	free(m->itl.counts);
 	free(m->e2e.counts);
+	free(m->queue.counts);
 }
 
 void metrics_observe(struct histogram *h, double v)
@@ -292,6 +294,10 @@ static void render_tgi(const struct sim_metrics *m, const struct engine *e,
 		  "Mean time per token per request (inter-token latency)", &m->itl);
 	histogram(o, &n, "request_duration",
 		  "Total time spent processing the request (e2e latency)", &m->e2e);
+	/* from the arrival to the step that first took the request (the
+	 * report's queue_ms, M-ttft-parts) */
+	histogram(o, &n, "request_queue_duration", "Time spent in the queue per request",
+		  &m->queue);
 }
 
 void metrics_render(const struct sim_metrics *m, const struct engine *e,

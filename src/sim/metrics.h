@@ -28,6 +28,7 @@ struct sim_metrics {
 				   * model time, whole ms per request (as
 				   * llamacpp:tokens_predicted_seconds_total) */
 	struct histogram ttft, itl, e2e;
+	struct histogram queue; /* first wait in the queue (TGI's queue histogram) */
 };
 
 void metrics_init(struct sim_metrics *m);

@@ -31,6 +31,7 @@ struct sim_req {
 	int slot_full;               /* llama.cpp: the output stops when the slot
 				      * is full, before max_tokens */
 	uint64_t arrival_ns;
+	uint64_t admit_ns;           /* model time it first left the queue; 0: not yet */
 
 	/* engine state */
 	enum req_state state;

@@ -1557,6 +1557,143 @@ static void test_reasoning(void **state)
 	}
 }
 
+/* The scrapes of a cell in [ws, we] that hold TGI's queue histogram: the
+ * first and last one's time, as M-ttft-parts takes them. */
+struct queue_span {
+	int64_t ws, we, first, last;
+};
+
+static int span_scrape(void *ctx, const struct tt_scrape *s)
+{
+	struct queue_span *q = ctx;
+	if (s->t_ns < q->ws || s->t_ns > q->we)
+		return 0;
+	for (size_t i = 0; i < s->n_samples; i++)
+		if (strcmp(s->samples[i].name, "tgi_request_queue_duration_count") == 0) {
+			if (q->first < 0)
+				q->first = s->t_ns;
+			q->last = s->t_ns;
+		}
+	return 0;
+}
+
+static int by_first_model(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b; /* {first model time, last, arrival} */
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* TGI's queue time (M-ttft-parts) against the simulator's truth: with one
+ * request running at a time (--max-num-seqs 1) and two workers, each
+ * request waits in the queue while the other is served.  From the truth
+ * log, a request leaves the queue when it has arrived and the request
+ * served before it has produced its last token (the step that ends there
+ * starts the next); the mean of those waits over the requests that left
+ * the queue between the first and last scrape of the window is what the
+ * server's histogram says and what the report reads.  TGI has no
+ * per-request prefill or TTFT histogram: those parts stay unknown. */
+static void test_tgi_ttft_parts(void **state)
+{
+	char truth_path[600], run_dir[600], info_path[700];
+	const char *sim_args[] = {"--flavor", "tgi", "--max-num-seqs", "1", "--truth", truth_path,
+				  NULL};
+	/* 128 tokens take over 100 ms to serve: far longer than a worker takes
+	 * to send its next request, even on a busy machine, so there is always
+	 * one request waiting */
+	const char *args[] = {"--contexts", "1K", "--concurrency", "2", "--cells", "decode-1Kx2",
+			      "--duration", "3s", "--max-tokens", "128", "--readiness", "0.2s", NULL};
+	struct truth tr;
+	struct tt_run *run;
+	struct tt_report *rep = NULL;
+	struct tt_error err;
+	const struct tt_cell_figures *f = NULL;
+	const struct tt_cell_info *ci;
+	struct queue_span q;
+	struct tt_trace_visitor v = {&q, NULL, span_scrape};
+	uint64_t (*served)[3];
+	size_t n = 0;
+	double sum = 0, want;
+	long k = 0;
+	char *info, *p;
+	size_t len;
+	int64_t origin;
+	(void)state;
+
+	snprintf(truth_path, sizeof truth_path, "%s/tgiq.truth", workdir);
+	run = capture_run("tgiq", sim_args, args, run_dir, sizeof run_dir);
+	assert_string_equal(tt_run_manifest(run)->engine, "tgi");
+	ci = cell(run, "decode-1024x2");
+	q.ws = ci->window_start_ns;
+	q.we = ci->window_end_ns;
+	q.first = q.last = -1;
+	if (tt_run_read_cell(run, (size_t)tt_manifest_find_cell(tt_run_manifest(run),
+								 "decode-1024x2"),
+			     &v, &err) != TT_OK)
+		fail_msg("%s", err.msg);
+	assert_true(q.first >= 0 && q.last > q.first);
+	/* run times count from the capture's origin; the truth's are
+	 * CLOCK_MONOTONIC: the origin's monotonic time joins them */
+	snprintf(info_path, sizeof info_path, "%s/capture-info.json", run_dir);
+	info = tu_read(info_path, &len);
+	assert_non_null(info);
+	p = strstr(info, "\"origin_monotonic_ns\":");
+	assert_non_null(p);
+	origin = strtoll(p + strlen("\"origin_monotonic_ns\":"), NULL, 10);
+	free(info);
+	q.first += origin;
+	q.last += origin;
+
+	/* every request that produced a token: first and last model time */
+	assert_int_equal(truth_read(truth_path, &tr), 0);
+	served = calloc(tr.nreqs ? tr.nreqs : 1, sizeof *served);
+	assert_non_null(served);
+	for (size_t i = 0; i < tr.nreqs; i++) {
+		uint64_t lo = UINT64_MAX, hi = 0;
+		for (size_t c = 0; c < tr.nchunks; c++) {
+			if (tr.chunks[c].id != tr.reqs[i].id)
+				continue;
+			for (uint32_t j = 0; j < tr.chunks[c].count; j++) {
+				uint64_t t = tr.chunks[c].model_ns[j];
+				lo = t < lo ? t : lo;
+				hi = t > hi ? t : hi;
+			}
+		}
+		if (hi == 0)
+			continue;
+		served[n][0] = lo;
+		served[n][1] = hi;
+		served[n++][2] = tr.reqs[i].arrival_ns;
+	}
+	truth_free(&tr);
+	qsort(served, n, sizeof *served, by_first_model);
+	for (size_t i = 1; i < n; i++) {
+		uint64_t admit = served[i][2] > served[i - 1][1] ? served[i][2] : served[i - 1][1];
+		if ((int64_t)admit > q.first && (int64_t)admit <= q.last) {
+			sum += (double)(admit - served[i][2]) / 1e6;
+			k++;
+		}
+	}
+	free(served);
+	assert_true(k >= 8);
+	want = sum / (double)k;
+	assert_true(want > 20); /* the requests did queue */
+
+	assert_true(tt_analyze(run, NULL, &rep, &err) <= TT_WARN);
+	for (size_t i = 0; i < rep->n_cells; i++)
+		if (rep->cells[i].phase == TT_PHASE_DECODE)
+			f = &rep->cells[i];
+	assert_non_null(f);
+	/* (a scrape taken while a request is being admitted may count it on
+	 * either side of the window's edge) */
+	if (!(fabs(f->queue_ms - want) <= 0.05 * want + 1))
+		fail_msg("queue %.3f ms, truth %.3f ms over %ld requests", f->queue_ms, want, k);
+	assert_true(isnan(f->prefill_ms));
+	assert_true(isnan(f->server_ttft_ms));
+	assert_true(isnan(f->ttft_rest_ms));
+	tt_report_free(rep);
+	tt_run_free(run);
+}
+
 /* Speculative decoding in the simulator (--spec-draft 3 --spec-accept 0.6):
  * each decode step streams 1 + accepted drafts in one chunk, and the
  * server's spec_decode counters give the report's acceptance (M-spec);
@@ -1658,6 +1795,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_arrival_under_loss),
 		cmocka_unit_test(test_reasoning),
 		cmocka_unit_test(test_spec_decode),
+		cmocka_unit_test(test_tgi_ttft_parts),
 	};
 
 	if (argc < 5) {

@@ -438,6 +438,50 @@ static void test_ttft_parts_spec_and_chunks(void **state)
 	assert_true(isnan(f.prefill_ms) && isnan(f.ttft_rest_ms));
 	cell_done(&c);
 
+	/* TGI: queue from its queue histogram (the Rust exporter's names, no
+	 * _total and no labels); no per-request prefill or TTFT histogram, and
+	 * its per-batch prefill histograms are not read */
+	cell_init(&c, TT_PHASE_DECODE, "tgi", NULL, 10 * S);
+	{
+		const struct tt_sample a1[] = {
+			{"tgi_request_queue_duration_bucket", "le=\"0.1\"", 7},
+			{"tgi_request_queue_duration_sum", "", 0.5},
+			{"tgi_request_queue_duration_count", "", 10},
+			{"tgi_batch_forward_duration_sum", "method=\"prefill\"", 1},
+			{"tgi_batch_forward_duration_count", "method=\"prefill\"", 4}};
+		const struct tt_sample a2[] = {
+			{"tgi_request_queue_duration_bucket", "le=\"0.1\"", 900},
+			{"tgi_request_queue_duration_sum", "", 2.0},
+			{"tgi_request_queue_duration_count", "", 40},
+			{"tgi_batch_forward_duration_sum", "method=\"prefill\"", 9},
+			{"tgi_batch_forward_duration_count", "method=\"prefill\"", 8}};
+		scrape(&c, 10 * S, a1, 5);
+		scrape(&c, 19 * S, a2, 5);
+	}
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	/* 1.5 s over 30 requests */
+	assert_true(fabs(f.queue_ms - 50) < 1e-9);
+	assert_true(isnan(f.prefill_ms) && isnan(f.ttft_rest_ms) && isnan(f.server_ttft_ms));
+	cell_done(&c);
+
+	/* vLLM's queue histogram wins over TGI's when a run holds both */
+	cell_init(&c, TT_PHASE_DECODE, "vllm", NULL, 10 * S);
+	{
+		const struct tt_sample a1[] = {{"vllm:request_queue_time_seconds_sum", "", 1},
+					       {"vllm:request_queue_time_seconds_count", "", 10},
+					       {"tgi_request_queue_duration_sum", "", 0},
+					       {"tgi_request_queue_duration_count", "", 0}};
+		const struct tt_sample a2[] = {{"vllm:request_queue_time_seconds_sum", "", 3},
+					       {"vllm:request_queue_time_seconds_count", "", 20},
+					       {"tgi_request_queue_duration_sum", "", 100},
+					       {"tgi_request_queue_duration_count", "", 10}};
+		scrape(&c, 10 * S, a1, 4);
+		scrape(&c, 19 * S, a2, 4);
+	}
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_true(fabs(f.queue_ms - 200) < 1e-9);
+	cell_done(&c);
+
 	/* a counter that went down (the server restarted): unknown, not negative */
 	cell_init(&c, TT_PHASE_DECODE, "vllm", NULL, 10 * S);
 	counters_scrape(&c, 10 * S, 5);

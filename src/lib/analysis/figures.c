@@ -127,7 +127,8 @@ static int dvec_push(struct dvec *d, double x)
 enum counter {
 	C_QUEUE_SUM, C_QUEUE_N, C_PREFILL_SUM, C_PREFILL_N, C_TTFT_SUM, C_TTFT_N,
 	C_SPEC_ACCEPTED, C_SPEC_DRAFT_TOKENS, C_SPEC_DRAFTS, C_PC_HITS, C_PC_QUERIES,
-	C_SG_QUEUE_SUM, C_SG_QUEUE_N, C_SG_TTFT_SUM, C_SG_TTFT_N, C_COUNT
+	C_SG_QUEUE_SUM, C_SG_QUEUE_N, C_SG_TTFT_SUM, C_SG_TTFT_N, C_TGI_QUEUE_SUM, C_TGI_QUEUE_N,
+	C_COUNT
 };
 static const char *const counter_names[C_COUNT] = {
 	"vllm:request_queue_time_seconds_sum", "vllm:request_queue_time_seconds_count",
@@ -138,7 +139,9 @@ static const char *const counter_names[C_COUNT] = {
 	"vllm:prefix_cache_queries_total",
 	/* SGLang: queue and TTFT histograms (no per-request prefill one) */
 	"sglang:queue_time_seconds_sum", "sglang:queue_time_seconds_count",
-	"sglang:time_to_first_token_seconds_sum", "sglang:time_to_first_token_seconds_count"};
+	"sglang:time_to_first_token_seconds_sum", "sglang:time_to_first_token_seconds_count",
+	/* TGI: the queue histogram (no per-request prefill or TTFT one) */
+	"tgi_request_queue_duration_sum", "tgi_request_queue_duration_count"};
 
 struct tt_cell_analyzer {
 	const struct tt_cell_info *cell;
@@ -322,17 +325,256 @@ static void reasoning_request(struct tt_cell_analyzer *a, const struct tt_reques
 		a->oom = 1;
 }
 
+#if defined(__GNUC__)
+#define WALK_INLINE __attribute__((always_inline)) inline
+/* the common chunk's path: told to the compiler so that its running
+ * values, not the other paths', get the registers */
+#define WALK_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define WALK_INLINE inline
+#define WALK_LIKELY(x) (x)
+#endif
+
+/* What one request's chunk walk tells the rest of the request's figures. */
+struct walk {
+	int64_t first, prev;
+	long first_tokens, total_tokens;
+};
+
+/* Hand a chunk to the hook, a batch at a time. */
+static WALK_INLINE void hook_push(const struct tt_sample_hook *hook, size_t cell,
+				  struct tt_sample_chunk *hb, size_t *hbn, int64_t t, int64_t gap,
+				  uint32_t k)
+{
+	hb[*hbn].t_ns = t;
+	hb[*hbn].gap_ns = gap;
+	hb[(*hbn)++].k = k;
+	if (*hbn == TT_SAMPLE_BATCH) {
+		hook->chunks(hook->ctx, cell, hb, *hbn);
+		*hbn = 0;
+	}
+}
+
+/* The per-chunk figures of one request (M-total, M-tbt, M-stall,
+ * M-chunks, the hook's samples, the SLO judge's gaps) in one pass.  This
+ * loop runs once per chunk of the run, so:
+ * - every running figure lives in a local for the walk (stores through
+ *   `a` would otherwise be reloaded each chunk: they may alias the
+ *   histogram's counts);
+ * - it is inlined with hook and acc constant (NULL or not), so each caller
+ *   gets a loop without the branches it does not need;
+ * - the common chunk (one token, in the window, a gap > 0) has a path of
+ *   its own that keeps as few running values as it can, so they stay in
+ *   registers: its counts (tokens, chunks, histogram samples, judged gaps)
+ *   are worked out after the loop from the counts of the other chunks,
+ *   and its largest and smallest gaps are merged into the histogram's and
+ *   the longest stall after the loop.
+ * Sums and extremes do not depend on the order they are taken in; the one
+ * floating-point sum, h->sum, is still added to in chunk order with the
+ * same terms ((double)g * 1 is (double)g), so every figure is bit for bit
+ * what the plain chunk-at-a-time loop gives. */
+static WALK_INLINE void walk_chunks(struct tt_cell_analyzer *a, const struct tt_request *r,
+				    const struct tt_sample_hook *hook, struct tt__slo_acc *acc,
+				    struct walk *w)
+{
+	const int64_t ws = a->ws, stall = a->stall_ns;
+	/* t in [ws, we) as one unsigned comparison (ws >= 0, we > ws) */
+	const uint64_t wlen = (uint64_t)a->we - (uint64_t)ws;
+	const struct tt_chunk *c = r->chunks, *const end = r->chunks + r->n_chunks, *after;
+	struct tt_hist *h = a->tbt;
+	uint64_t *count = h->count;
+	int64_t first = -1, prev = -1;
+	long first_tokens = 0;
+	/* the common chunks' running values */
+	double hsum = h->sum;
+	int64_t mn = INT64_MAX, mx = 0;
+	long over = a->gaps_over;
+	int64_t bound = 0, max_le = 0, min_gt = 0;
+	size_t sc = 0;
+	/* the other chunks: one-token ones out of the window or with a gap
+	 * <= 0 (rare1; of them out1 out of the window, judged1 with a gap > 0),
+	 * zero-token ones, multi-token ones */
+	long rare1 = 0, out1 = 0, judged1 = 0, zeros = 0, multis = 0, multi_tokens = 0;
+	long tokens = a->tokens, chunks = a->chunks, multi = a->multi;
+	long bins[5] = {0, a->by_tokens[1], a->by_tokens[2], a->by_tokens[3], a->by_tokens[4]};
+	uint64_t hn = h->n;
+	int64_t hmin = h->min, hmax = h->max, longest = a->longest_gap;
+	size_t sn = 0;
+	/* the samples for a hook, passed a batch at a time */
+	struct tt_sample_chunk hb[TT_SAMPLE_BATCH];
+	size_t hbn = 0;
+	long n1, hot;
+
+	if (acc) {
+		bound = acc->bound;
+		max_le = acc->max_le;
+		min_gt = acc->min_gt;
+		sn = acc->n;
+		sc = acc->c;
+	}
+	/* a request's first token-bearing chunk: no gap */
+	while (c < end && c->tokens == 0)
+		c++;
+	if (c < end) {
+		const int64_t t = c->t_ns;
+		const uint32_t k = c->tokens;
+
+		first = prev = t;
+		first_tokens = k;
+		if ((uint64_t)t - (uint64_t)ws < wlen) {
+			tokens += k;
+			chunks++;
+			if (k > 1) {
+				multi++;
+				bins[k < 5 ? k - 1 : 4]++;
+			}
+			if (hook)
+				hook_push(hook, a->index, hb, &hbn, t, 0, k);
+		}
+		c++;
+	}
+	after = c;
+	for (; c < end; c++) {
+		const int64_t t = c->t_ns;
+		const uint32_t k = c->tokens;
+		int64_t d, g;
+
+		if (WALK_LIKELY(k == 1)) {
+			d = t - prev;
+			prev = t;
+			if (WALK_LIKELY(d > 0 && (uint64_t)t - (uint64_t)ws < wlen)) {
+				/* the common chunk: M-slo's gap, M-tbt's sample */
+				if (acc) {
+					if (d > bound) {
+						sc++;
+						if (d < min_gt)
+							min_gt = d;
+					} else if (d > max_le) {
+						max_le = d;
+					}
+				}
+				count[tt_hist_index(d)]++;
+				hsum += (double)d;
+				mn = d < mn ? d : mn;
+				mx = d > mx ? d : mx;
+				over += d > stall; /* M-stall: gaps over the threshold */
+				if (hook)
+					hook_push(hook, a->index, hb, &hbn, t, d, 1);
+				continue;
+			}
+			rare1++;
+			if (acc && d > 0) { /* as tt__slo_acc_gap */
+				judged1++;
+				if (d > bound) {
+					sc++;
+					if (d < min_gt)
+						min_gt = d;
+				} else if (d > max_le) {
+					max_le = d;
+				}
+			}
+			if ((uint64_t)t - (uint64_t)ws >= wlen) {
+				out1++;
+				continue;
+			}
+			/* in the window with a gap <= 0: counted, no sample */
+			over += d > stall;
+			if (d > longest)
+				longest = d;
+			if (hook)
+				hook_push(hook, a->index, hb, &hbn, t, d, 1);
+			continue;
+		}
+		if (k == 0) {
+			zeros++;
+			continue;
+		}
+		multis++;
+		multi_tokens += k;
+		d = t - prev;
+		/* M-tbt: a k-token chunk spreads its gap over its k tokens (a
+		 * 32-bit division when the gap fits: the same quotient, faster) */
+		g = (uint64_t)d <= UINT32_MAX ? (int64_t)((uint32_t)d / k) : d / (int64_t)k;
+		prev = t;
+		if (acc && g > 0) {
+			sn += k;
+			if (g > bound) {
+				sc += k;
+				if (g < min_gt)
+					min_gt = g;
+			} else if (g > max_le) {
+				max_le = g;
+			}
+		}
+		if ((uint64_t)t - (uint64_t)ws >= wlen)
+			continue;
+		/* M-total: tokens of chunks arriving in the window */
+		tokens += k;
+		chunks++;
+		multi++;
+		bins[k < 5 ? k - 1 : 4]++;
+		if (g > 0) { /* as tt_hist_add */
+			count[tt_hist_index(g)] += k;
+			hn += k;
+			hsum += (double)g * (double)k;
+			if (g < hmin)
+				hmin = g;
+			if (g > hmax)
+				hmax = g;
+		}
+		if (g > stall)
+			over += k;
+		/* M-stall: the whole wait between two chunks of one request */
+		if (d > longest)
+			longest = d;
+		if (hook)
+			hook_push(hook, a->index, hb, &hbn, t, g, k);
+	}
+	if (hook && hbn)
+		hook->chunks(hook->ctx, a->index, hb, hbn);
+	/* the one-token chunks after the first, and the common ones of them */
+	n1 = (long)(end - after) - zeros - multis;
+	hot = n1 - rare1;
+	if (hot > 0) {
+		if (mn < hmin)
+			hmin = mn;
+		if (mx > hmax)
+			hmax = mx;
+		if (mx > longest)
+			longest = mx;
+	}
+	if (acc) {
+		acc->max_le = max_le;
+		acc->min_gt = min_gt;
+		acc->n = sn + (size_t)hot + (size_t)judged1;
+		acc->c = sc;
+	}
+	a->tokens = tokens + n1 - out1;
+	a->chunks = chunks + n1 - out1;
+	a->multi = multi;
+	a->gaps_over = over;
+	a->longest_gap = longest;
+	for (int b = 1; b < 5; b++)
+		a->by_tokens[b] = bins[b];
+	h->n = hn + (uint64_t)hot;
+	h->sum = hsum;
+	h->min = hmin;
+	h->max = hmax;
+	w->first = first;
+	w->prev = prev;
+	w->first_tokens = first_tokens;
+	w->total_tokens = first_tokens + n1 + multi_tokens;
+}
+
 void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_request *r)
 {
 	int64_t ws = a->ws, we = a->we;
-	int64_t first = -1, last = -1, prev = -1;
-	long first_tokens = 0, total_tokens = 0;
-	/* the samples for a hook, passed a batch at a time */
+	int64_t first, last;
+	long first_tokens, total_tokens;
 	const struct tt_sample_hook *hook =
 		a->opts.hook && a->opts.hook->chunks ? a->opts.hook : NULL;
-	struct tt_sample_chunk hb[TT_SAMPLE_BATCH];
-	size_t hn = 0;
 	struct tt__slo_acc acc;
+	struct walk w;
 	int judge;
 
 	if (r->finish == TT_FINISH_ERROR)
@@ -347,65 +589,22 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 	if (r->role != TT_ROLE_MEASURED || ws < 0)
 		return;
 	/* M-slo: requests that ended in the window, finished or failed, are
-	 * judged; their gaps are gathered in the same loop. */
+	 * judged; their gaps are gathered in the same walk. */
 	judge = a->judge && r->t_end_ns >= ws && r->t_end_ns < we &&
 		(r->finish == TT_FINISH_STOP || r->finish == TT_FINISH_LENGTH ||
 		 r->finish == TT_FINISH_ERROR);
 	if (judge)
 		tt__slo_acc_init(&a->opts.slo, &acc);
-	/* Hot loop: runs once per chunk of the run. */
-	for (size_t i = 0; i < r->n_chunks; i++) {
-		int64_t t = r->chunks[i].t_ns;
-		uint32_t k = r->chunks[i].tokens;
-
-		if (k == 0)
-			continue;
-		total_tokens += k;
-		if (t >= ws && t < we) {
-			/* M-total: tokens of chunks arriving in the window. */
-			a->tokens += k;
-			a->chunks++;
-			/* M-tbt: a k-token chunk spreads its gap over its k tokens
-			 * (no division for the common single-token chunk). */
-			if (k == 1) {
-				if (prev >= 0) {
-					tt_hist_add(a->tbt, t - prev, 1);
-					a->gaps_over += t - prev > a->stall_ns;
-				}
-			} else {
-				a->multi++;
-				a->by_tokens[k < 5 ? k - 1 : 4]++;
-				if (prev >= 0) {
-					tt_hist_add(a->tbt, (t - prev) / (int64_t)k, k);
-					if ((t - prev) / (int64_t)k > a->stall_ns)
-						a->gaps_over += k;
-				}
-			}
-			/* M-stall: the whole wait between two chunks of one request. */
-			if (prev >= 0 && t - prev > a->longest_gap)
-				a->longest_gap = t - prev;
-			if (hook) {
-				hb[hn].t_ns = t;
-				/* no 64-bit division for the common single-token chunk */
-				hb[hn].gap_ns = prev < 0 ? 0 : k == 1 ? t - prev : (t - prev) / (int64_t)k;
-				hb[hn++].k = k;
-				if (hn == TT_SAMPLE_BATCH) {
-					hook->chunks(hook->ctx, a->index, hb, hn);
-					hn = 0;
-				}
-			}
-		}
-		if (judge && prev >= 0)
-			tt__slo_acc_gap(&acc, k == 1 ? t - prev : (t - prev) / (int64_t)k, k);
-		if (first < 0) {
-			first = t;
-			first_tokens = k;
-		}
-		prev = t;
-	}
-	if (hn)
-		hook->chunks(hook->ctx, a->index, hb, hn);
-	last = prev;
+	if (hook)
+		walk_chunks(a, r, hook, judge ? &acc : NULL, &w);
+	else if (judge)
+		walk_chunks(a, r, NULL, &acc, &w);
+	else
+		walk_chunks(a, r, NULL, NULL, &w);
+	first = w.first;
+	last = w.prev;
+	first_tokens = w.first_tokens;
+	total_tokens = w.total_tokens;
 	/* M-requests: the request's [send, end] meets [ws, we); cut: of those,
 	 * the ones still running when the window closed (cut by the capture, or
 	 * ending after a window that --window/--skip-first moved earlier). */
@@ -482,6 +681,9 @@ static void scrape_counters(struct tt_cell_analyzer *a, const struct tt_scrape *
 		if (strncmp(n, "vllm:", 5) == 0) {
 			if (strncmp(n + 5, "request_", 8) && strncmp(n + 5, "time_to_first_token", 19) &&
 			    strncmp(n + 5, "spec_decode_", 12) && strncmp(n + 5, "prefix_cache_", 13))
+				continue;
+		} else if (strncmp(n, "tgi_", 4) == 0) {
+			if (strncmp(n + 4, "request_queue_duration_", 23))
 				continue;
 		} else if (strncmp(n, "sglang:", 7) != 0 ||
 			   (strncmp(n + 7, "queue_time", 10) && strncmp(n + 7, "time_to_first", 13))) {
@@ -833,6 +1035,8 @@ static void chunks_and_server_parts(const struct tt_cell_analyzer *a, struct tt_
 		f->queue_ms = delta(a, C_QUEUE_SUM) / n * 1e3;
 	else if ((n = delta(a, C_SG_QUEUE_N)) > 0)
 		f->queue_ms = delta(a, C_SG_QUEUE_SUM) / n * 1e3;
+	else if ((n = delta(a, C_TGI_QUEUE_N)) > 0)
+		f->queue_ms = delta(a, C_TGI_QUEUE_SUM) / n * 1e3;
 	n = delta(a, C_PREFILL_N);
 	if (n > 0)
 		f->prefill_ms = delta(a, C_PREFILL_SUM) / n * 1e3;

@@ -20,14 +20,15 @@ struct tt_hist {
 
 void tt__hist_reset(struct tt_hist *h);
 /* Add `weight` samples of value v (v <= 0 is ignored). */
+/* The bucket of v > 0: v itself below 2048; above, with e = floor(log2 v),
+ * 2048 + (e - 11) * 1024 + (v >> (e - 10)) - 1024, which is s * 1024 +
+ * (v >> s) with s = e - 10; and with s held at 0 that covers v < 2048 too,
+ * so there is no branch (this runs once per token gap of a run). */
 static inline int tt_hist_index(int64_t v)
 {
-	int e;
-	if (v < 2 * TT_HIST_SUB)
-		return (int)v;
-	e = 63 - __builtin_clzll((unsigned long long)v); /* >= 11 */
-	return 2 * TT_HIST_SUB + (e - 11) * TT_HIST_SUB +
-	       (int)((v >> (e - 10)) - TT_HIST_SUB);
+	int s = 63 - 10 - __builtin_clzll((unsigned long long)v | 1); /* 10: log2 TT_HIST_SUB */
+	s = s > 0 ? s : 0;
+	return s * TT_HIST_SUB + (int)(v >> s);
 }
 
 static inline void tt_hist_add(struct tt_hist *h, int64_t v, uint64_t weight)

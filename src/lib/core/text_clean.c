@@ -104,7 +104,12 @@ void tt__text_scrub(char *s, size_t len)
 
 	while (i < len) {
 		unsigned long cp;
-		size_t n = utf8_seq(p + i, len - i, &cp);
+		size_t n;
+		if (p[i] >= 0x20 && p[i] < 0x7F) { /* the common case: kept */
+			i++;
+			continue;
+		}
+		n = utf8_seq(p + i, len - i, &cp);
 		if (!n || is_control(cp, 0)) {
 			/* a control in UTF-8 (C1) is two bytes: both go */
 			size_t k = n ? n : 1;

@@ -151,6 +151,7 @@ static int decode_request(struct decoder *d, struct tt_cursor *c, uint32_t unit,
 	int64_t sched, send, t;
 	size_t elen;
 	const uint8_t *e;
+	int big = 0;
 
 	memset(&r, 0, sizeof r);
 	r.slot = (uint32_t)tt_get_varint(c);
@@ -194,14 +195,29 @@ static int decode_request(struct decoder *d, struct tt_cursor *c, uint32_t unit,
 	}
 	if (grow((void **)&d->chunks, &d->chunks_cap, n ? n : 1, sizeof *d->chunks))
 		return -2;
-	t = send;
-	for (uint64_t i = 0; i < n; i++) {
-		t = wadd(t, (int64_t)tt_get_varint(c));
-		d->chunks[i].t_ns = to_ns(t, unit, &c->ok);
-	}
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t k = tt_get_varint(c);
-		d->chunks[i].tokens = k > MAX_CHUNK_TOKENS ? MAX_CHUNK_TOKENS + 1 : (uint32_t)k;
+	/* The two chunk columns: the loops the whole run's chunks go through.
+	 * A time out of range marks the record damaged as to_ns does (what
+	 * is stored for it then is never read); a chunk of too many tokens
+	 * makes it implausible, decided after every damage check. */
+	{
+		struct tt_chunk *ch = d->chunks;
+		const uint64_t lim = (uint64_t)(TIME_LIMIT / (int64_t)unit);
+		uint64_t out = 0;
+
+		t = send;
+		for (uint64_t i = 0; i < n; i++) {
+			t = wadd(t, (int64_t)tt_get_varint(c));
+			/* -lim <= t <= lim, in one unsigned comparison */
+			out |= (uint64_t)t + lim > 2 * lim;
+			ch[i].t_ns = (int64_t)((uint64_t)t * unit);
+		}
+		if (out)
+			c->ok = 0;
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t k = tt_get_varint(c);
+			big |= k > MAX_CHUNK_TOKENS;
+			ch[i].tokens = k > MAX_CHUNK_TOKENS ? MAX_CHUNK_TOKENS + 1 : (uint32_t)k;
+		}
 	}
 	if (!c->ok)
 		return -1;
@@ -215,11 +231,10 @@ static int decode_request(struct decoder *d, struct tt_cursor *c, uint32_t unit,
 			d->text_col[i] = (uint8_t)(tt_get_u8(c) & (TT_TEXT_ANSWER | TT_TEXT_REASONING));
 		r.chunk_text = d->text_col;
 	}
-	for (uint64_t i = 0; i < n; i++)
-		if (d->chunks[i].tokens > MAX_CHUNK_TOKENS) {
-			d->implausible = "a chunk claims over 2^20 tokens";
-			return -3;
-		}
+	if (big) {
+		d->implausible = "a chunk claims over 2^20 tokens";
+		return -3;
+	}
 	r.n_chunks = (size_t)n;
 	r.chunks = d->chunks;
 	/* The same request twice (a writer's bug or a forged trace) would be

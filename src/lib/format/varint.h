@@ -60,19 +60,27 @@ static uint64_t tt_get_varint_slow(struct tt_cursor *c)
 	return 0;
 }
 
-/* Per-chunk hot path: most values fit in one or two bytes. */
+/* Per-chunk hot path: most values fit in one, two or three bytes (a gap
+ * of up to 2 s in microseconds); the rest, and the last bytes of a
+ * payload, take the slow path, which decodes them the same. */
 static TT_ALWAYS_INLINE uint64_t tt_get_varint(struct tt_cursor *c)
 {
 	const uint8_t *p = c->p;
 
-	if (c->end - p >= 2) {
-		if (p[0] < 0x80) {
+	if (c->end - p >= 3) {
+		uint64_t v = p[0];
+		if (v < 0x80) {
 			c->p = p + 1;
-			return p[0];
+			return v;
 		}
+		v = (v & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7;
 		if (p[1] < 0x80) {
 			c->p = p + 2;
-			return (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+			return v;
+		}
+		if (p[2] < 0x80) {
+			c->p = p + 3;
+			return v | (uint64_t)p[2] << 14;
 		}
 	}
 	return tt_get_varint_slow(c);
