@@ -249,6 +249,35 @@ static void test_server_gauges_and_queue(void **state)
 	cell_done(&c);
 }
 
+/* A readiness check that timed out: the reason says what readiness needs,
+ * for one stream and for several (docs/capture.md, Readiness). */
+static void test_readiness_reason(void **state)
+{
+	struct cell c;
+	struct tt_cell_figures f;
+
+	(void)state;
+	cell_init(&c, 1, NULL);
+	c.m.cells[0].ready_timed_out = 1;
+	steady(&c, 0, 5 * S, 100 * MS, MS, 30000, TT_FINISH_CUT, 20 * S);
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_int_equal(f.status, TT_STATUS_QUEUED);
+	assert_string_equal(f.reason, "the readiness check timed out: the stream never produced "
+				      "tokens steadily, with nothing waiting on the server, for the "
+				      "readiness time");
+	cell_done(&c);
+	cell_init(&c, 4, NULL);
+	c.m.cells[0].ready_timed_out = 1;
+	for (int s = 0; s < 4; s++)
+		steady(&c, (uint32_t)s, 5 * S, 100 * MS, 5 * MS, 4000, TT_FINISH_CUT, 20 * S);
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_int_equal(f.status, TT_STATUS_QUEUED);
+	assert_string_equal(f.reason, "the readiness check timed out: the 4 streams never all "
+				      "produced tokens, with nothing waiting on the server, for the "
+				      "readiness time");
+	cell_done(&c);
+}
+
 static void test_errors_status(void **state)
 {
 	struct cell c;
@@ -383,6 +412,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_multi_token_chunk_spreads_gap),
 		cmocka_unit_test(test_skip_first_and_window),
 		cmocka_unit_test(test_server_gauges_and_queue),
+		cmocka_unit_test(test_readiness_reason),
 		cmocka_unit_test(test_errors_status),
 		cmocka_unit_test(test_short_outputs),
 		cmocka_unit_test(test_over_capacity_and_not_run),

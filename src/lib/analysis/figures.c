@@ -944,9 +944,17 @@ static void decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 				       "through the window",
 				       f->open_loop.scheduled_req_s, f->open_loop.achieved_req_s,
 				       f->open_loop.lateness_p99_ms, f->open_loop.ttft_due_growth_ms);
+		else if (f->status == TT_STATUS_QUEUED && strstr(sig, "readiness") &&
+			 c->concurrency == 1)
+			/* what readiness needs (docs/capture.md, Readiness) */
+			snprintf(f->reason, sizeof f->reason,
+				 "the readiness check timed out: the stream never produced tokens "
+				 "steadily, with nothing waiting on the server, for the readiness "
+				 "time");
 		else if (f->status == TT_STATUS_QUEUED && strstr(sig, "readiness"))
 			snprintf(f->reason, sizeof f->reason,
-				 "the readiness check timed out: not all %d streams ran at once",
+				 "the readiness check timed out: the %d streams never all produced "
+				 "tokens, with nothing waiting on the server, for the readiness time",
 				 c->concurrency);
 		else if (f->status == TT_STATUS_QUEUED)
 			snprintf(f->reason, sizeof f->reason,
