@@ -120,13 +120,13 @@ static void on_stepped(void *ctx, int finished, unsigned steps)
 	}
 }
 
-/* engine hook: r waited in the queue from its arrival to model_ns (TGI's
- * tgi_request_queue_duration, observed as TGI's router does when the batch
- * takes the request) */
+/* engine hook: r waited in the queue from its arrival to model_ns (the
+ * queue histograms; SGLang and TGI observe it when the batch takes the
+ * request, vLLM when the request ends) */
 static void on_admitted(void *ctx, struct sim_req *r, uint64_t model_ns)
 {
 	struct sim_server *srv = ctx;
-	metrics_observe(&srv->m.queue, (double)(model_ns - r->arrival_ns) / 1e9);
+	metrics_admitted(&srv->m, r->arrival_ns, model_ns);
 }
 
 void api_request_hook_engine(struct sim_server *srv)

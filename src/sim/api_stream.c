@@ -409,6 +409,7 @@ static void end_reply(struct sim_server *srv, struct sim_req *r, enum sim_outcom
 	if (http)
 		evhttp_send_reply_end(http);
 	metrics_observe(&srv->m.e2e, (double)(now - r->arrival_ns) / 1e9);
+	metrics_ended(&srv->m, r->arrival_ns, r->admit_ns, r->first_token_ns);
 	if (out == OUT_FINISHED) {
 		srv->m.requests_ok++;
 		metrics_finished(&srv->m, (uint64_t)r->emitted, r->first_token_ns, r->last_token_ns);
@@ -608,6 +609,7 @@ static void emit_whole(struct sim_server *srv, struct sim_req *r, uint64_t now)
 	}
 	evbuffer_drain(b, evbuffer_get_length(b));
 	metrics_observe(&srv->m.e2e, (double)(now - r->arrival_ns) / 1e9);
+	metrics_ended(&srv->m, r->arrival_ns, r->admit_ns, r->first_token_ns);
 	srv->m.requests_ok++;
 	metrics_finished(&srv->m, (uint64_t)n, r->first_token_ns, r->last_token_ns);
 	srv->m.chunks++;

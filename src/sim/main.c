@@ -355,7 +355,7 @@ int main(int argc, char **argv)
 #endif
 	srv->rng = srv->cfg.seed * 0x9E3779B97F4A7C15ULL + 1;
 	srv->start_unix = (double)time(NULL);
-	metrics_init(&srv->m);
+	metrics_init(&srv->m, srv->cfg.flavor);
 	ecfg = event_config_new();
 	if (ecfg) {
 		/* sub-millisecond steps need timerfd, not epoll's ms timeout */

@@ -22,6 +22,15 @@ static const double e2e_bounds[] = {0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0
 				    30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0,
 				    7680.0};
 
+/* SGLang's sglang:queue_time_seconds (its metrics collector) */
+static const double sglang_queue_bounds[] = {
+	0.0,   0.001, 0.005, 0.01,  0.05,  0.1,   0.2,   0.5,   1.0,   2.0,   3.0,   4.0,
+	5.0,   10.0,  15.0,  20.0,  30.0,  40.0,  50.0,  60.0,  70.0,  80.0,  90.0,  100.0,
+	200.0, 300.0, 400.0, 500.0, 600.0, 700.0, 800.0, 900.0, 1000.0, 1200.0, 1400.0,
+	1600.0, 1800.0, 2000.0, 2500.0, 3000.0};
+
+#define HIST_INIT(h, b) hist_init(h, b, sizeof b / sizeof b[0])
+
 static void hist_init(struct histogram *h, const double *b, size_t n)
 {
 	h->bounds = b;
@@ -31,13 +40,22 @@ static void hist_init(struct histogram *h, const double *b, size_t n)
 	h->count = 0;
 }
 
-void metrics_init(struct sim_metrics *m)
+void metrics_init(struct sim_metrics *m, enum sim_flavor f)
 {
 	memset(m, 0, sizeof *m);
-	hist_init(&m->ttft, ttft_bounds, sizeof ttft_bounds / sizeof ttft_bounds[0]);
-	hist_init(&m->itl, itl_bounds, sizeof itl_bounds / sizeof itl_bounds[0]);
-	hist_init(&m->e2e, e2e_bounds, sizeof e2e_bounds / sizeof e2e_bounds[0]);
-	hist_init(&m->queue, ttft_bounds, sizeof ttft_bounds / sizeof ttft_bounds[0]);
+	m->flavor = f;
+	HIST_INIT(&m->ttft, ttft_bounds);
+	HIST_INIT(&m->itl, itl_bounds);
+	HIST_INIT(&m->e2e, e2e_bounds);
+	/* vLLM V1 gives its queue and prefill histograms the request-latency
+	 * buckets of e2e_request_latency_seconds */
+	if (f == FLAVOR_VLLM)
+		HIST_INIT(&m->queue, e2e_bounds);
+	else if (f == FLAVOR_SGLANG)
+		HIST_INIT(&m->queue, sglang_queue_bounds);
+	else
+		HIST_INIT(&m->queue, ttft_bounds);
+	HIST_INIT(&m->prefill, e2e_bounds);
 }
 
 void metrics_release(struct sim_metrics *m)
@@ -46,6 +64,7 @@ void metrics_release(struct sim_metrics *m)
 	free(m->itl.counts);
 	free(m->e2e.counts);
 	free(m->queue.counts);
+	free(m->prefill.counts);
 }
 
 void metrics_observe(struct histogram *h, double v)
@@ -58,6 +77,25 @@ void metrics_observe(struct histogram *h, double v)
 	h->counts[i]++;
 	h->sum += v;
 	h->count++;
+}
+
+void metrics_admitted(struct sim_metrics *m, uint64_t arrival_ns, uint64_t admit_ns)
+{
+	/* SGLang's scheduler and TGI's router observe the wait when the
+	 * request joins its first batch */
+	if (m->flavor != FLAVOR_VLLM)
+		metrics_observe(&m->queue, (double)(admit_ns - arrival_ns) / 1e9);
+}
+
+void metrics_ended(struct sim_metrics *m, uint64_t arrival_ns, uint64_t admit_ns,
+		   uint64_t first_ns)
+{
+	/* vLLM V1 observes queued_time (scheduled - queued) and prefill_time
+	 * (first token - scheduled) from a finished request's stats */
+	if (m->flavor != FLAVOR_VLLM || !admit_ns || !first_ns || first_ns < admit_ns)
+		return;
+	metrics_observe(&m->queue, (double)(admit_ns - arrival_ns) / 1e9);
+	metrics_observe(&m->prefill, (double)(first_ns - admit_ns) / 1e9);
 }
 
 void metrics_finished(struct sim_metrics *m, uint64_t n, uint64_t first_ns, uint64_t last_ns)
@@ -196,6 +234,11 @@ static void render_vllm(const struct sim_metrics *m, const struct engine *e,
 		  &m->itl);
 	histogram(o, n, "e2e_request_latency_seconds",
 		  "Histogram of e2e request latency in seconds.", &m->e2e);
+	/* the report's queue_ms and prefill_ms (M-ttft-parts) */
+	histogram(o, n, "request_queue_time_seconds",
+		  "Histogram of time spent in WAITING phase for request.", &m->queue);
+	histogram(o, n, "request_prefill_time_seconds",
+		  "Histogram of time spent in PREFILL phase for request.", &m->prefill);
 }
 
 static void render_sglang(const struct sim_metrics *m, const struct engine *e,
@@ -225,6 +268,8 @@ static void render_sglang(const struct sim_metrics *m, const struct engine *e,
 		  &m->itl);
 	histogram(o, n, "e2e_request_latency_seconds",
 		  "Histogram of End-to-end request latency in seconds", &m->e2e);
+	/* the report's queue_ms (M-ttft-parts) */
+	histogram(o, n, "queue_time_seconds", "Histogram of queueing time in seconds.", &m->queue);
 }
 
 static void render_llamacpp(const struct sim_metrics *m, const struct engine *e,
