@@ -1561,6 +1561,7 @@ static void test_reasoning(void **state)
  * first and last one's time, as M-ttft-parts takes them. */
 struct queue_span {
 	int64_t ws, we, first, last;
+	const char *name; /* the histogram's _count series */
 };
 
 static int span_scrape(void *ctx, const struct tt_scrape *s)
@@ -1569,7 +1570,7 @@ static int span_scrape(void *ctx, const struct tt_scrape *s)
 	if (s->t_ns < q->ws || s->t_ns > q->we)
 		return 0;
 	for (size_t i = 0; i < s->n_samples; i++)
-		if (strcmp(s->samples[i].name, "tgi_request_queue_duration_count") == 0) {
+		if (strcmp(s->samples[i].name, q->name) == 0) {
 			if (q->first < 0)
 				q->first = s->t_ns;
 			q->last = s->t_ns;
@@ -1626,6 +1627,7 @@ static void test_tgi_ttft_parts(void **state)
 	q.ws = ci->window_start_ns;
 	q.we = ci->window_end_ns;
 	q.first = q.last = -1;
+	q.name = "tgi_request_queue_duration_count";
 	if (tt_run_read_cell(run, (size_t)tt_manifest_find_cell(tt_run_manifest(run),
 								 "decode-1024x2"),
 			     &v, &err) != TT_OK)
@@ -1689,6 +1691,246 @@ static void test_tgi_ttft_parts(void **state)
 		fail_msg("queue %.3f ms, truth %.3f ms over %ld requests", f->queue_ms, want, k);
 	assert_true(isnan(f->prefill_ms));
 	assert_true(isnan(f->server_ttft_ms));
+	assert_true(isnan(f->ttft_rest_ms));
+	tt_report_free(rep);
+	tt_run_free(run);
+}
+
+/* What the simulator's truth log says of one served request (M-ttft-parts). */
+struct served {
+	uint64_t arrival, admit, first_model, last_model, first_emit, end;
+};
+
+static int by_first(const void *a, const void *b)
+{
+	const struct served *x = a, *y = b;
+	return x->first_model < y->first_model ? -1 : x->first_model > y->first_model;
+}
+
+/* The requests of the truth log at path that produced a token, in the order
+ * they were served, with their admission: with one request running at a
+ * time (--max-num-seqs 1) a request leaves the queue when it has arrived
+ * and the request served before it has produced its last token (the step
+ * that ends there starts the next; an idle engine starts a step at the
+ * arrival). */
+static struct served *served_from_truth(const char *path, size_t *n)
+{
+	struct truth tr;
+	struct served *sv;
+	size_t k = 0;
+
+	assert_int_equal(truth_read(path, &tr), 0);
+	sv = calloc(tr.nreqs ? tr.nreqs : 1, sizeof *sv);
+	assert_non_null(sv);
+	for (size_t i = 0; i < tr.nreqs; i++) {
+		uint64_t lo = UINT64_MAX, hi = 0, emit = UINT64_MAX;
+		for (size_t c = 0; c < tr.nchunks; c++) {
+			if (tr.chunks[c].id != tr.reqs[i].id || !tr.chunks[c].count)
+				continue;
+			if (tr.chunks[c].first == 0)
+				emit = tr.chunks[c].emit_ns;
+			for (uint32_t j = 0; j < tr.chunks[c].count; j++) {
+				uint64_t t = tr.chunks[c].model_ns[j];
+				lo = t < lo ? t : lo;
+				hi = t > hi ? t : hi;
+			}
+		}
+		if (hi == 0 || !tr.reqs[i].ended)
+			continue;
+		sv[k].arrival = tr.reqs[i].arrival_ns;
+		sv[k].first_model = lo;
+		sv[k].last_model = hi;
+		sv[k].first_emit = emit;
+		sv[k++].end = tr.reqs[i].end_ns;
+	}
+	truth_free(&tr);
+	qsort(sv, k, sizeof *sv, by_first);
+	for (size_t i = 0; i < k; i++) {
+		sv[i].admit = sv[i].arrival;
+		if (i && sv[i - 1].last_model > sv[i].admit)
+			sv[i].admit = sv[i - 1].last_model;
+		assert_true(sv[i].admit <= sv[i].first_model);
+	}
+	*n = k;
+	return sv;
+}
+
+/* The first and last scrape of the decode cell of run that hold series name
+ * (a histogram's _count), in CLOCK_MONOTONIC ns as the truth log's. */
+static void scrape_span(struct tt_run *run, const char *run_dir, const char *name,
+			struct queue_span *q)
+{
+	const struct tt_cell_info *ci = cell(run, "decode-1024x2");
+	struct tt_trace_visitor v = {q, NULL, span_scrape};
+	struct tt_error err;
+	char info_path[700], *info, *p;
+	size_t len;
+	int64_t origin;
+
+	q->ws = ci->window_start_ns;
+	q->we = ci->window_end_ns;
+	q->first = q->last = -1;
+	q->name = name;
+	if (tt_run_read_cell(run, (size_t)tt_manifest_find_cell(tt_run_manifest(run),
+								 "decode-1024x2"),
+			     &v, &err) != TT_OK)
+		fail_msg("%s", err.msg);
+	assert_true(q->first >= 0 && q->last > q->first);
+	snprintf(info_path, sizeof info_path, "%s/capture-info.json", run_dir);
+	info = tu_read(info_path, &len);
+	assert_non_null(info);
+	p = strstr(info, "\"origin_monotonic_ns\":");
+	assert_non_null(p);
+	origin = strtoll(p + strlen("\"origin_monotonic_ns\":"), NULL, 10);
+	free(info);
+	q->first += origin;
+	q->last += origin;
+}
+
+static int in_span(const struct queue_span *q, uint64_t t)
+{
+	return (int64_t)t > q->first && (int64_t)t <= q->last;
+}
+
+static const struct tt_cell_figures *decode_figures(const struct tt_report *rep)
+{
+	const struct tt_cell_figures *f = NULL;
+	for (size_t i = 0; i < rep->n_cells; i++)
+		if (rep->cells[i].phase == TT_PHASE_DECODE)
+			f = &rep->cells[i];
+	assert_non_null(f);
+	return f;
+}
+
+/* A window mean of the server's against the truth's: within rel x want +
+ * abs_ms (a scrape taken while a request passes a stage may count it on
+ * either side of the window's edge). */
+static void near_truth(const char *what, double got, double want, long k, double rel,
+		       double abs_ms)
+{
+	printf("  %s: report %.3f ms, truth %.3f ms over %ld requests\n", what, got, want, k);
+	if (!(fabs(got - want) <= rel * want + abs_ms))
+		fail_msg("%s %.3f ms, truth %.3f ms over %ld requests", what, got, want, k);
+}
+
+/* vLLM's TTFT parts (M-ttft-parts) against the simulator's truth, as
+ * test_tgi_ttft_parts: one request running at a time and two workers, so
+ * each request queues while the other is served.  vLLM V1 observes a
+ * request's queue and prefill times when it ends: the truth's means over
+ * the requests that ended between the window's first and last scrape;
+ * its TTFT histogram when the first token is sent: the truth's first
+ * chunk's emission - arrival over the requests whose first chunk went out
+ * in that span.  rest = client TTFT - queue - prefill is the loopback, the
+ * HTTP layers and the simulator's output lateness: small and not below 0
+ * by more than the populations' difference. */
+static void test_vllm_ttft_parts(void **state)
+{
+	char truth_path[600], run_dir[600];
+	/* no prefix cache: each request prefills its whole 1K prompt */
+	const char *sim_args[] = {"--max-num-seqs", "1", "--no-prefix-caching", "--truth",
+				  truth_path, NULL};
+	const char *args[] = {"--contexts", "1K", "--concurrency", "2", "--cells", "decode-1Kx2",
+			      "--duration", "3s", "--max-tokens", "128", "--readiness", "0.2s", NULL};
+	struct tt_run *run;
+	struct tt_report *rep = NULL;
+	struct tt_error err;
+	const struct tt_cell_figures *f;
+	struct queue_span q;
+	struct served *sv;
+	size_t n;
+	double queue = 0, prefill = 0, ttft = 0;
+	long kq = 0, kt = 0;
+	(void)state;
+
+	snprintf(truth_path, sizeof truth_path, "%s/vllmq.truth", workdir);
+	run = capture_run("vllmq", sim_args, args, run_dir, sizeof run_dir);
+	assert_string_equal(tt_run_manifest(run)->engine, "vllm");
+	scrape_span(run, run_dir, "vllm:request_queue_time_seconds_count", &q);
+	sv = served_from_truth(truth_path, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (in_span(&q, sv[i].end)) {
+			queue += (double)(sv[i].admit - sv[i].arrival) / 1e6;
+			prefill += (double)(sv[i].first_model - sv[i].admit) / 1e6;
+			kq++;
+		}
+		if (sv[i].first_emit != UINT64_MAX && in_span(&q, sv[i].first_emit)) {
+			ttft += (double)(sv[i].first_emit - sv[i].arrival) / 1e6;
+			kt++;
+		}
+	}
+	free(sv);
+	assert_true(kq >= 8 && kt >= 8);
+	queue /= (double)kq;
+	prefill /= (double)kq;
+	ttft /= (double)kt;
+	assert_true(queue > 20);  /* the requests did queue */
+	assert_true(prefill > 5); /* a 1K prefill: about 7 ms at 150K tok/s */
+
+	assert_true(tt_analyze(run, NULL, &rep, &err) <= TT_WARN);
+	f = decode_figures(rep);
+	near_truth("queue", f->queue_ms, queue, kq, 0.05, 1);
+	/* every prefill is the same uncached 1K step: the window's edges
+	 * cannot move its mean */
+	near_truth("prefill", f->prefill_ms, prefill, kq, 0.02, 0.05);
+	near_truth("server TTFT", f->server_ttft_ms, ttft, kt, 0.05, 1);
+	printf("  client TTFT %.3f ms, rest %.3f ms\n", f->ttft_ms.mean, f->ttft_rest_ms);
+	assert_true(fabs(f->ttft_rest_ms - (f->ttft_ms.mean - f->queue_ms - f->prefill_ms)) < 1e-6);
+	/* the server's parts cover the client's TTFT but for a few ms */
+	if (!(f->ttft_rest_ms > -0.05 * f->ttft_ms.mean - 1 && f->ttft_rest_ms < 10))
+		fail_msg("rest %.3f ms of a client TTFT of %.3f ms", f->ttft_rest_ms, f->ttft_ms.mean);
+	tt_report_free(rep);
+	tt_run_free(run);
+}
+
+/* SGLang's TTFT parts against the simulator's truth: SGLang observes the
+ * queue time when it admits a request (the truth's waits of the requests
+ * admitted between the window's first and last scrape) and its TTFT when
+ * the first token goes out; it has no prefill histogram, so prefill and
+ * rest stay unknown. */
+static void test_sglang_ttft_parts(void **state)
+{
+	char truth_path[600], run_dir[600];
+	const char *sim_args[] = {"--flavor", "sglang", "--max-num-seqs", "1", "--truth",
+				  truth_path, NULL};
+	const char *args[] = {"--contexts", "1K", "--concurrency", "2", "--cells", "decode-1Kx2",
+			      "--duration", "3s", "--max-tokens", "128", "--readiness", "0.2s", NULL};
+	struct tt_run *run;
+	struct tt_report *rep = NULL;
+	struct tt_error err;
+	const struct tt_cell_figures *f;
+	struct queue_span q;
+	struct served *sv;
+	size_t n;
+	double queue = 0, ttft = 0;
+	long kq = 0, kt = 0;
+	(void)state;
+
+	snprintf(truth_path, sizeof truth_path, "%s/sglq.truth", workdir);
+	run = capture_run("sglq", sim_args, args, run_dir, sizeof run_dir);
+	assert_string_equal(tt_run_manifest(run)->engine, "sglang");
+	scrape_span(run, run_dir, "sglang:queue_time_seconds_count", &q);
+	sv = served_from_truth(truth_path, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (in_span(&q, sv[i].admit)) {
+			queue += (double)(sv[i].admit - sv[i].arrival) / 1e6;
+			kq++;
+		}
+		if (sv[i].first_emit != UINT64_MAX && in_span(&q, sv[i].first_emit)) {
+			ttft += (double)(sv[i].first_emit - sv[i].arrival) / 1e6;
+			kt++;
+		}
+	}
+	free(sv);
+	assert_true(kq >= 8 && kt >= 8);
+	queue /= (double)kq;
+	ttft /= (double)kt;
+	assert_true(queue > 20);
+
+	assert_true(tt_analyze(run, NULL, &rep, &err) <= TT_WARN);
+	f = decode_figures(rep);
+	near_truth("queue", f->queue_ms, queue, kq, 0.05, 1);
+	near_truth("server TTFT", f->server_ttft_ms, ttft, kt, 0.05, 1);
+	assert_true(isnan(f->prefill_ms));
 	assert_true(isnan(f->ttft_rest_ms));
 	tt_report_free(rep);
 	tt_run_free(run);
@@ -1796,6 +2038,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_reasoning),
 		cmocka_unit_test(test_spec_decode),
 		cmocka_unit_test(test_tgi_ttft_parts),
+		cmocka_unit_test(test_vllm_ttft_parts),
+		cmocka_unit_test(test_sglang_ttft_parts),
 	};
 
 	if (argc < 5) {
