@@ -510,6 +510,175 @@ static void test_flavor_sglang(void **state)
 	sim_stop_ok(&p);
 }
 
+/* Histogram name of a Prometheus text body, as prometheus_client writes it:
+ * HELP and TYPE histogram lines, _bucket samples with le first then labels,
+ * at the bounds les (in order, then "+Inf"), cumulative, the +Inf bucket
+ * equal to _count, which is want_count; returns _sum. */
+static double check_histogram(const char *body, const char *name, const char *labels,
+			      const char *const *les, size_t nles, double want_count)
+{
+	char key[256];
+	const char *at = body;
+	double prev = 0, v = NAN, sum;
+
+	snprintf(key, sizeof key, "# TYPE %s histogram\n", name);
+	if (!strstr(body, key))
+		fail_msg("%s: no TYPE histogram line", name);
+	snprintf(key, sizeof key, "# HELP %s ", name);
+	assert_non_null(strstr(body, key));
+	for (size_t i = 0; i <= nles; i++) {
+		const char *p;
+		char *end;
+		snprintf(key, sizeof key, "\n%s_bucket{le=\"%s\",%s} ", name,
+			 i < nles ? les[i] : "+Inf", labels);
+		p = strstr(at, key);
+		if (!p)
+			fail_msg("%s: bucket %zu (%s) missing or out of order", name, i,
+				 i < nles ? les[i] : "+Inf");
+		v = strtod(p + strlen(key), &end);
+		assert_true(end > p + strlen(key));
+		if (v < prev)
+			fail_msg("%s: bucket %zu holds %g < %g: not cumulative", name, i, v, prev);
+		prev = v;
+		at = p + 1;
+	}
+	/* no bucket beyond the documented ones */
+	snprintf(key, sizeof key, "\n%s_bucket{", name);
+	for (const char *p = strstr(body, key); p; p = strstr(p + 1, key))
+		assert_true(p < at);
+	snprintf(key, sizeof key, "%s_count", name);
+	assert_true(prom_value(body, key) == v);
+	assert_true(v == want_count);
+	snprintf(key, sizeof key, "%s_sum", name);
+	sum = prom_value(body, key);
+	assert_false(isnan(sum));
+	return sum;
+}
+
+/* vLLM V1's request-latency buckets, SGLang's queue-time buckets */
+static const char *const vllm_latency_les[] = {
+	"0.3", "0.5", "0.8", "1.0", "1.5", "2.0", "2.5", "5.0", "10.0", "15.0", "20.0",
+	"30.0", "40.0", "50.0", "60.0", "120.0", "240.0", "480.0", "960.0", "1920.0", "7680.0"};
+static const char *const sglang_queue_les[] = {
+	"0.0", "0.001", "0.005", "0.01", "0.05", "0.1", "0.2", "0.5", "1.0", "2.0",
+	"3.0", "4.0", "5.0", "10.0", "15.0", "20.0", "30.0", "40.0", "50.0", "60.0",
+	"70.0", "80.0", "90.0", "100.0", "200.0", "300.0", "400.0", "500.0", "600.0",
+	"700.0", "800.0", "900.0", "1000.0", "1200.0", "1400.0", "1600.0", "1800.0",
+	"2000.0", "2500.0", "3000.0"};
+static const char *const ttft_les[] = {
+	"0.001", "0.005", "0.01", "0.02", "0.04", "0.06", "0.08", "0.1", "0.25", "0.5",
+	"0.75", "1.0", "2.5", "5.0", "7.5", "10.0", "20.0", "40.0", "80.0", "160.0",
+	"640.0", "2560.0"};
+#define NLES(a) (sizeof a / sizeof a[0])
+
+/* Three streams at once through one running slot (--max-num-seqs 1): the
+ * TTFT parts' histograms of the vllm and sglang flavors are well formed,
+ * count every request, and their sums are the truth log's: each request
+ * leaves the queue when it has arrived and the one served before it has
+ * made its last token; its prefill ends at its first token's model time;
+ * the server's TTFT is its first chunk's emission - arrival. */
+static void test_ttft_parts_histograms(void **state)
+{
+	(void)state;
+	for (int sgl = 0; sgl < 2; sgl++) {
+		char path[] = "/tmp/tt-sim-truth-XXXXXX";
+		int fd = mkstemp(path);
+		assert_true(fd >= 0);
+		close(fd);
+		const char *args[] = {"--flavor", sgl ? "sglang" : "vllm", "--max-num-seqs", "1",
+				      "--no-prefix-caching", "--truth", path, NULL};
+		const char *labels = sgl ? "model_name=\"sim\"" : "engine=\"0\",model_name=\"sim\"";
+		const char *pre = sgl ? "sglang:" : "vllm:";
+		char name[128];
+		struct sim_proc p = sim_start_ok(args);
+		char *bodies[3];
+		struct stream_result sr[3];
+		struct http_reply r;
+		struct truth t;
+		uint64_t arr[3], first[3], last[3], emit[3];
+		double want_queue = 0, want_prefill = 0, want_ttft = 0, got;
+
+		for (int i = 0; i < 3; i++)
+			bodies[i] = body_token_prompt(2048, i, 16, 1, NULL);
+		stream_many(&p, "/v1/completions", (const char *const *)bodies, 3, 0, 20, NULL, NULL,
+			    sr);
+		for (int i = 0; i < 3; i++) {
+			assert_int_equal(sr[i].status, 200);
+			stream_result_free(&sr[i]);
+			free(bodies[i]);
+		}
+		assert_int_equal(http_do(&p, "/metrics", NULL, NULL, &r), 0);
+		sim_stop_ok(&p);
+
+		assert_int_equal(truth_read(path, &t), 0);
+		unlink(path);
+		assert_int_equal(t.nreqs, 3);
+		for (size_t i = 0; i < 3; i++) {
+			arr[i] = t.reqs[i].arrival_ns;
+			first[i] = UINT64_MAX;
+			last[i] = 0;
+			emit[i] = 0;
+			for (size_t c = 0; c < t.nchunks; c++) {
+				if (t.chunks[c].id != t.reqs[i].id)
+					continue;
+				if (t.chunks[c].first == 0)
+					emit[i] = t.chunks[c].emit_ns;
+				for (uint32_t k = 0; k < t.chunks[c].count; k++) {
+					uint64_t m = t.chunks[c].model_ns[k];
+					first[i] = m < first[i] ? m : first[i];
+					last[i] = m > last[i] ? m : last[i];
+				}
+			}
+			assert_true(emit[i] && last[i]);
+		}
+		truth_free(&t);
+		/* in the order served */
+		for (int i = 0; i < 3; i++)
+			for (int j = i + 1; j < 3; j++)
+				if (first[j] < first[i]) {
+					uint64_t *a[] = {arr, first, last, emit};
+					for (int k = 0; k < 4; k++) {
+						uint64_t x = a[k][i];
+						a[k][i] = a[k][j];
+						a[k][j] = x;
+					}
+				}
+		for (int i = 0; i < 3; i++) {
+			uint64_t admit = arr[i];
+			if (i && last[i - 1] > admit)
+				admit = last[i - 1];
+			want_queue += (double)(admit - arr[i]) / 1e9;
+			want_prefill += (double)(first[i] - admit) / 1e9;
+			want_ttft += (double)(emit[i] - arr[i]) / 1e9;
+		}
+		/* two of the three waited for a whole 16-token request */
+		assert_true(want_queue > 0.001);
+
+		snprintf(name, sizeof name, "%s%s", pre, sgl ? "queue_time_seconds"
+							  : "request_queue_time_seconds");
+		got = check_histogram(r.body, name, labels, sgl ? sglang_queue_les : vllm_latency_les,
+				      sgl ? NLES(sglang_queue_les) : NLES(vllm_latency_les), 3.0);
+		if (fabs(got - want_queue) > 1e-6)
+			fail_msg("%s_sum %.9f, truth %.9f", name, got, want_queue);
+		snprintf(name, sizeof name, "%stime_to_first_token_seconds", pre);
+		got = check_histogram(r.body, name, labels, ttft_les, NLES(ttft_les), 3.0);
+		if (fabs(got - want_ttft) > 1e-6)
+			fail_msg("%s_sum %.9f, truth %.9f", name, got, want_ttft);
+		if (!sgl) {
+			got = check_histogram(r.body, "vllm:request_prefill_time_seconds", labels,
+					      vllm_latency_les, NLES(vllm_latency_les), 3.0);
+			/* a 2K prefill at 150K tok/s: about 14 ms each */
+			assert_true(want_prefill > 3 * 0.010);
+			if (fabs(got - want_prefill) > 1e-6)
+				fail_msg("prefill_sum %.9f, truth %.9f", got, want_prefill);
+		} else {
+			assert_null(strstr(r.body, "prefill_time"));
+			assert_null(strstr(r.body, "vllm:"));
+		}
+		http_reply_free(&r);
+	}
+}
+
 /* llama-server's slots: /props and /v1/models tell each slot's context, a
  * prompt that fills it is refused as llama-server refuses it, and an output
  * stops when the slot is full (finish length, fewer tokens than asked);
@@ -830,6 +999,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_request_id_and_truth),
 		cmocka_unit_test(test_flavor_vllm_metrics),
 		cmocka_unit_test(test_flavor_sglang),
+		cmocka_unit_test(test_ttft_parts_histograms),
 		cmocka_unit_test(test_flavor_llamacpp),
 		cmocka_unit_test(test_llamacpp_slots),
 		cmocka_unit_test(test_llamacpp_time_counters),
