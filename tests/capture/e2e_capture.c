@@ -1562,6 +1562,7 @@ static void test_reasoning(void **state)
 struct queue_span {
 	int64_t ws, we, first, last;
 	const char *name; /* the histogram's _count series */
+	int64_t run_first, run_last; /* scrape_span: first and last as run times */
 };
 
 static int span_scrape(void *ctx, const struct tt_scrape *s)
@@ -1783,6 +1784,8 @@ static void scrape_span(struct tt_run *run, const char *run_dir, const char *nam
 	assert_non_null(p);
 	origin = strtoll(p + strlen("\"origin_monotonic_ns\":"), NULL, 10);
 	free(info);
+	q->run_first = q->first;
+	q->run_last = q->last;
 	q->first += origin;
 	q->last += origin;
 }
@@ -1813,6 +1816,30 @@ static void near_truth(const char *what, double got, double want, long k, double
 		fail_msg("%s %.3f ms, truth %.3f ms over %ld requests", what, got, want, k);
 }
 
+/* The client's TTFT of the measured requests whose first token reached it
+ * in (first, last] (run times). */
+struct client_ttft {
+	int64_t first, last;
+	double sum;
+	long n;
+};
+
+static int client_ttft_request(void *ctx, const struct tt_request *r)
+{
+	struct client_ttft *c = ctx;
+	if (r->role != TT_ROLE_MEASURED)
+		return 0;
+	for (size_t i = 0; i < r->n_chunks; i++)
+		if (r->chunks[i].tokens) {
+			if (r->chunks[i].t_ns > c->first && r->chunks[i].t_ns <= c->last) {
+				c->sum += (double)(r->chunks[i].t_ns - r->t_send_ns) / 1e6;
+				c->n++;
+			}
+			break;
+		}
+	return 0;
+}
+
 /* vLLM's TTFT parts (M-ttft-parts) against the simulator's truth, as
  * test_tgi_ttft_parts: one request running at a time and two workers, so
  * each request queues while the other is served.  vLLM V1 observes a
@@ -1836,9 +1863,11 @@ static void test_vllm_ttft_parts(void **state)
 	struct tt_error err;
 	const struct tt_cell_figures *f;
 	struct queue_span q;
+	struct client_ttft ct = {0, 0, 0, 0};
+	struct tt_trace_visitor v = {&ct, client_ttft_request, NULL};
 	struct served *sv;
 	size_t n;
-	double queue = 0, prefill = 0, ttft = 0;
+	double queue = 0, prefill = 0, ttft = 0, rest;
 	long kq = 0, kt = 0;
 	(void)state;
 
@@ -1846,6 +1875,12 @@ static void test_vllm_ttft_parts(void **state)
 	run = capture_run("vllmq", sim_args, args, run_dir, sizeof run_dir);
 	assert_string_equal(tt_run_manifest(run)->engine, "vllm");
 	scrape_span(run, run_dir, "vllm:request_queue_time_seconds_count", &q);
+	ct.first = q.run_first;
+	ct.last = q.run_last;
+	assert_true(tt_run_read_cell(run, (size_t)tt_manifest_find_cell(tt_run_manifest(run),
+									 "decode-1024x2"),
+				     &v, &err) == TT_OK);
+	assert_true(ct.n >= 8);
 	sv = served_from_truth(truth_path, &n);
 	for (size_t i = 0; i < n; i++) {
 		if (in_span(&q, sv[i].end)) {
@@ -1875,9 +1910,23 @@ static void test_vllm_ttft_parts(void **state)
 	near_truth("server TTFT", f->server_ttft_ms, ttft, kt, 0.05, 1);
 	printf("  client TTFT %.3f ms, rest %.3f ms\n", f->ttft_ms.mean, f->ttft_rest_ms);
 	assert_true(fabs(f->ttft_rest_ms - (f->ttft_ms.mean - f->queue_ms - f->prefill_ms)) < 1e-6);
-	/* the server's parts cover the client's TTFT but for a few ms */
-	if (!(f->ttft_rest_ms > -0.05 * f->ttft_ms.mean - 1 && f->ttft_rest_ms < 10))
+	/* The report's rest mixes populations: M-ttft takes every measured
+	 * request of the cell, the first of which (sent with the cell, into
+	 * an empty queue) waited nothing, while the histograms cover the
+	 * window; so it may fall below 0 by about one queue time over the
+	 * requests (-1.6 to -2.8 ms here). */
+	if (!(f->ttft_rest_ms > -1.5 * f->queue_ms / (double)f->ttft_ms.n - 1 &&
+	      f->ttft_rest_ms < 10))
 		fail_msg("rest %.3f ms of a client TTFT of %.3f ms", f->ttft_rest_ms, f->ttft_ms.mean);
+	/* Over the requests whose first token came in the histograms' span,
+	 * the client's TTFT exceeds the server's queue + prefill by the
+	 * loopback, the HTTP layers and the simulator's output pass: more
+	 * than 0, a few ms at most */
+	rest = ct.sum / (double)ct.n - f->queue_ms - f->prefill_ms;
+	printf("  client TTFT over the span %.3f ms (%ld requests), rest %.3f ms\n",
+	       ct.sum / (double)ct.n, ct.n, rest);
+	if (!(rest > 0 && rest < 5))
+		fail_msg("rest over the span %.3f ms", rest);
 	tt_report_free(rep);
 	tt_run_free(run);
 }
