@@ -372,6 +372,63 @@ static void counters_scrape(struct cell *c, int64_t t, double k)
 	scrape(c, t, smp, sizeof smp / sizeof *smp);
 }
 
+/* rest = the client's TTFT over the requests that finished in the span of
+ * the queue histogram's scrapes, less queue and prefill (M-ttft-parts): a
+ * request that ended before the first scrape (its queue time is not in the
+ * histograms' increase) and one cut at the end do not count, though M-ttft
+ * takes both. */
+static void test_ttft_parts_rest_span(void **state)
+{
+	struct cell c;
+	struct tt_cell_figures f;
+	struct tt_request r;
+	struct tt_chunk in[2] = {{11 * S, 1}, {11 * S + MS, 1}};
+	struct tt_chunk early[2] = {{9 * S, 1}, {9 * S + MS, 1}};
+	struct tt_chunk cut[1] = {{19 * S, 1}};
+
+	(void)state;
+	cell_init(&c, TT_PHASE_DECODE, "vllm", NULL, 10 * S);
+	counters_scrape(&c, 10 * S, 1);
+	counters_scrape(&c, 20 * S, 3);
+	memset(&r, 0, sizeof r);
+	r.role = TT_ROLE_MEASURED;
+	r.finish = TT_FINISH_STOP;
+	r.n_chunks = 2;
+	r.t_sched_ns = r.t_send_ns = 11 * S - 200 * MS; /* TTFT 200 ms, ends in the span */
+	r.t_end_ns = 12 * S;
+	r.chunks = in;
+	tt_cell_analyzer_request(c.a, &r);
+	r.t_sched_ns = r.t_send_ns = 9 * S - 10 * MS;   /* TTFT 10 ms, ended before it */
+	r.t_end_ns = 9 * S + 2 * MS;
+	r.chunks = early;
+	tt_cell_analyzer_request(c.a, &r);
+	r.t_sched_ns = r.t_send_ns = 19 * S - 30 * MS;  /* TTFT 30 ms, cut */
+	r.t_end_ns = 20 * S;
+	r.finish = TT_FINISH_CUT;
+	r.n_chunks = 1;
+	r.chunks = cut;
+	tt_cell_analyzer_request(c.a, &r);
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_true(fabs(f.ttft_ms.mean - 80) < 1e-9); /* all three */
+	assert_true(fabs(f.queue_ms - 50) < 1e-9 && fabs(f.prefill_ms - 50) < 1e-9);
+	assert_true(fabs(f.ttft_rest_ms - 100) < 1e-9);  /* 200 - 50 - 50 */
+	cell_done(&c);
+
+	/* no finished request in the span: unknown, not a guess */
+	cell_init(&c, TT_PHASE_DECODE, "vllm", NULL, 10 * S);
+	counters_scrape(&c, 10 * S, 1);
+	counters_scrape(&c, 20 * S, 3);
+	r.finish = TT_FINISH_STOP;
+	r.n_chunks = 2;
+	r.t_sched_ns = r.t_send_ns = 9 * S - 10 * MS;
+	r.t_end_ns = 9 * S + 2 * MS;
+	r.chunks = early;
+	tt_cell_analyzer_request(c.a, &r);
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_true(isfinite(f.queue_ms) && isnan(f.ttft_rest_ms));
+	cell_done(&c);
+}
+
 static void test_ttft_parts_spec_and_chunks(void **state)
 {
 	struct cell c;
@@ -649,6 +706,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_failed_cell_with_trace_has_no_figures),
 		cmocka_unit_test(test_zstd_frames_and_plain_zstd),
 		cmocka_unit_test(test_ttft_parts_spec_and_chunks),
+		cmocka_unit_test(test_ttft_parts_rest_span),
 		cmocka_unit_test(test_prefix_cache_warning),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);

@@ -167,7 +167,10 @@ struct tt_cell_analyzer {
 	long by_tokens[5];               /* M-chunks: chunks of 2, 3, 4, 5+ tokens ([0] unused) */
 	double cached_sum, prompt_sum;   /* M-cache */
 	double ctr_first[C_COUNT], ctr_last[C_COUNT]; /* M-ttft-parts, M-spec */
+	int64_t ctr_t_first[C_COUNT], ctr_t_last[C_COUNT]; /* their scrapes' times */
 	int ctr_seen[C_COUNT];
+	struct dvec end_ttft;    /* M-ttft-parts rest: (end ns, TTFT ms) pairs of
+				  * the measured requests that finished */
 	long slo_judged, slo_met, slo_tokens;
 	int64_t max_tokens;      /* asked per measured request */
 	long ended, short_n, short_length, short_stop, short_max;
@@ -628,6 +631,13 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 			a->opts.hook->ttft(a->opts.hook->ctx, a->index, first,
 					   (double)(first - r->t_send_ns) / 1e6);
 	}
+	/* M-ttft-parts rest: a finished request's end and TTFT, matched at
+	 * the end with the span of the server's histogram scrapes. */
+	if (first > r->t_send_ns &&
+	    (r->finish == TT_FINISH_LENGTH || r->finish == TT_FINISH_STOP) &&
+	    (dvec_push(&a->end_ttft, (double)r->t_end_ns) ||
+	     dvec_push(&a->end_ttft, (double)(first - r->t_send_ns) / 1e6)))
+		a->oom = 1;
 	/* M-per-request: (tokens after the first chunk) / (last - first chunk). */
 	if (first >= 0 && last > first && first < we && last >= ws &&
 	    total_tokens - first_tokens > 0) {
@@ -698,9 +708,12 @@ static void scrape_counters(struct tt_cell_analyzer *a, const struct tt_scrape *
 	for (int c = 0; c < C_COUNT; c++) {
 		if (!seen[c])
 			continue;
-		if (!a->ctr_seen[c])
+		if (!a->ctr_seen[c]) {
 			a->ctr_first[c] = sum[c];
+			a->ctr_t_first[c] = s->t_ns;
+		}
 		a->ctr_last[c] = sum[c];
+		a->ctr_t_last[c] = s->t_ns;
 		a->ctr_seen[c] = 1;
 	}
 }
@@ -1028,6 +1041,23 @@ static double delta(const struct tt_cell_analyzer *a, enum counter c)
 	return a->ctr_seen[c] && d >= 0 ? d : NAN;
 }
 
+/* M-ttft-parts rest: the mean client TTFT of the finished requests that
+ * ended in (t_first, t_last] of counter c's scrapes, the requests whose
+ * queue and prefill times vLLM observed there (it observes them when a
+ * request finishes); NaN when none did. */
+static double span_ttft_ms(const struct tt_cell_analyzer *a, enum counter c)
+{
+	double sum = 0, t0 = (double)a->ctr_t_first[c], t1 = (double)a->ctr_t_last[c];
+	long n = 0;
+
+	for (size_t i = 0; i + 1 < a->end_ttft.n; i += 2)
+		if (a->end_ttft.v[i] > t0 && a->end_ttft.v[i] <= t1) {
+			sum += a->end_ttft.v[i + 1];
+			n++;
+		}
+	return n ? sum / (double)n : NAN;
+}
+
 /* M-chunks, M-ttft-parts, M-spec. */
 static void chunks_and_server_parts(const struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 {
@@ -1053,8 +1083,8 @@ static void chunks_and_server_parts(const struct tt_cell_analyzer *a, struct tt_
 		f->server_ttft_ms = delta(a, C_TTFT_SUM) / n * 1e3;
 	else if ((n = delta(a, C_SG_TTFT_N)) > 0)
 		f->server_ttft_ms = delta(a, C_SG_TTFT_SUM) / n * 1e3;
-	if (isfinite(f->queue_ms) && isfinite(f->prefill_ms) && f->ttft_ms.n > 0)
-		f->ttft_rest_ms = f->ttft_ms.mean - f->queue_ms - f->prefill_ms;
+	if (isfinite(f->queue_ms) && isfinite(f->prefill_ms))
+		f->ttft_rest_ms = span_ttft_ms(a, C_QUEUE_N) - f->queue_ms - f->prefill_ms;
 	f->spec_draft_tokens = delta(a, C_SPEC_DRAFT_TOKENS);
 	f->spec_accepted_tokens = delta(a, C_SPEC_ACCEPTED);
 	if (f->spec_draft_tokens > 0 && isfinite(f->spec_accepted_tokens))
@@ -1219,6 +1249,7 @@ void tt_cell_analyzer_free(struct tt_cell_analyzer *a)
 	free(a->tbt);
 	tt__rate_acc_free(a->open_loop);
 	free(a->ttft.v);
+	free(a->end_ttft.v);
 	free(a->ttfr.v);
 	free(a->ttfa.v);
 	free(a->rate.v);
