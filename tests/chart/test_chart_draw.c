@@ -395,6 +395,51 @@ static void test_pdf_chart_is_text_and_vector(void **state)
 	cf_report_free(r);
 }
 
+/* A negative rest (client TTFT below queue + prefill) is drawn as none
+ * and the footnote says so, with the most negative value; without one the
+ * footnote has no such sentence. */
+static void test_ttft_parts_negative_rest(void **state)
+{
+	struct tt_report *r = cf_seed_report(NULL);
+	struct tt_buf b;
+	char *dir = cf_tmpdir("pdfneg"), path[4200], cmd[4400], *out;
+	(void)state;
+	assert_non_null(dir);
+	snprintf(path, sizeof path, "%s/c.pdf", dir);
+	snprintf(cmd, sizeof cmd, "pdftotext -raw '%s' -", path);
+	for (int neg = 1; neg >= 0; neg--) {
+		int k = 0;
+		for (size_t i = 0; i < r->n_cells; i++) {
+			struct tt_cell_figures *c = &r->cells[i];
+			int d = c->phase == TT_PHASE_DECODE;
+			c->queue_ms = d ? 5.0 * c->concurrency : NAN;
+			c->prefill_ms = d ? 20 : NAN;
+			c->ttft_rest_ms = d ? (neg && k < 2 ? -1.25 - k : 3) : NAN;
+			k += d;
+		}
+		tt_buf_init(&b, 0);
+		assert_int_equal(render(r, TT_CHART_TTFT_PARTS, TT_CHART_PDF, 960, 600, 96, &b,
+					NULL),
+				 TT_OK);
+		assert_int_equal(cf_write(path, b.data, b.len), 0);
+		tt_buf_release(&b);
+		out = cf_run_cmd(cmd);
+		assert_non_null(out);
+		for (char *q = out; *q; q++)
+			if (*q == '\n')
+				*q = ' ';
+		if (neg)
+			assert_non_null(strstr(out, "In 2 cells the client's TTFT was below queue + "
+						    "prefill (rest down to -2.25 ms), drawn as no rest."));
+		else
+			assert_null(strstr(out, "drawn as no rest"));
+		free(out);
+	}
+	cf_rmrf(dir);
+	free(dir);
+	cf_report_free(r);
+}
+
 static void test_bad_arguments(void **state)
 {
 	struct tt_report *r = cf_seed_report(NULL);
@@ -489,6 +534,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_heatmap_colours_and_marks),
 		cmocka_unit_test(test_heatmap_slo_outline),
 		cmocka_unit_test(test_ttft_parts),
+		cmocka_unit_test(test_ttft_parts_negative_rest),
 		cmocka_unit_test(test_ttft_band_from_quantiles),
 		cmocka_unit_test(test_size_and_dpi),
 		cmocka_unit_test(test_deterministic),

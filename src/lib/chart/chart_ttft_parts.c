@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "chart/chart_impl.h"
+#include "core/c_locale.h"
 
 static int has_parts(const struct tt_cell_figures *f)
 {
@@ -66,10 +67,12 @@ enum tt_code tt__chart_draw_ttft_parts(struct canvas *c, double x, double y, dou
 	static const struct legend_item items[] = {
 		{"server queue", 0, -1, 1}, {"server prefill", 1, -1, 1}, {"rest (network, client)", 2, -1, 1}};
 	const struct tt_cell_figures **cells;
-	const char *foot = "Per decode cell (numbers: requests at once): the server's mean queue "
-			   "and prefill times over the window (vLLM's histograms) and the rest of "
-			   "the client's mean time to first token.";
-	size_t n = 0;
+	const char *foot0 = "Per decode cell (numbers: requests at once): the server's mean queue "
+			    "and prefill times over the window (vLLM's histograms) and the rest of "
+			    "the client's mean time to first token.";
+	char foot[600];
+	size_t n = 0, n_neg = 0;
+	double rest_min = 0;
 	double vmax = 0, top, foot_h, legend_w;
 	char sub[600];
 	struct panel p;
@@ -83,7 +86,18 @@ enum tt_code tt__chart_draw_ttft_parts(struct canvas *c, double x, double y, dou
 			double sum = f->queue_ms + f->prefill_ms + fmax(0, f->ttft_rest_ms);
 			cells[n++] = f;
 			vmax = sum > vmax ? sum : vmax;
+			if (f->ttft_rest_ms < 0) {
+				n_neg++;
+				rest_min = fmin(rest_min, f->ttft_rest_ms);
+			}
 		}
+	/* a negative rest is drawn as none: say so rather than hide it */
+	if (n_neg)
+		tt__snprintf_c(foot, sizeof foot, "%s In %zu cell%s the client's TTFT was below queue "
+			       "+ prefill (rest down to %.2f ms), drawn as no rest.", foot0, n_neg,
+			       n_neg == 1 ? "" : "s", rest_min);
+	else
+		snprintf(foot, sizeof foot, "%s", foot0);
 	qsort(cells, n, sizeof *cells, cmp_cell);
 	tt__chart_subtitle(&r->manifest, sub, sizeof sub);
 	top = tt__chart_header(c, x + 20, y + 16, w - 40, tt__chart_kind_title(TT_CHART_TTFT_PARTS),
