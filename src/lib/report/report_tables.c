@@ -149,16 +149,11 @@ enum tt_code tt__report_facts(const struct tt_report *r, struct fact **out, size
 		FACT("Run", "Max output", dupf("%s tokens", num));
 	}
 	/* open loop: each request's own max_tokens (formats/run-v1.md 2.4) */
-	if (m->output_max > 0 && m->n_output_bins)
-		FACT("Run", "Output lengths",
-		     dupf("from a histogram%s%s%s of %zu bins, %lld to %lld tokens",
-			  m->output_hist_file ? " (" : "",
-			  m->output_hist_file ? m->output_hist_file : "",
-			  m->output_hist_file ? ")" : "", m->n_output_bins,
-			  (long long)m->output_min, (long long)m->output_max));
-	else if (m->output_max > 0)
-		FACT("Run", "Output lengths", dupf("uniform, %lld to %lld tokens",
-						   (long long)m->output_min, (long long)m->output_max));
+	{
+		char lengths[600];
+		if (tt__render_output_lengths(m, lengths, sizeof lengths))
+			FACT("Run", "Output lengths", dupf("%s", lengths));
+	}
 	if (m->kv_capacity_tokens > 0) {
 		tt_fmt_int((double)m->kv_capacity_tokens, num, sizeof num);
 		FACT("Run", "KV capacity",

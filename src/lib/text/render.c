@@ -104,6 +104,22 @@ void tt__render_context(int64_t context, char *buf, size_t len)
 	tt_format_tokens(context, buf, len);
 }
 
+int tt__render_output_lengths(const struct tt_manifest *m, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (m->output_max <= 0)
+		return 0;
+	if (m->n_output_bins)
+		snprintf(buf, len, "from a histogram%s%s%s of %zu bins, %lld to %lld tokens",
+			 m->output_hist_file ? " (" : "", m->output_hist_file ? m->output_hist_file : "",
+			 m->output_hist_file ? ")" : "", m->n_output_bins, (long long)m->output_min,
+			 (long long)m->output_max);
+	else
+		snprintf(buf, len, "uniform, %lld to %lld tokens", (long long)m->output_min,
+			 (long long)m->output_max);
+	return 1;
+}
+
 int tt__render_has_counts(const struct tt_cell_figures *c)
 {
 	if (c->status == TT_STATUS_OVER_CAPACITY)

@@ -45,6 +45,10 @@ void tt__render_cell_id(const struct tt_report *r, const struct tt_cell_figures 
 		       size_t len);
 /* "8K", "125K" */
 void tt__render_context(int64_t context, char *buf, size_t len);
+/* An open-loop run's output lengths (formats/run-v1.md 2.4) as the run
+ * facts say them: "uniform, 5 to 60 tokens", "from a histogram (f.csv) of
+ * 4 bins, ...".  Returns 0 when every request asks max_tokens (buf ""). */
+int tt__render_output_lengths(const struct tt_manifest *m, char *buf, size_t len);
 
 /* Whether the seed-report columns of a cell show counts (completed, output
  * tokens) and decode-only figures: not for cells that were not run, and the

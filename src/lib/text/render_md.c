@@ -261,18 +261,8 @@ static void facts(const struct tt_report *r, int has_decode, struct tt_buf *out)
 		item(out, "Max output", text);
 	}
 	/* open loop: each request's own max_tokens (formats/run-v1.md 2.4) */
-	if (m->output_max > 0) {
-		if (m->n_output_bins)
-			snprintf(text, sizeof text, "from a histogram%s%s%s of %zu bins, %lld to %lld "
-				 "tokens", m->output_hist_file ? " (" : "",
-				 m->output_hist_file ? m->output_hist_file : "",
-				 m->output_hist_file ? ")" : "", m->n_output_bins,
-				 (long long)m->output_min, (long long)m->output_max);
-		else
-			snprintf(text, sizeof text, "uniform, %lld to %lld tokens",
-				 (long long)m->output_min, (long long)m->output_max);
+	if (tt__render_output_lengths(m, text, sizeof text))
 		item(out, "Output lengths", text);
-	}
 	item(out, "Endpoint", m->endpoint);
 	if (m->kv_capacity_tokens >= 0) {
 		tt_fmt_int((double)m->kv_capacity_tokens, num, sizeof num);
