@@ -220,34 +220,44 @@ const char *tt_manifest_note(const struct tt_manifest *m, const char *key)
 	return NULL;
 }
 
+struct tt_cell_info *tt__manifest_push_cell(struct tt_manifest *m, const char *id)
+{
+	struct tt_cell_info *cells, *c;
+
+	cells = realloc(m->cells, (m->n_cells + 1) * sizeof *cells);
+	if (!cells)
+		return NULL;
+	m->cells = cells;
+	c = &cells[m->n_cells];
+	memset(c, 0, sizeof *c);
+	c->id = strdup(id);
+	if (!c->id)
+		return NULL;
+	c->state = TT_CELL_PENDING;
+	c->kv_need_tokens = -1;
+	c->start_ns = c->ready_ns = c->window_start_ns = c->window_end_ns = c->end_ns = -1;
+	m->n_cells++;
+	return c;
+}
+
 enum tt_code tt_manifest_add_cell(struct tt_manifest *m, enum tt_phase phase, int64_t context,
 				  int concurrency, size_t *index)
 {
-	struct tt_cell_info *cells, *c;
+	struct tt_cell_info *c;
 	char id[64];
 
 	if (phase == TT_PHASE_PREFILL)
 		snprintf(id, sizeof id, "prefill-%lld", (long long)context);
 	else
 		snprintf(id, sizeof id, "decode-%lldx%d", (long long)context, concurrency);
-	cells = realloc(m->cells, (m->n_cells + 1) * sizeof *cells);
-	if (!cells)
-		return TT_FAILED;
-	m->cells = cells;
-	c = &cells[m->n_cells];
-	memset(c, 0, sizeof *c);
-	c->id = strdup(id);
-	if (!c->id)
+	c = tt__manifest_push_cell(m, id);
+	if (!c)
 		return TT_FAILED;
 	c->phase = phase;
 	c->context = context;
 	c->concurrency = phase == TT_PHASE_PREFILL ? 1 : concurrency;
-	c->state = TT_CELL_PENDING;
-	c->kv_need_tokens = -1;
-	c->start_ns = c->ready_ns = c->window_start_ns = c->window_end_ns = c->end_ns = -1;
 	if (index)
-		*index = m->n_cells;
-	m->n_cells++;
+		*index = m->n_cells - 1;
 	return TT_OK;
 }
 

@@ -76,31 +76,21 @@ int tt__rate_cell_id_valid(const char *id)
 enum tt_code tt_manifest_add_rate_cell(struct tt_manifest *m, int64_t context, double rate,
 				       size_t *index)
 {
-	struct tt_cell_info *cells, *c;
+	struct tt_cell_info *c;
 	char id[64];
 
 	if (!(rate > 0) || !isfinite(rate) || context < 0)
 		return TT_FAILED;
 	tt_rate_cell_id(context, rate, id, sizeof id);
-	cells = realloc(m->cells, (m->n_cells + 1) * sizeof *cells);
-	if (!cells)
-		return TT_FAILED;
-	m->cells = cells;
-	c = &cells[m->n_cells];
-	memset(c, 0, sizeof *c);
-	c->id = strdup(id);
-	if (!c->id)
+	c = tt__manifest_push_cell(m, id);
+	if (!c)
 		return TT_FAILED;
 	c->phase = TT_PHASE_RATE;
 	c->context = context;
 	c->concurrency = 0;
 	c->rate = rate;
-	c->state = TT_CELL_PENDING;
-	c->kv_need_tokens = -1;
-	c->start_ns = c->ready_ns = c->window_start_ns = c->window_end_ns = c->end_ns = -1;
 	if (index)
-		*index = m->n_cells;
-	m->n_cells++;
+		*index = m->n_cells - 1;
 	return TT_OK;
 }
 

@@ -22,6 +22,9 @@ int tt__manifest_rate_to_json(const struct tt_manifest *m, cJSON *root, cJSON *s
 enum tt_code tt__manifest_rate_from_json(const cJSON *root, const char *name,
 					 struct tt_manifest *m, struct tt_error *err);
 void tt__manifest_rate_release(struct tt_manifest *m);
+/* Append a pending cell with this id, its times unknown (-1), and return
+ * it (its index is m->n_cells - 1); NULL when out of memory. */
+struct tt_cell_info *tt__manifest_push_cell(struct tt_manifest *m, const char *id);
 /* The id pattern of 2.4's cells: rate-<digits>r<digits>[p<digits>]. */
 int tt__rate_cell_id_valid(const char *id);
 
