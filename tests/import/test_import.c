@@ -238,6 +238,64 @@ static void test_import_open(void **state)
 	assert_int_equal(rmdir(tmp), 0);
 }
 
+/* Issue 20.1: each record's error text must survive the record array's
+ * growth.  Seven copies of the AIPerf export (700 records, 77 cancelled)
+ * passed 256 records, where the array moved and left the error pointers in
+ * freed memory (garbage error text from 257 records, a crash near 700). */
+struct err_count {
+	size_t requests, failed, cancelled;
+};
+
+static int count_errors(void *ctx, const struct tt_request *r)
+{
+	struct err_count *c = ctx;
+
+	c->requests++;
+	if (r->error) {
+		c->failed++;
+		c->cancelled += strcmp(r->error, "cancelled by AIPerf") == 0;
+	}
+	return 0;
+}
+
+static void test_aiperf_many_records(void **state)
+{
+	char dir[] = "/tmp/tt-test-import-many-XXXXXX", run_dir[64];
+	FILE *f = fopen(FX "aiperf/run1-profile_export.jsonl", "rb");
+	char *one, *many;
+	long len;
+	struct tt_error err;
+	struct tt_run *run;
+	struct err_count c = {0, 0, 0};
+	struct tt_trace_visitor v = {.ctx = &c, .on_request = count_errors};
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	rewind(f);
+	one = malloc((size_t)len);
+	many = malloc((size_t)len * 7);
+	assert_int_equal(fread(one, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	for (int i = 0; i < 7; i++)
+		memcpy(many + (size_t)len * (size_t)i, one, (size_t)len);
+	assert_non_null(mkdtemp(dir));
+	snprintf(run_dir, sizeof run_dir, "%s/run", dir);
+	assert_int_equal(tt_import_memory(many, (size_t)len * 7, "many.jsonl", NULL, run_dir, &err),
+			 TT_OK);
+	assert_int_equal(tt_run_open(run_dir, &run, &err), TT_OK);
+	assert_int_equal(tt_run_read_cell(run, 0, &v, &err), TT_OK);
+	assert_int_equal(c.requests, 700);
+	assert_int_equal(c.failed, 77);
+	assert_int_equal(c.cancelled, 77);
+	tt_run_free(run);
+	free(one);
+	free(many);
+	snprintf(run_dir, sizeof run_dir, "rm -rf '%s'", dir);
+	assert_int_equal(system(run_dir), 0);
+}
+
 /* A newer schema than known: imported, with a warning that says so. */
 static void test_newer_schema_warns(void **state)
 {
@@ -315,6 +373,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_detect),
 		cmocka_unit_test(test_import_open),
 		cmocka_unit_test(test_newer_schema_warns),
+		cmocka_unit_test(test_aiperf_many_records),
 		cmocka_unit_test(test_running_rule_not_at_one),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);

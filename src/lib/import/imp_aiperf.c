@@ -12,12 +12,16 @@
 #include <math.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct rec {
 	struct tt_request r;
 	struct tt_chunk *chunks;
+	/* The error text lives here; r.error is pointed at it only when the
+	 * record is written, because the record array moves as it grows. */
+	bool failed;
 	char error[256];
 };
 
@@ -158,7 +162,7 @@ static void outcome(const cJSON *o, const cJSON *md, struct rec *out)
 		/* Cancelled on purpose (--request-cancellation-rate): not a failure. */
 		out->r.finish = TT_FINISH_ABORTED;
 		snprintf(out->error, sizeof out->error, "cancelled by AIPerf");
-		out->r.error = out->error;
+		out->failed = true;
 	} else if (cJSON_IsObject(errobj)) {
 		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(errobj, "message"),
 			    *code = cJSON_GetObjectItemCaseSensitive(errobj, "code");
@@ -168,7 +172,7 @@ static void outcome(const cJSON *o, const cJSON *md, struct rec *out)
 		out->r.http_status = cJSON_IsNumber(code) ? (int)code->valuedouble : 0;
 		snprintf(out->error, sizeof out->error, "%s",
 			 cJSON_IsString(msg) ? msg->valuestring : "error");
-		out->r.error = out->error;
+		out->failed = true;
 	}
 }
 
@@ -253,13 +257,13 @@ static enum tt_code raw_record(struct tt__imp *im, const cJSON *o, const char *w
 		out->r.finish = TT_FINISH_ERROR;
 		out->r.fail = TT_FAIL_ERROR_EVENT;
 		snprintf(out->error, sizeof out->error, "%s", s.error_text);
-		out->r.error = out->error;
+		out->failed = true;
 	} else if (s.malformed) {
 		out->r.finish = TT_FINISH_ERROR;
 		out->r.fail = TT_FAIL_MALFORMED;
 		snprintf(out->error, sizeof out->error, "%ld malformed event%s in the responses",
 			 s.malformed, s.malformed == 1 ? "" : "s");
-		out->r.error = out->error;
+		out->failed = true;
 	} else if (out->r.http_status >= 400) {
 		out->r.finish = TT_FINISH_ERROR;
 		out->r.fail = TT_FAIL_HTTP;
@@ -417,6 +421,7 @@ enum tt_code tt__import_aiperf(struct tt__imp *im, const cJSON *root, struct tt_
 	for (size_t i = 0; i < n; i++) {
 		v[i].r.slot = (uint32_t)(i % (size_t)conc);
 		v[i].r.seq = (uint32_t)(i / (size_t)conc);
+		v[i].r.error = v[i].failed ? v[i].error : NULL;
 		if ((rc = tt_trace_write_request(tw, &v[i].r, err)))
 			goto cleanup;
 	}
