@@ -15,7 +15,7 @@ extern "C" {
 
 /* How bad a result is, graded as libarchive grades, and ordered: a larger
  * code is worse, so combining results keeps the largest (tt_code_worst), and
- * `rc > TT_WARN` is the test for failure.  What went wrong is the kind, kept
+ * `rc > TT_WARN` (tt_failed) is the test for failure.  What went wrong is the kind, kept
  * with the message on the error object (struct tt_error). */
 enum tt_code {
 	TT_OK = 0,     /* success */
@@ -47,6 +47,14 @@ struct tt_error {
 	enum tt_kind kind; /* what went wrong (TT_KIND_NONE when code is TT_OK) */
 	char msg[1024];
 };
+
+/* The test for failure: a graded code is never read as a boolean, since
+ * TT_EOF and TT_WARN are successes (`if (rc)` would treat a warning as an
+ * error).  tt_failed(rc) is rc > TT_WARN. */
+static inline int tt_failed(enum tt_code rc)
+{
+	return rc > TT_WARN;
+}
 
 /* The worse of two results. */
 enum tt_code tt_code_worst(enum tt_code a, enum tt_code b);
