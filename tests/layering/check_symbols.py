@@ -37,6 +37,8 @@ def declared(paths):
     for p in paths:
         text = open(p, encoding="utf-8").read()
         text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+        # static inline functions are compiled into the caller, never exported
+        text = re.sub(r"static inline [^;{]*\{.*?\n\}", " ", text, flags=re.S)
         names |= set(re.findall(r"\b(tt_[a-z0-9_]+)\s*\(", text))
     return names
 

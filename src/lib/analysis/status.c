@@ -1,0 +1,234 @@
+/* Cell statuses: their names, and the rules that decide a cell's status
+ * from its figures and evidence (docs/metrics.md "Cell status", M-status).
+ * A new status rule goes here. */
+#include "tokentrace/analysis.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/analyzer.h"
+#include "analysis/rate.h"
+#include "core/c_locale.h"
+
+static const struct {
+	const char *name, *key, *legend;
+} statuses[TT_STATUS_COUNT_] = {
+	{"Valid", "valid", "Valid: every check passed."},
+	{"Requests queued", "requests_queued",
+	 "Requests queued: the server could not run all requests at once, so some waited in a "
+	 "queue."},
+	{"Over capacity", "over_capacity",
+	 "Over capacity: not run because this many requests at this context would exceed the "
+	 "server's KV cache."},
+	{"Errors", "errors", "Errors: some requests of the cell failed; figures count only what "
+			     "arrived."},
+	{"Too few samples", "too_few_samples",
+	 "Too few samples: the window holds too few tokens or requests for stable figures."},
+	{"Window cut short", "window_cut_short",
+	 "Window cut short: the measurement stopped before its planned duration."},
+	{"Damaged trace", "damaged_trace",
+	 "Damaged trace: part of the cell's trace file was unreadable; figures use the intact "
+	 "part."},
+	{"Not run", "not_run", "Not run: the capture never measured this cell."},
+	{"Short outputs", "short_outputs",
+	 "Short outputs: the server ended requests before the output tokens asked for (a "
+	 "full context slot, or an end of sequence it did not ignore); figures describe "
+	 "shorter requests than planned."},
+	{"Rate not sustained", "rate_not_sustained",
+	 "Rate not sustained: an open-loop cell's client sent late or its server completed fewer "
+	 "requests than were due; latencies from the due time grow with the backlog."},
+};
+
+const char *tt_status_name(enum tt_status s)
+{
+	return (unsigned)s < TT_STATUS_COUNT_ ? statuses[s].name : "Unknown";
+}
+
+const char *tt_status_key(enum tt_status s)
+{
+	return (unsigned)s < TT_STATUS_COUNT_ ? statuses[s].key : "unknown";
+}
+
+const char *tt_status_legend(enum tt_status s)
+{
+	return (unsigned)s < TT_STATUS_COUNT_ ? statuses[s].legend : "";
+}
+
+static void evidence(struct tt_cell_figures *f, enum tt_status st, const char *signal,
+		     double value, const char *op, double threshold)
+{
+	struct tt_evidence *e;
+	int hit;
+
+	if (f->n_evidence >= sizeof f->evidence / sizeof *f->evidence)
+		return;
+	e = &f->evidence[f->n_evidence++];
+	e->status = st;
+	copy_text(e->signal, sizeof e->signal, signal);
+	e->value = value;
+	copy_text(e->op, sizeof e->op, op);
+	e->threshold = threshold;
+	if (strcmp(op, ">") == 0)
+		hit = value > threshold;
+	else if (strcmp(op, ">=") == 0)
+		hit = value >= threshold;
+	else if (strcmp(op, "<") == 0)
+		hit = value < threshold;
+	else
+		hit = value == threshold;
+	e->triggered = hit;
+}
+
+static int triggered(const struct tt_cell_figures *f, enum tt_status st, const char **signal)
+{
+	for (size_t i = 0; i < f->n_evidence; i++)
+		if (f->evidence[i].status == st && f->evidence[i].triggered) {
+			if (signal)
+				*signal = f->evidence[i].signal;
+			return 1;
+		}
+	return 0;
+}
+
+/* M-short: how many, how the server ended them, how far they got, and the
+ * capture's arithmetic when it foresaw it (a llama.cpp slot). */
+static void short_reason(const struct tt_cell_analyzer *a, struct tt_cell_figures *f)
+{
+	const struct tt_cell_info *c = a->cell;
+	char how[96];
+
+	if (f->short_length && f->short_stop)
+		snprintf(how, sizeof how, "finish length: %ld, stop: %ld", f->short_length,
+			 f->short_stop);
+	else
+		snprintf(how, sizeof how, "finish %s", f->short_length ? "length" : "stop");
+	snprintf(f->reason, sizeof f->reason,
+		 "%ld of %ld request%s ended before the %lld tokens asked (%s; at most %ld "
+		 "tokens)%s%s",
+		 f->short_outputs, f->ended, f->ended == 1 ? "" : "s", (long long)a->max_tokens,
+		 how, f->short_max_tokens, c->reason ? ": " : "", c->reason ? c->reason : "");
+}
+
+/* Decide the status from the evidence, most severe first ("M-status"). */
+void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
+{
+	const struct tt_cell_info *c = a->cell;
+	const struct tt_analysis_opts *o = &a->opts;
+	int decode = c->phase != TT_PHASE_PREFILL; /* decode and open-loop cells */
+	int closed = c->phase == TT_PHASE_DECODE;
+
+	f->status = TT_STATUS_VALID;
+	if (c->state == TT_CELL_OVER_CAPACITY) {
+		f->status = TT_STATUS_OVER_CAPACITY;
+		snprintf(f->reason, sizeof f->reason, "not run: %s",
+			 c->reason ? c->reason : "C x (context + max tokens) > KV capacity");
+		return;
+	}
+	if (c->state == TT_CELL_PENDING || c->state == TT_CELL_RUNNING ||
+	    c->state == TT_CELL_FAILED || !c->trace) {
+		f->status = TT_STATUS_NOT_RUN;
+		snprintf(f->reason, sizeof f->reason, "%s%s%s",
+			 c->state == TT_CELL_RUNNING ? "the capture stopped inside this cell" :
+			 c->state == TT_CELL_FAILED ? "the capture could not measure this cell" :
+			 !c->trace ? "no trace recorded" : "the capture never reached this cell",
+			 c->reason ? ": " : "", c->reason ? c->reason : "");
+		return;
+	}
+	if (decode && a->ws < 0) {
+		f->status = TT_STATUS_NOT_RUN;
+		snprintf(f->reason, sizeof f->reason, "no measurement window recorded");
+		return;
+	}
+	evidence(f, TT_STATUS_DAMAGED, "damaged trace parts", f->damage[0] ? 1 : 0, ">", 0);
+	evidence(f, TT_STATUS_ERRORS, "failed requests", (double)f->errors, ">", 0);
+	if (c->phase == TT_PHASE_RATE) {
+		/* M-sustained */
+		const struct tt_rate_figures *ol = &f->open_loop;
+		evidence(f, TT_STATUS_NOT_SUSTAINED, "send lateness p99 ms", ol->lateness_p99_ms, ">",
+			 TT_RATE_LATE_P99_MS);
+		evidence(f, TT_STATUS_NOT_SUSTAINED, "achieved / scheduled requests",
+			 ol->scheduled_req_s > 0 ? ol->achieved_req_s / ol->scheduled_req_s : 1, "<",
+			 TT_RATE_ACHIEVED_SHARE);
+	}
+	if (decode) {
+		if (f->has_server_metrics && closed)
+			evidence(f, TT_STATUS_QUEUED, "share of scrapes with waiting > 0",
+				 f->waiting_share, ">=", o->queued_share);
+		evidence(f, TT_STATUS_SHORT, "requests ended before max_tokens",
+			 (double)f->short_outputs, ">", 0);
+		if (closed)
+			evidence(f, TT_STATUS_QUEUED, "readiness check timed out", c->ready_timed_out,
+				 ">", 0);
+		evidence(f, TT_STATUS_CUT_SHORT, "measured_s / duration_s",
+			 a->duration_s > 0 ? f->measured_s / a->duration_s : 1, "<",
+			 o->cut_short_ratio);
+		evidence(f, TT_STATUS_TOO_FEW, "output tokens in window", (double)f->output_tokens, "<",
+			 (double)o->min_tokens);
+		evidence(f, TT_STATUS_TOO_FEW, "requests with a first token", (double)f->ttft_ms.n, "<",
+			 1);
+		/* M-cache: a warning, not a status (it argues for "valid") */
+		if (isfinite(f->cached_share))
+			evidence(f, TT_STATUS_VALID, "warning: prompt share served from cache",
+				 f->cached_share, "<", 0.5);
+		else if (isfinite(f->server_cache_hit_rate))
+			evidence(f, TT_STATUS_VALID, "warning: server prefix cache hit rate",
+				 f->server_cache_hit_rate, "<", 0.5);
+	} else {
+		evidence(f, TT_STATUS_TOO_FEW, "scout requests with a first token",
+			 (double)f->ttft_ms.n, "<", 1);
+	}
+	{
+		static const enum tt_status order[] = {TT_STATUS_DAMAGED, TT_STATUS_ERRORS,
+						       TT_STATUS_NOT_SUSTAINED, TT_STATUS_SHORT, TT_STATUS_QUEUED,
+						       TT_STATUS_CUT_SHORT, TT_STATUS_TOO_FEW};
+		const char *sig = NULL;
+		for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+			if (triggered(f, order[i], &sig)) {
+				f->status = order[i];
+				break;
+			}
+		if (f->status == TT_STATUS_DAMAGED)
+			copy_text(f->reason, sizeof f->reason, f->damage);
+		else if (f->status == TT_STATUS_ERRORS)
+			snprintf(f->reason, sizeof f->reason, "%ld request%s failed", f->errors,
+				 f->errors == 1 ? "" : "s");
+		else if (f->status == TT_STATUS_SHORT)
+			short_reason(a, f);
+		else if (f->status == TT_STATUS_NOT_SUSTAINED)
+			tt__snprintf_c(f->reason, sizeof f->reason,
+				       "%.4g requests/s due, %.4g/s ended in the window; send "
+				       "lateness p99 %.3g ms; TTFT from the due time grew %.0f ms "
+				       "through the window",
+				       f->open_loop.scheduled_req_s, f->open_loop.achieved_req_s,
+				       f->open_loop.lateness_p99_ms, f->open_loop.ttft_due_growth_ms);
+		else if (f->status == TT_STATUS_QUEUED && strstr(sig, "readiness") &&
+			 c->concurrency == 1)
+			/* what readiness needs (docs/capture.md, Readiness) */
+			snprintf(f->reason, sizeof f->reason,
+				 "the readiness check timed out: the stream never produced tokens "
+				 "steadily, with nothing waiting on the server, for the readiness "
+				 "time");
+		else if (f->status == TT_STATUS_QUEUED && strstr(sig, "readiness"))
+			snprintf(f->reason, sizeof f->reason,
+				 "the readiness check timed out: the %d streams never all produced "
+				 "tokens, with nothing waiting on the server, for the readiness time",
+				 c->concurrency);
+		else if (f->status == TT_STATUS_QUEUED)
+			snprintf(f->reason, sizeof f->reason,
+				 "server reported waiting requests in %.0f%% of scrapes (max %.0f "
+				 "waiting; threshold %.0f%%)",
+				 f->waiting_share * 100, f->waiting_max, o->queued_share * 100);
+		else if (f->status == TT_STATUS_CUT_SHORT)
+			/* reasons go into CSV and JSON: '.' in any locale */
+			tt__snprintf_c(f->reason, sizeof f->reason,
+				       "measured %.1f s of %.1f s planned", f->measured_s,
+				       a->duration_s);
+		else if (f->status == TT_STATUS_TOO_FEW)
+			snprintf(f->reason, sizeof f->reason, "%s: %s",
+				 sig ? sig : "samples", decode ? "too few to judge" : "none");
+		else if (decode && !f->has_server_metrics)
+			snprintf(f->reason, sizeof f->reason,
+				 "no server metrics: queueing judged from the readiness check only");
+	}
+}
