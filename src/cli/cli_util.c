@@ -56,7 +56,28 @@ void cli_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
-enum tt_code cli_open_run(const char *path, struct tt_run **out, struct tt_error *err)
+int cli_open_run(const char *path, const char *what, struct tt_run **out, int *warned)
 {
-	return tt_import_open(path, NULL, out, err);
+	struct tt_error err;
+	enum tt_code rc;
+
+	tt_error_clear(&err);
+	*out = NULL;
+	rc = tt_import_open(path, NULL, out, &err);
+	if (tt_failed(rc)) {
+		if (what)
+			cli_error("%s '%s': %s", what, path, err.msg);
+		else
+			cli_error("%s", err.msg);
+		return -1;
+	}
+	if (rc == TT_WARN) {
+		if (what)
+			cli_warn("%s '%s': %s", what, path, err.msg);
+		else
+			cli_warn("%s", err.msg);
+		if (warned)
+			*warned = 1;
+	}
+	return 0;
 }

@@ -252,12 +252,8 @@ static int draw(struct chart_args *ca)
 	enum tt_code rc;
 	int status = 1, warned = 0;
 
-	tt_error_clear(&err);
-	rc = cli_open_run(ca->run_path, &run, &err);
-	if (rc > TT_WARN) {
-		cli_error("%s", err.msg);
+	if (cli_open_run(ca->run_path, NULL, &run, &warned))
 		goto cleanup;
-	}
 	if (ca->cell_id) {
 		long idx = tt_manifest_find_cell(tt_run_manifest(run), ca->cell_id);
 		if (idx < 0) {
@@ -272,7 +268,8 @@ static int draw(struct chart_args *ca)
 	ao.window_s = ca->window;
 	ao.slo = ca->slo;
 	rc = tt_analyze(run, &ao, &rep, &err);
-	warned = rc == TT_WARN;
+	if (rc == TT_WARN)
+		warned = 1;
 	if (rc == TT_WARN)
 		cli_warn("%s", err.msg);
 	else if (rc != TT_OK) {

@@ -122,7 +122,7 @@ int cmd_dump(int argc, char **argv)
 	struct tt_error err;
 	const struct tt_manifest *m;
 	struct tt_trace_visitor v = {&d, on_request, on_scrape};
-	int status = 0, found = 0;
+	int status = 0, found = 0, warned = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -150,10 +150,10 @@ int cmd_dump(int argc, char **argv)
 		cli_error("dump needs a run (see 'tokentrace dump --help')");
 		return 2;
 	}
-	if (cli_open_run(path, &run, &err)) {
-		cli_error("%s", err.msg);
+	if (cli_open_run(path, NULL, &run, &warned))
 		return 1;
-	}
+	if (warned)
+		status = 3;
 	m = tt_run_manifest(run);
 	d.m = m;
 	if (!only) {

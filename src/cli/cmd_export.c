@@ -129,10 +129,8 @@ int cmd_export(int argc, char **argv)
 		enum tt_code rc;
 
 		tt_error_clear(&err);
-		if (cli_open_run(runs[i], &run, &err)) {
-			cli_error("%s", err.msg);
+		if (cli_open_run(runs[i], NULL, &run, &damaged))
 			goto cleanup;
-		}
 		rc = tt_exporter_run(x, run, runs[i], &ao, &err);
 		tt_run_free(run);
 		if (rc > TT_WARN) {

@@ -86,7 +86,7 @@ int cmd_report(int argc, char **argv)
 	struct tt_report *rep = NULL;
 	struct tt_error err;
 	struct tt_buf buf;
-	int f, status = 1, no_color = 0;
+	int f, status = 1, no_color = 0, warned = 0;
 	enum tt_code rc, arc;
 
 	tt_analysis_opts_init(&ao);
@@ -186,11 +186,8 @@ int cmd_report(int argc, char **argv)
 	if (f == TT_FORMAT_HTML || f == TT_FORMAT_PDF)
 		tt_chart_analysis_opts(&ao);
 	tt_error_clear(&err);
-	rc = cli_open_run(run_path, &run, &err);
-	if (rc) {
-		cli_error("%s", err.msg);
+	if (cli_open_run(run_path, NULL, &run, &warned))
 		return 1;
-	}
 	arc = tt_analyze(run, &ao, &rep, &err);
 	if (arc != TT_OK && arc != TT_WARN) {
 		cli_error("%s", err.msg);
@@ -209,14 +206,18 @@ int cmd_report(int argc, char **argv)
 			rc = tt_report_write(rep, run, TT_FORMAT_PDF, &ro, out, &rerr);
 		else
 			rc = tt_report_render(rep, run, (enum tt_format)f, &ro, &buf, &rerr);
-		if (rc) {
+		if (tt_failed(rc)) {
 			cli_error("%s", rerr.msg[0] ? rerr.msg : tt_strerror(rc));
 			goto cleanup;
+		}
+		if (rc == TT_WARN) {
+			cli_warn("%s", rerr.msg);
+			warned = 1;
 		}
 	}
 	if (f != TT_FORMAT_PDF && write_out(out, buf.data ? buf.data : "", buf.len))
 		goto cleanup;
-	status = arc == TT_WARN ? 3 : 0;
+	status = arc == TT_WARN || warned ? 3 : 0;
 cleanup:
 	tt_buf_release(&buf);
 	tt_report_free(rep);

@@ -15,8 +15,13 @@ struct tt_run;
 #include "tokentrace/error.h"
 /* Opens what the user named as a run: every command that reads runs goes
  * through here, so a new kind of input (an imported file of another tool)
- * is accepted by all of them at once. */
-enum tt_code cli_open_run(const char *path, struct tt_run **out, struct tt_error *err);
+ * is accepted by all of them at once, and a warning is handled the same way
+ * by all: a foreign file of a newer schema imports with TT_WARN, which is a
+ * success (the run is open; the warning is printed and *warned set, for exit
+ * status 3 where the command has one).  On failure the error is printed
+ * (prefixed "WHAT 'PATH': " when what is not NULL), *out is NULL and -1 is
+ * returned. */
+int cli_open_run(const char *path, const char *what, struct tt_run **out, int *warned);
 
 void cli_error(const char *fmt, ...)
 #if defined(__GNUC__)
