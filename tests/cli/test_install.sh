@@ -26,6 +26,11 @@ out=$("$tmp/c/consumer" "$fixtures/damaged/flipped-bytes")
 grep -q "7 cells, first Valid" <<<"$out" || { echo "FAIL: consumer printed '$out'"; exit 1; }
 PKG_CONFIG_PATH=$(echo "$tmp"/prefix/lib*/pkgconfig) pkg-config --cflags --libs tokentrace > "$tmp/flags"
 grep -q -- "-ltokentrace" "$tmp/flags"
+# The headers expose no dependency: they are Requires.private, listed only
+# for static linking (issue 21.5).
+if grep -q -- "-lcairo\|-larchive" "$tmp/flags"; then echo "FAIL: pkg-config --libs lists private dependencies: $(cat "$tmp/flags")"; exit 1; fi
+PKG_CONFIG_PATH=$(echo "$tmp"/prefix/lib*/pkgconfig) pkg-config --static --libs tokentrace | grep -q -- "-lcairo" ||
+  { echo "FAIL: pkg-config --static --libs lacks cairo"; exit 1; }
 cc $extra -o "$tmp/pc" "$src/main.c" $(cat "$tmp/flags")
 # -ltokentrace picks the shared library when one is installed: the loader
 # must find it in the prefix.
