@@ -7,9 +7,9 @@ usage: check_symbols.py LIBTOKENTRACE.a LIBTOKENTRACE.so ROOT
   internals shared between the library's files), so none can clash with a
   program that links it;
 - shared library: exports only tt_ names with one underscore, each declared
-  in a header of ours (include/tokentrace/ or, for the programs' unstable
-  protocol API, src/lib/protocol/), and every function the installed
-  headers declare is exported;
+  in an installed header (include/tokentrace/; the programs' unstable
+  protocol API, src/lib/protocol/, is hidden: the programs link the static
+  library), and every function the installed headers declare is exported;
 - no tt__ internal is declared in an installed header.
 Exit 1 with one line per problem."""
 import glob
@@ -64,7 +64,10 @@ def main():
     for s in sorted(dynamic):
         if not s.startswith("tt_") or s.startswith("tt__"):
             bad.append(f"{os.path.basename(so)}: exports '{s}' (only the tt_ API may be exported)")
-        elif s not in public and s not in unstable:
+        elif s in unstable and s not in public:
+            bad.append(f"{os.path.basename(so)}: exports '{s}', a protocol/ function with no "
+                       "installed header (protocol headers keep their functions hidden)")
+        elif s not in public:
             bad.append(f"{os.path.basename(so)}: exports '{s}', which no header of ours "
                        "declares (make it static or tt__)")
     for s in sorted(public - dynamic):

@@ -20,6 +20,10 @@
 extern "C" {
 #endif
 
+/* Not part of the shared library's API: the programs link the static
+ * library, and libtokentrace.so keeps these local (issue 21.5). */
+#pragma GCC visibility push(hidden)
+
 /* A parsed scrape.  samples[i].name and .labels point into storage owned by
  * the struct; they stay valid until tt_prom_free. */
 struct tt_prom {
@@ -50,6 +54,8 @@ const struct tt_sample *tt_prom_find(const struct tt_sample *samples, size_t n,
  * (\\, \", \n) into buf (NUL-terminated, cut to len - 1 bytes).  Returns 1
  * when the label exists, 0 when not (buf then ""). */
 int tt_prom_label(const char *labels, const char *key, char *buf, size_t len);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,10 @@
 extern "C" {
 #endif
 
+/* Not part of the shared library's API: the programs link the static
+ * library, and libtokentrace.so keeps these local (issue 21.5). */
+#pragma GCC visibility push(hidden)
+
 enum tt_engine {
 	TT_ENGINE_UNKNOWN = 0,
 	TT_ENGINE_VLLM = 1,
@@ -73,6 +77,8 @@ int64_t tt_kv_from_sglang_info(const char *json, size_t len);
  * "GPU KV cache size: 123,456 tokens" (thousands separators allowed).
  * -1 when no such line. */
 int64_t tt_kv_from_server_log(const char *text, size_t len);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

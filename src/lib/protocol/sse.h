@@ -34,6 +34,10 @@
 extern "C" {
 #endif
 
+/* Not part of the shared library's API: the programs link the static
+ * library, and libtokentrace.so keeps these local (issue 21.5). */
+#pragma GCC visibility push(hidden)
+
 /* ---- SSE framing ------------------------------------------------------- */
 
 /* Called for each complete event that has data.  data is not NUL-terminated
@@ -154,6 +158,8 @@ void tt_oai_stream_init(struct tt_oai_stream *st);
  * (llama.cpp) still ends with the right total: the last chunk carries
  * whatever the per-chunk fallback missed. */
 int64_t tt_oai_stream_account(struct tt_oai_stream *st, const struct tt_oai_chunk *c);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }
