@@ -167,7 +167,7 @@ int cmd_dump(int argc, char **argv)
 		rv.begin_cell = begin_cell;
 		tt_error_clear(&err);
 		rc = tt_run_read_all(run, &rv, &err);
-		if (rc && rc != TT_EOF) {
+		if (rc != TT_OK && rc != TT_EOF) {
 			if (damage_only(rc, &err)) {
 				cli_warn("%s", err.msg);
 				status = 3;
@@ -187,7 +187,7 @@ int cmd_dump(int argc, char **argv)
 		d.cell = m->cells[i].id;
 		tt_error_clear(&err);
 		rc = tt_run_read_cell(run, i, &v, &err);
-		if (rc && rc != TT_EOF) {
+		if (rc != TT_OK && rc != TT_EOF) {
 			if (damage_only(rc, &err)) {
 				cli_warn("%s", err.msg);
 				status = 3;

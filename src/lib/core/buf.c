@@ -62,7 +62,7 @@ static enum tt_code grow(struct tt_buf *b, size_t extra)
 enum tt_code tt_buf_append(struct tt_buf *b, const void *data, size_t len)
 {
 	enum tt_code rc = grow(b, len);
-	if (rc)
+	if (tt_failed(rc))
 		return rc;
 	if (len)
 		memcpy(b->data + b->len, data, len);
@@ -88,7 +88,7 @@ enum tt_code tt_buf_vprintf(struct tt_buf *b, const char *fmt, va_list ap)
 	if (n < 0)
 		return TT_FAILED;
 	rc = grow(b, (size_t)n);
-	if (rc)
+	if (tt_failed(rc))
 		return rc;
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
 	b->len += (size_t)n;

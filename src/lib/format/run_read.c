@@ -62,7 +62,7 @@ static enum tt_code read_entry(struct tt__archive *ar, struct archive_entry *e, 
 	la_int64_t size = archive_entry_size_is_set(e) ? archive_entry_size(e) : -1;
 	enum tt_code rc = check_entry(e, arch, err);
 
-	if (rc)
+	if (tt_failed(rc))
 		return rc;
 	if (size > 0) {
 		if ((size_t)size > max)
@@ -141,7 +141,7 @@ static enum tt_code open_archive_run(struct tt_run *run, struct tt_error *err)
 			char *data = NULL;
 			size_t len = 0;
 			rc = read_entry(ar, e, run->path, MAX_MANIFEST, &data, &len, err);
-			if (rc)
+			if (tt_failed(rc))
 				goto cleanup;
 			free(best);
 			free(run->prefix);
@@ -206,9 +206,9 @@ enum tt_code tt_run_open(const char *path, struct tt_run **out, struct tt_error 
 		if (rc > TT_WARN && ferr.kind == TT_ENOTFOUND)
 			rc = tt_error_set(err, TT_EFORMAT,
 					  "'%s' has no manifest.json: not a run directory", path);
-		else if (rc && err)
+		else if (tt_failed(rc) && err)
 			*err = ferr;
-		if (!rc)
+		if (!tt_failed(rc))
 			rc = tt_manifest_from_json(data, len, mp, &run->m, err);
 		free(data);
 	} else if (!S_ISREG(st.st_mode)) {
@@ -220,7 +220,7 @@ enum tt_code tt_run_open(const char *path, struct tt_run **out, struct tt_error 
 		run->is_archive = 1;
 		rc = open_archive_run(run, err);
 	}
-	if (rc) {
+	if (tt_failed(rc)) {
 		tt_run_free(run);
 		return rc;
 	}
@@ -306,7 +306,7 @@ static enum tt_code decode_cell_fd(struct tt_run *run, size_t cell, const char *
 
 	snprintf(what, sizeof what, "cell '%s': trace", run->m.cells[cell].id);
 	rc = tt__open_regular(path, what, TT__MAX_TRACE_BYTES, &fd, &size, err);
-	if (rc)
+	if (tt_failed(rc))
 		return rc;
 	if (empty_unfinished(&run->m.cells[cell], size)) {
 		close(fd);
@@ -326,7 +326,7 @@ static enum tt_code decode_cell_archive(struct tt_run *run, size_t cell, struct 
 	struct archive *a = tt__archive_handle(ar);
 	enum tt_code rc = check_entry(e, run->path, err);
 
-	if (rc)
+	if (tt_failed(rc))
 		return rc;
 	if (archive_entry_size_is_set(e) && archive_entry_size(e) == 0 &&
 	    empty_unfinished(&run->m.cells[cell], 0))

@@ -73,7 +73,7 @@ enum tt_code tt__read_regular(const char *path, const char *what, size_t max, ch
 	int fd;
 	enum tt_code rc = tt__open_regular(path, what, max, &fd, &size, err);
 
-	if (rc)
+	if (tt_failed(rc))
 		return rc;
 	buf = malloc((size_t)size + 1);
 	if (!buf) {
@@ -287,7 +287,7 @@ enum tt_code tt__archive_open(const char *path, struct tt__archive **out, struct
 		return tt_error_set(err, TT_ENOMEM, "out of memory");
 	ar->fd = -1;
 	rc = tt__open_regular(path, "run archive", UINT64_MAX, &ar->fd, &ar->file_size, err);
-	if (rc)
+	if (tt_failed(rc))
 		goto fail;
 	ar->in = malloc(IN_BLOCK);
 	ar->out = malloc(OUT_BLOCK);

@@ -67,7 +67,7 @@ enum tt_code tt_run_writer_commit(struct tt_run_writer *w, struct tt_error *err)
 	enum tt_code rc;
 
 	rc = tt_manifest_to_json(&w->m, &json, err);
-	if (rc)
+	if (tt_failed(rc))
 		return rc;
 	tmp = malloc(n);
 	final = malloc(n);
@@ -78,7 +78,7 @@ enum tt_code tt_run_writer_commit(struct tt_run_writer *w, struct tt_error *err)
 	snprintf(tmp, n, "%s/manifest.json.tmp", w->dir);
 	snprintf(final, n, "%s/manifest.json", w->dir);
 	rc = write_file(tmp, json, strlen(json), err);
-	if (rc) {
+	if (tt_failed(rc)) {
 		unlink(tmp); /* no stale half-written manifest.json.tmp (disk full) */
 		goto cleanup;
 	}
@@ -138,9 +138,9 @@ enum tt_code tt_run_writer_create(const char *dir, const struct tt_manifest *m,
 		return tt_error_set(err, TT_ENOMEM, "out of memory");
 	}
 	rc = tt_manifest_copy(&w->m, m, err);
-	if (!rc)
+	if (!tt_failed(rc))
 		rc = tt_run_writer_commit(w, err);
-	if (rc) {
+	if (tt_failed(rc)) {
 		tt_run_writer_free(w);
 		return rc;
 	}
@@ -159,7 +159,7 @@ enum tt_code tt_run_writer_resume(const char *dir, struct tt_run_writer **out,
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
 		return tt_error_set(err, TT_EARG, "cannot resume '%s': not a run directory", dir);
 	rc = tt_run_open(dir, &run, err);
-	if (rc)
+	if (tt_failed(rc))
 		return rc;
 	w = calloc(1, sizeof *w);
 	if (!w || !(w->dir = strdup(dir))) {
@@ -169,7 +169,7 @@ enum tt_code tt_run_writer_resume(const char *dir, struct tt_run_writer **out,
 	}
 	rc = tt_manifest_copy(&w->m, tt_run_manifest(run), err);
 	tt_run_free(run);
-	if (rc) {
+	if (tt_failed(rc)) {
 		tt_run_writer_free(w);
 		return rc;
 	}

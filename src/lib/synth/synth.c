@@ -325,7 +325,7 @@ static enum tt_code analyze_params(struct synth *s, size_t cell, const struct pa
 	if (!c->trace && tt_manifest_set_str(&c->trace, "cells/pending"))
 		return tt_error_set(err, TT_ENOMEM, "out of memory");
 	rc = tt_cell_analyzer_create(s->m, cell, NULL, &an, err);
-	if (rc)
+	if (tt_failed(rc))
 		return rc;
 	s->sink.an = an;
 	if (gen_decode(p, seed, t0, &s->sink, ct)) {
@@ -383,7 +383,7 @@ static enum tt_code synth_decode(struct synth *s, size_t cell, const struct tt_p
 		p.ramp_ms = p.early_ms > 0 ? fmax(0, p.ttft_ms - p.early_ms) :
 					     choose_ramp(&p, min_ramp, per_slot);
 		rc = analyze_params(s, cell, &p, seed, *t, &f, &ct, err);
-		if (rc)
+		if (tt_failed(rc))
 			return rc;
 		/* Keep the pass that came closest: adjustments interact a little. */
 		score = fmax(fmax(rel_err(f.total_tok_s, pt->total_tok_s),
@@ -423,7 +423,7 @@ static enum tt_code synth_decode(struct synth *s, size_t cell, const struct tt_p
 	topts.level = s->o.level;
 	topts.sync = 0; /* synthetic: a crash just means running synth again */
 	rc = tt_run_writer_open_cell(s->rw, cell, &topts, &w, err);
-	if (rc)
+	if (tt_failed(rc))
 		return rc;
 	s->sink.w = w;
 	s->sink.an = NULL;
@@ -433,15 +433,15 @@ static enum tt_code synth_decode(struct synth *s, size_t cell, const struct tt_p
 	else
 		rc = s->sink.rc;
 	s->sink.w = NULL;
-	if (!rc)
+	if (!tt_failed(rc))
 		rc = tt_trace_flush(w, err);
 	s->bytes += tt_trace_writer_bytes(w);
 	{
-		enum tt_code crc = tt_trace_writer_close(w, rc ? NULL : err);
-		if (!rc)
+		enum tt_code crc = tt_trace_writer_close(w, tt_failed(rc) ? NULL : err);
+		if (!tt_failed(rc))
 			rc = crc;
 	}
-	if (rc)
+	if (tt_failed(rc))
 		return rc;
 	c->state = TT_CELL_DONE;
 	c->start_ns = ct.start;
@@ -469,7 +469,7 @@ static enum tt_code synth_prefill(struct synth *s, size_t cell, const struct tt_
 	topts.time_unit_ns = s->o.time_unit_ns;
 	topts.level = s->o.level;
 	rc = tt_run_writer_open_cell(s->rw, cell, &topts, &w, err);
-	if (rc)
+	if (tt_failed(rc))
 		return rc;
 	memset(&q, 0, sizeof q);
 	q.role = TT_ROLE_SCOUT;
@@ -489,13 +489,13 @@ static enum tt_code synth_prefill(struct synth *s, size_t cell, const struct tt_
 	q.n_chunks = 1;
 	q.chunks = &ch;
 	rc = tt_trace_write_request(w, &q, err);
-	if (!rc)
+	if (!tt_failed(rc))
 		rc = tt_trace_flush(w, err);
 	s->bytes += tt_trace_writer_bytes(w);
-	crc = tt_trace_writer_close(w, rc ? NULL : err);
-	if (!rc)
+	crc = tt_trace_writer_close(w, tt_failed(rc) ? NULL : err);
+	if (!tt_failed(rc))
 		rc = crc;
-	if (rc)
+	if (tt_failed(rc))
 		return rc;
 	c->state = TT_CELL_DONE;
 	c->start_ns = *t;
@@ -667,14 +667,14 @@ enum tt_code tt_synth_run(const struct tt_profile *p, const char *dir,
 		s.o.multi_rate = 0;
 	s.sink.err = err;
 	rc = build_manifest(&s, &m, err);
-	if (rc)
+	if (tt_failed(rc))
 		return rc;
 	rc = tt_run_writer_create(dir, &m, &s.rw, err);
 	tt_manifest_release(&m);
-	if (rc)
+	if (tt_failed(rc))
 		return rc;
 	s.m = tt_run_writer_manifest(s.rw);
-	for (size_t i = 0; i < s.m->n_cells && !rc; i++) {
+	for (size_t i = 0; i < s.m->n_cells && !tt_failed(rc); i++) {
 		struct tt_cell_info *c = &s.m->cells[i];
 		const struct tt_profile_point *pt =
 			tt_profile_find(p, c->phase, c->context, c->concurrency);
@@ -685,9 +685,9 @@ enum tt_code tt_synth_run(const struct tt_profile *p, const char *dir,
 		else
 			rc = synth_decode(&s, i, pt, &t, err);
 	}
-	if (!rc)
+	if (!tt_failed(rc))
 		rc = tt_run_writer_commit(s.rw, err);
-	if (!rc && bytes)
+	if (!tt_failed(rc) && bytes)
 		*bytes = s.bytes;
 	tt_run_writer_free(s.rw);
 	free(s.sink.chunks);

@@ -403,7 +403,7 @@ static enum tt_code decode(const struct tt_report *r, size_t avail, int use_colo
 	title("Sustained decode: total tok/s (rows: context, columns: simultaneous requests)",
 	      avail, use_color, out);
 	rc = matrix(grid, ctxs, nctx, concs, nconc, 0, avail, use_color, out);
-	if (rc)
+	if (tt_failed(rc))
 		goto cleanup;
 	title("Sustained decode: median TTFT", avail, use_color, out);
 	rc = matrix(grid, ctxs, nctx, concs, nconc, 1, avail, use_color, out);
@@ -570,12 +570,12 @@ static enum tt_code extra_sections(const struct tt_report *r, const size_t *orde
 				     "send; Late: send lateness)", avail, use_color, out);
 		tt__xtable_free(&x);
 		tt__render_rate_summary(r, text, sizeof text);
-		if (!rc && text[0]) {
+		if (!tt_failed(rc) && text[0]) {
 			wrap(out, text, 0, 0, avail);
 			tt_buf_puts(out, "\n");
 		}
 	}
-	if (!rc && r->opts.show_tails) {
+	if (!tt_failed(rc) && r->opts.show_tails) {
 		if (tt__render_tails_table(r, order, &x))
 			return TT_FAILED;
 		if (x.nrows > 1)
@@ -583,7 +583,7 @@ static enum tt_code extra_sections(const struct tt_report *r, const size_t *orde
 					     "request)", avail, use_color, out);
 		tt__xtable_free(&x);
 	}
-	if (!rc) {
+	if (!tt_failed(rc)) {
 		if (tt__render_prefill_repeats_table(r, order, &x))
 			return TT_FAILED;
 		if (x.nrows > 1)
@@ -591,7 +591,7 @@ static enum tt_code extra_sections(const struct tt_report *r, const size_t *orde
 					 avail, use_color, out);
 		tt__xtable_free(&x);
 	}
-	if (!rc) {
+	if (!tt_failed(rc)) {
 		if (tt__render_reasoning_table(r, order, &x))
 			return TT_FAILED;
 		if (x.nrows > 1)
@@ -599,7 +599,7 @@ static enum tt_code extra_sections(const struct tt_report *r, const size_t *orde
 					     "to the first of each)", avail, use_color, out);
 		tt__xtable_free(&x);
 	}
-	if (!rc) {
+	if (!tt_failed(rc)) {
 		if (tt__render_server_parts_table(r, order, &x))
 			return TT_FAILED;
 		if (x.nrows > 1)
@@ -607,7 +607,7 @@ static enum tt_code extra_sections(const struct tt_report *r, const size_t *orde
 					     "per chunk, speculative decoding", avail, use_color, out);
 		tt__xtable_free(&x);
 	}
-	if (!rc && tt_slo_active(&r->opts.slo)) {
+	if (!tt_failed(rc) && tt_slo_active(&r->opts.slo)) {
 		if (tt__render_goodput_table(r, order, &x))
 			return TT_FAILED;
 		if (x.nrows > 1) {
@@ -642,18 +642,18 @@ enum tt_code tt__render_term_text(const struct tt_report *r, const struct tt_ren
 		goto cleanup;
 	}
 	rc = prefill(r, order, avail, use_color, out);
-	if (!rc)
+	if (!tt_failed(rc))
 		rc = decode(r, avail, use_color, out);
-	if (!rc)
+	if (!tt_failed(rc))
 		notes(r, order, avail, use_color, out);
-	if (!rc)
+	if (!tt_failed(rc))
 		rc = measurements(r, order, avail, use_color, out);
-	if (!rc)
+	if (!tt_failed(rc))
 		rc = extra_sections(r, order, avail, use_color, out);
 
 cleanup:
 	free(order);
-	if (rc)
+	if (tt_failed(rc))
 		return tt_error_set(err, TT_ENOMEM, "render term: out of memory");
 	return TT_OK;
 }
