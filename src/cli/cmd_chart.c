@@ -15,9 +15,10 @@
 #include "tokentrace/run.h"
 #include "tokentrace/units.h"
 
+#include "cli_opts.h"
 #include "commands.h"
 
-static void usage(FILE *f)
+static void print_head(FILE *f)
 {
 	fprintf(f,
 		"usage: tokentrace chart RUN KIND [-o FILE] [options]\n"
@@ -35,28 +36,36 @@ static void usage(FILE *f)
 	for (int k = TT_CHART_RATE_LATENCY; k < TT_CHART_RATE_END_; k++)
 		fprintf(f, "  %-12s %s\n", tt_chart_kind_name((enum tt_chart_kind)k),
 			tt_chart_kind_about((enum tt_chart_kind)k));
-	fprintf(f,
-		"\n"
-		"options:\n"
-		"  -o, --output FILE   where to write the chart (.png, .svg or .pdf)\n"
-		"  --width W           width: PNG pixels, SVG/PDF CSS pixels (default 960)\n"
-		"  --height H          height, same units (default 600)\n"
-		"  --dpi D             PNG pixel density: 192 draws twice as large (default 96)\n"
-		"  --cell ID           timeline: the cell to show, e.g. decode-8192x16\n"
-		"                      (default: the highest concurrency at the smallest context)\n"
-		"  --concurrency C     tbt-cdf: the concurrency level (default: the highest)\n"
-		"  --as FORMAT         all: chart format, svg, png or pdf (default svg)\n"
-		"  --skip-first D      start each decode window D later (e.g. 5s), as report\n"
-		"  --window D          measure at most D of each window (e.g. 10s), as report\n"
-		"  --slo LIST          heatmap: outline the highest concurrency per context\n"
-		"                      meeting these SLOs; open-loop charts: SLOs for goodput\n"
-		"                      and the SLO limit (as report's --slo)\n"
-		"  -h, --help          show this help\n"
-		"\n"
-		"exit status: 0 drawn; 1 the run or the chart failed; 2 wrong usage;\n"
-		"3 drawn, but damaged parts of the run were skipped (or, for all,\n"
-		"charts were left out)\n");
+	fprintf(f, "\noptions:\n");
 }
+
+enum { O_OUTPUT = 1, O_WIDTH, O_HEIGHT, O_DPI, O_CELL, O_CONCURRENCY, O_AS, O_SKIP_FIRST,
+       O_WINDOW, O_SLO };
+
+static const struct cli_opt options[] = {
+	{O_OUTPUT, 'o', "output", "FILE", "where to write the chart (.png, .svg or .pdf)"},
+	{O_WIDTH, 0, "width", "W", "width: PNG pixels, SVG/PDF CSS pixels (default 960)"},
+	{O_HEIGHT, 0, "height", "H", "height, same units (default 600)"},
+	{O_DPI, 0, "dpi", "D", "PNG pixel density: 192 draws twice as large (default 96)"},
+	{O_CELL, 0, "cell", "ID", "timeline: the cell to show, e.g. decode-8192x16\n"
+				 "(default: the highest concurrency at the smallest context)"},
+	{O_CONCURRENCY, 0, "concurrency", "C", "tbt-cdf: the concurrency level (default: the highest)"},
+	{O_AS, 0, "as", "FORMAT", "all: chart format, svg, png or pdf (default svg)"},
+	{O_SKIP_FIRST, 0, "skip-first", "D", "start each decode window D later (e.g. 5s), as report"},
+	{O_WINDOW, 0, "window", "D", "measure at most D of each window (e.g. 10s), as report"},
+	{O_SLO, 0, "slo", "LIST", "heatmap: outline the highest concurrency per context\n"
+				 "meeting these SLOs; open-loop charts: SLOs for goodput\n"
+				 "and the SLO limit (as report's --slo)"},
+	CLI_HELP_ENTRY,
+};
+
+static const struct cli_cmd chart_cmd = {
+	"chart", NULL, print_head,
+	"\n"
+	"exit status: 0 drawn; 1 the run or the chart failed; 2 wrong usage;\n"
+	"3 drawn, but damaged parts of the run were skipped (or, for all,\n"
+	"charts were left out)\n",
+	22, options, sizeof options / sizeof *options};
 
 static int parse_num(const char *opt, const char *s, double lo, double hi, double *out)
 {
@@ -86,37 +95,34 @@ struct chart_args {
 	char default_out[64];    /* KIND.png when there is no -o */
 };
 
-/* --width, --height, --dpi or --concurrency a, with its value val (NULL:
- * none given). */
-static int parse_number_opt(const char *a, const char *val, struct tt_chart_opts *o)
+/* --width, --height, --dpi or --concurrency (id; a as written) with its
+ * value val. */
+static int parse_number_opt(int id, const char *a, const char *val, struct tt_chart_opts *o)
 {
-	double lo = strcmp(a, "--concurrency") == 0 ? 1 : 16;
-	double hi = strcmp(a, "--dpi") == 0 ? 2400 : 20000;
+	double lo = id == O_CONCURRENCY ? 1 : id == O_DPI ? 24 : 16;
+	double hi = id == O_DPI ? 2400 : 20000;
 	double v;
-	if (strcmp(a, "--dpi") == 0)
-		lo = 24;
+
 	if (parse_num(a, val, lo, hi, &v) != 0)
 		return -1;
-	if (strcmp(a, "--width") == 0)
+	if (id == O_WIDTH)
 		o->width = v;
-	else if (strcmp(a, "--height") == 0)
+	else if (id == O_HEIGHT)
 		o->height = v;
-	else if (strcmp(a, "--dpi") == 0)
+	else if (id == O_DPI)
 		o->dpi = v;
 	else
 		o->concurrency = (int)v;
 	return 0;
 }
 
-/* --skip-first or --window a, with its value val (NULL: none given). */
-static int parse_duration_opt(const char *a, const char *val, struct chart_args *ca)
+/* --skip-first (skip) or --window, written a, with its value val. */
+static int parse_duration_opt(int skip, const char *a, const char *val, struct chart_args *ca)
 {
-	int skip = strcmp(a, "--skip-first") == 0;
-	double d = val ? tt_parse_duration(val) : -1;
+	double d = tt_parse_duration(val);
 	/* --window 0: to the recorded window end, as report takes it */
 	if (d < 0) {
-		cli_error("%s: '%s' is not a duration (e.g. %s)", a, val ? val : "",
-			  skip ? "5s" : "10s");
+		cli_error("%s: '%s' is not a duration (e.g. %s)", a, val, skip ? "5s" : "10s");
 		return -1;
 	}
 	if (skip)
@@ -130,65 +136,64 @@ static int parse_duration_opt(const char *a, const char *val, struct chart_args 
  * exit status: 0 after --help, 2 on wrong usage. */
 static int parse_args(int argc, char **argv, struct chart_args *ca)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			usage(stdout);
+	struct cli_iter it;
+	const char *v;
+	int id;
+
+	cli_iter_init(&it, argc, argv);
+	while ((id = cli_next(&chart_cmd, &it, &v)) != CLI_END) {
+		const char *a = it.opt;
+
+		switch (id) {
+		case CLI_HELP:
 			return 0;
-		} else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-			if (++i >= argc) {
-				cli_error("option '%s' needs a file name", a);
+		case CLI_BAD:
+			return 2;
+		case CLI_ARG:
+			if (!ca->run_path) {
+				ca->run_path = v;
+			} else if (!ca->kind_name) {
+				ca->kind_name = v;
+			} else {
+				cli_error("unexpected argument '%s'", v);
 				return 2;
 			}
-			ca->output = argv[i];
-		} else if (strcmp(a, "--width") == 0 || strcmp(a, "--height") == 0 ||
-			   strcmp(a, "--dpi") == 0 || strcmp(a, "--concurrency") == 0) {
-			if (parse_number_opt(a, next, &ca->o) != 0)
+			break;
+		case O_OUTPUT:
+			ca->output = v;
+			break;
+		case O_WIDTH:
+		case O_HEIGHT:
+		case O_DPI:
+		case O_CONCURRENCY:
+			if (parse_number_opt(id, a, v, &ca->o) != 0)
 				return 2;
-			i++;
-		} else if (strcmp(a, "--skip-first") == 0 || strcmp(a, "--window") == 0) {
-			if (parse_duration_opt(a, next, ca) != 0)
+			break;
+		case O_SKIP_FIRST:
+		case O_WINDOW:
+			if (parse_duration_opt(id == O_SKIP_FIRST, a, v, ca) != 0)
 				return 2;
-			i++;
-		} else if (strcmp(a, "--slo") == 0) {
+			break;
+		case O_SLO: {
 			struct tt_error serr;
-			if (++i >= argc) {
-				cli_error("option '--slo' needs a list, e.g. ttft=500ms,tbt=50ms");
-				return 2;
-			}
 			tt_error_clear(&serr);
-			if (tt_slo_parse(argv[i], &ca->slo, &serr)) {
+			if (tt_failed(tt_slo_parse(v, &ca->slo, &serr))) {
 				cli_error("--slo: %s", serr.msg);
 				return 2;
 			}
-		} else if (strcmp(a, "--as") == 0) {
-			if (++i >= argc) {
-				cli_error("option '--as' needs a format: svg, png or pdf");
-				return 2;
-			}
-			ca->as = argv[i];
-		} else if (strcmp(a, "--cell") == 0) {
-			if (++i >= argc) {
-				cli_error("option '--cell' needs a cell id, e.g. decode-8192x16");
-				return 2;
-			}
-			ca->cell_id = argv[i];
-		} else if (a[0] == '-' && a[1] != '\0') {
-			cli_error("unknown option '%s' (see 'tokentrace chart --help')", a);
-			return 2;
-		} else if (!ca->run_path) {
-			ca->run_path = a;
-		} else if (!ca->kind_name) {
-			ca->kind_name = a;
-		} else {
-			cli_error("unexpected argument '%s'", a);
-			return 2;
+			break;
+		}
+		case O_AS:
+			ca->as = v;
+			break;
+		case O_CELL:
+			ca->cell_id = v;
+			break;
 		}
 	}
 	if (!ca->run_path || !ca->kind_name) {
 		cli_error("%s", !ca->run_path ? "no run given" : "no chart kind given");
-		usage(stderr);
+		cli_print_help(&chart_cmd, stderr);
 		return 2;
 	}
 	return -1;

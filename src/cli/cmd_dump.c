@@ -6,21 +6,30 @@
 
 #include "tokentrace/run.h"
 
+#include "cli_opts.h"
 #include "commands.h"
 
-static const char usage_text[] =
+enum { O_CELL = 1, O_SCRAPES };
+
+static const struct cli_opt options[] = {
+	{O_CELL, 0, "cell", "ID", "only this cell, e.g. decode-8192x16"},
+	{O_SCRAPES, 0, "scrapes", NULL, "print the /metrics scrapes too"},
+	CLI_HELP_ENTRY,
+};
+
+static const struct cli_cmd dump_cmd = {
+	"dump",
 	"usage: tokentrace dump RUN [--cell ID] [--scrapes]\n"
 	"\n"
 	"Print the raw records of a run's traces as JSON lines: one request per\n"
 	"line with every chunk's arrival time (ns from the run's origin) and token\n"
 	"count; with --scrapes, the /metrics scrapes too.\n"
-	"\n"
-	"  --cell ID           only this cell, e.g. decode-8192x16\n"
-	"  --scrapes           print the /metrics scrapes too\n"
-	"  -h, --help          show this help\n"
+	"\n",
+	NULL,
 	"\n"
 	"Exit status: 0 all printed; 3 damaged cells skipped (the intact records\n"
-	"printed); 1 the run could not be read or has no such cell; 2 usage error.\n";
+	"printed); 1 the run could not be read or has no such cell; 2 usage error.\n",
+	22, options, sizeof options / sizeof *options};
 
 struct dump {
 	const char *cell;
@@ -122,25 +131,22 @@ int cmd_dump(int argc, char **argv)
 	struct tt_error err;
 	const struct tt_manifest *m;
 	struct tt_trace_visitor v = {&d, on_request, on_scrape};
-	int status = 0, found = 0, warned = 0;
+	int status = 0, found = 0, warned = 0, id;
+	struct cli_iter it;
+	const char *val;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(usage_text, stdout);
+	cli_iter_init(&it, argc, argv);
+	while ((id = cli_next(&dump_cmd, &it, &val)) != CLI_END) {
+		if (id == CLI_HELP)
 			return 0;
-		} else if (!strcmp(argv[i], "--scrapes")) {
-			d.scrapes = 1;
-		} else if (!strcmp(argv[i], "--cell")) {
-			if (i + 1 >= argc) {
-				cli_error("option '--cell' needs a value");
-				return 2;
-			}
-			only = argv[++i];
-		} else if (argv[i][0] == '-') {
-			cli_error("dump: unknown option '%s' (see 'tokentrace dump --help')", argv[i]);
+		if (id == CLI_BAD)
 			return 2;
+		if (id == O_SCRAPES) {
+			d.scrapes = 1;
+		} else if (id == O_CELL) {
+			only = val;
 		} else if (!path) {
-			path = argv[i];
+			path = val;
 		} else {
 			cli_error("dump takes one run");
 			return 2;

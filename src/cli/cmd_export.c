@@ -11,25 +11,34 @@
 #include "tokentrace/run.h"
 #include "tokentrace/units.h"
 
+#include "cli_opts.h"
 #include "commands.h"
 
-static const char usage_text[] =
+enum { O_WHAT = 1, O_FORMAT, O_OUTPUT, O_SKIP_FIRST, O_WINDOW, O_SLO };
+
+static const struct cli_opt options[] = {
+	{O_WHAT, 0, "what", "WHAT", "requests, chunks, scrapes or cells (required)"},
+	{O_FORMAT, 'f', "format", "F", "csv (default) or jsonl (one JSON object a line)"},
+	{O_OUTPUT, 'o', "output", "FILE", "write to FILE instead of standard output"},
+	{O_SKIP_FIRST, 0, "skip-first", "D", "cells: start each decode window D later, as report"},
+	{O_WINDOW, 0, "window", "D", "cells: measure at most D of each window, as report"},
+	{O_SLO, 0, "slo", "LIST", "cells: goodput under these SLOs, as report"},
+	CLI_HELP_ENTRY,
+};
+
+static const struct cli_cmd export_cmd = {
+	"export",
 	"usage: tokentrace export RUN... --what WHAT [options]\n"
 	"\n"
 	"Write the records or figures of one or more runs as flat rows, one per\n"
 	"item, with the run and the cell as keys (formats/export-v1.md).\n"
-	"\n"
-	"  --what WHAT         requests, chunks, scrapes or cells (required)\n"
-	"  -f, --format F      csv (default) or jsonl (one JSON object a line)\n"
-	"  -o, --output FILE   write to FILE instead of standard output\n"
-	"  --skip-first D      cells: start each decode window D later, as report\n"
-	"  --window D          cells: measure at most D of each window, as report\n"
-	"  --slo LIST          cells: goodput under these SLOs, as report\n"
-	"  -h, --help          show this help\n"
+	"\n",
+	NULL,
 	"\n"
 	"Exit status: 0 every run read; 3 damaged cells skipped in part (their\n"
 	"intact records exported); 1 a run could not be read or the output not\n"
-	"written; 2 usage error.\n";
+	"written; 2 usage error.\n",
+	22, options, sizeof options / sizeof *options};
 
 static int write_fn(void *ctx, const void *data, size_t len)
 {
@@ -45,56 +54,56 @@ int cmd_export(int argc, char **argv)
 	struct tt_error err;
 	FILE *f = NULL;
 	size_t n_runs = 0;
-	int w, fo, status = 1, damaged = 0;
+	int w, fo, status = 1, damaged = 0, id;
+	struct cli_iter it;
+	const char *v;
 
 	if (!runs) {
 		cli_error("out of memory");
 		return 1;
 	}
 	tt_analysis_opts_init(&ao);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage_text, stdout);
+	cli_iter_init(&it, argc, argv);
+	while ((id = cli_next(&export_cmd, &it, &v)) != CLI_END) {
+		switch (id) {
+		case CLI_HELP:
 			free(runs);
 			return 0;
-		}
-		if (a[0] != '-' || !a[1]) {
-			runs[n_runs++] = a;
-			continue;
-		}
-		if (strcmp(a, "--what") && strcmp(a, "-f") && strcmp(a, "--format") &&
-		    strcmp(a, "-o") && strcmp(a, "--output") && strcmp(a, "--skip-first") &&
-		    strcmp(a, "--window") && strcmp(a, "--slo")) {
-			cli_error("export: unknown option '%s' (see 'tokentrace export --help')", a);
+		case CLI_BAD:
 			goto usage;
-		}
-		if (!v) {
-			cli_error("option '%s' needs a value", a);
-			goto usage;
-		}
-		i++;
-		if (!strcmp(a, "--what")) {
+		case CLI_ARG:
+			runs[n_runs++] = v;
+			break;
+		case O_WHAT:
 			what = v;
-		} else if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
+			break;
+		case O_FORMAT:
 			fmt = v;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			break;
+		case O_OUTPUT:
 			out = v;
-		} else if (!strcmp(a, "--skip-first")) {
+			break;
+		case O_SKIP_FIRST:
 			if ((ao.skip_first_s = tt_parse_duration(v)) < 0) {
 				cli_error("--skip-first: '%s' is not a duration (e.g. 5s)", v);
 				goto usage;
 			}
-		} else if (!strcmp(a, "--slo")) {
+			break;
+		case O_SLO: {
 			struct tt_error serr;
 			tt_error_clear(&serr);
-			if (tt_slo_parse(v, &ao.slo, &serr)) {
+			if (tt_failed(tt_slo_parse(v, &ao.slo, &serr))) {
 				cli_error("--slo: %s", serr.msg);
 				goto usage;
 			}
-		} else if ((ao.window_s = tt_parse_duration(v)) < 0) {
-			cli_error("--window: '%s' is not a duration (e.g. 10s)", v);
-			goto usage;
+			break;
+		}
+		case O_WINDOW:
+			if ((ao.window_s = tt_parse_duration(v)) < 0) {
+				cli_error("--window: '%s' is not a duration (e.g. 10s)", v);
+				goto usage;
+			}
+			break;
 		}
 	}
 	if (!n_runs) {

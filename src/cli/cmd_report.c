@@ -14,30 +14,41 @@
 #include "tokentrace/slo.h"
 #include "tokentrace/units.h"
 
+#include "cli_opts.h"
 #include "commands.h"
 
-static const char usage_text[] =
+enum {
+	O_FORMAT = 1, O_OUTPUT, O_SKIP_FIRST, O_WINDOW, O_QUANTILES, O_STALLS, O_SLO, O_NO_COLOR
+};
+
+static const struct cli_opt options[] = {
+	{O_FORMAT, 'f', "format", "F", "term (default on a terminal), md (default otherwise),\n"
+				       "csv, json, html, pdf (pdf needs -o)"},
+	{O_OUTPUT, 'o', "output", "FILE", "write to FILE instead of standard output"},
+	{O_SKIP_FIRST, 0, "skip-first", "D", "start each decode window D later (e.g. 5s)"},
+	{O_WINDOW, 0, "window", "D", "measure at most D of each window (e.g. 10s; 0: all of it)"},
+	{O_QUANTILES, 0, "quantiles", "LIST", "percentiles besides the median (default 90,99); the\n"
+					    "term and md reports then add a Tails table"},
+	{O_STALLS, 0, "stalls", "D", "per-token gaps longer than D count as stalls (default\n"
+				    "100ms); term and md add the Tails table"},
+	{O_SLO, 0, "slo", "LIST", "goodput under SLOs, e.g. ttft=500ms,tbt=50ms@p99,e2e=30s,\n"
+				 "attain=90 (docs/metrics.md M-goodput)"},
+	{O_NO_COLOR, 0, "no-color", NULL, "no colour in term output (NO_COLOR is respected too)"},
+	CLI_HELP_ENTRY,
+};
+
+static const struct cli_cmd report_cmd = {
+	"report",
 	"usage: tokentrace report RUN [options]\n"
 	"\n"
 	"Compute every figure of a run (a run directory or an archive of one) and\n"
 	"print the report.  Figures are defined in docs/metrics.md.\n"
-	"\n"
-	"  -f, --format F      term (default on a terminal), md (default otherwise),\n"
-	"                      csv, json, html, pdf (pdf needs -o)\n"
-	"  -o, --output FILE   write to FILE instead of standard output\n"
-	"  --skip-first D      start each decode window D later (e.g. 5s)\n"
-	"  --window D          measure at most D of each window (e.g. 10s; 0: all of it)\n"
-	"  --quantiles LIST    percentiles besides the median (default 90,99); the\n"
-	"                      term and md reports then add a Tails table\n"
-	"  --stalls D          per-token gaps longer than D count as stalls (default\n"
-	"                      100ms); term and md add the Tails table\n"
-	"  --slo LIST          goodput under SLOs, e.g. ttft=500ms,tbt=50ms@p99,e2e=30s,\n"
-	"                      attain=90 (docs/metrics.md M-goodput)\n"
-	"  --no-color          no colour in term output (NO_COLOR is respected too)\n"
-	"  -h, --help          show this help\n"
+	"\n",
+	NULL,
 	"\n"
 	"Exit status: 0 all cells read; 3 some cells damaged (report still printed,\n"
-	"damaged cells marked); 1 the run could not be read; 2 usage error.\n";
+	"damaged cells marked); 1 the run could not be read; 2 usage error.\n",
+	22, options, sizeof options / sizeof *options};
 
 static int parse_quantiles(const char *s, struct tt_analysis_opts *o)
 {
@@ -86,86 +97,78 @@ int cmd_report(int argc, char **argv)
 	struct tt_report *rep = NULL;
 	struct tt_error err;
 	struct tt_buf buf;
-	int f, status = 1, no_color = 0, warned = 0;
+	int f, status = 1, no_color = 0, warned = 0, id;
+	struct cli_iter it;
+	const char *v;
 	enum tt_code rc, arc;
 
 	tt_analysis_opts_init(&ao);
 	tt_buf_init(&buf, 0);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage_text, stdout);
+	cli_iter_init(&it, argc, argv);
+	while ((id = cli_next(&report_cmd, &it, &v)) != CLI_END) {
+		switch (id) {
+		case CLI_HELP:
 			return 0;
-		}
-		if (!strcmp(a, "--no-color")) {
-			no_color = 1;
-			continue;
-		}
-		if (a[0] == '-' && a[1]) {
-			static const char *const with_value[] = {"-f", "--format", "-o", "--output",
-								 "--skip-first", "--window",
-								 "--quantiles", "--stalls", "--slo"};
-			int known = 0;
-			for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
-				known |= !strcmp(a, with_value[k]);
-			if (!known) {
-				cli_error("report: unknown option '%s' (see 'tokentrace report --help')", a);
-				return 2;
-			}
-			if (!v) {
-				cli_error("option '%s' needs a value", a);
-				return 2;
-			}
-			i++;
-			if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
-				fmt = v;
-			} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-				out = v;
-			} else if (!strcmp(a, "--skip-first")) {
-				if ((ao.skip_first_s = tt_parse_duration(v)) < 0) {
-					cli_error("--skip-first: '%s' is not a duration (e.g. 5s)", v);
-					return 2;
-				}
-			} else if (!strcmp(a, "--window")) {
-				/* 0: to the recorded window end (report-json run.analysis) */
-				if ((ao.window_s = tt_parse_duration(v)) < 0) {
-					cli_error("--window: '%s' is not a duration (e.g. 10s; 0 for the "
-						  "recorded window)", v);
-					return 2;
-				}
-			} else if (!strcmp(a, "--quantiles")) {
-				if (parse_quantiles(v, &ao)) {
-					cli_error("--quantiles: '%s' is not a list of up to %d percentiles "
-						  "in (0, 100), e.g. 90,99,99.9", v, TT_MAX_QUANTILES);
-					return 2;
-				}
-				ao.show_tails = 1;
-			} else if (!strcmp(a, "--stalls")) {
-				double d = tt_parse_duration(v);
-				if (d <= 0) {
-					cli_error("--stalls: '%s' is not a positive duration (e.g. 100ms)", v);
-					return 2;
-				}
-				ao.stall_ms = d * 1e3;
-				ao.show_tails = 1;
-			} else if (!strcmp(a, "--slo")) {
-				struct tt_error serr;
-				tt_error_clear(&serr);
-				if (tt_slo_parse(v, &ao.slo, &serr)) {
-					cli_error("--slo: %s", serr.msg);
-					return 2;
-				}
-			} else {
-				cli_error("report: unknown option '%s' (see 'tokentrace report --help')", a);
-				return 2;
-			}
-			continue;
-		}
-		if (run_path) {
-			cli_error("report takes one run, got '%s' and '%s'", run_path, a);
+		case CLI_BAD:
 			return 2;
+		case CLI_ARG:
+			if (run_path) {
+				cli_error("report takes one run, got '%s' and '%s'", run_path, v);
+				return 2;
+			}
+			run_path = v;
+			break;
+		case O_NO_COLOR:
+			no_color = 1;
+			break;
+		case O_FORMAT:
+			fmt = v;
+			break;
+		case O_OUTPUT:
+			out = v;
+			break;
+		case O_SKIP_FIRST:
+			if ((ao.skip_first_s = tt_parse_duration(v)) < 0) {
+				cli_error("--skip-first: '%s' is not a duration (e.g. 5s)", v);
+				return 2;
+			}
+			break;
+		case O_WINDOW:
+			/* 0: to the recorded window end (report-json run.analysis) */
+			if ((ao.window_s = tt_parse_duration(v)) < 0) {
+				cli_error("--window: '%s' is not a duration (e.g. 10s; 0 for the "
+					  "recorded window)", v);
+				return 2;
+			}
+			break;
+		case O_QUANTILES:
+			if (parse_quantiles(v, &ao)) {
+				cli_error("--quantiles: '%s' is not a list of up to %d percentiles "
+					  "in (0, 100), e.g. 90,99,99.9", v, TT_MAX_QUANTILES);
+				return 2;
+			}
+			ao.show_tails = 1;
+			break;
+		case O_STALLS: {
+			double d = tt_parse_duration(v);
+			if (d <= 0) {
+				cli_error("--stalls: '%s' is not a positive duration (e.g. 100ms)", v);
+				return 2;
+			}
+			ao.stall_ms = d * 1e3;
+			ao.show_tails = 1;
+			break;
 		}
-		run_path = a;
+		case O_SLO: {
+			struct tt_error serr;
+			tt_error_clear(&serr);
+			if (tt_failed(tt_slo_parse(v, &ao.slo, &serr))) {
+				cli_error("--slo: %s", serr.msg);
+				return 2;
+			}
+			break;
+		}
+		}
 	}
 	if (!run_path) {
 		cli_error("report needs a run (see 'tokentrace report --help')");

@@ -8,29 +8,41 @@
 #include "tokentrace/profile.h"
 #include "tokentrace/synth.h"
 
+#include "cli_opts.h"
 #include "commands.h"
 
-static const char usage_text[] =
+enum {
+	O_PROFILE = 1, O_OUTPUT, O_SEED, O_SCALE, O_MULTI_RATE, O_ERROR_RATE, O_MAX_TOKENS,
+	O_MODEL, O_NOTE, O_LEVEL, O_QUIET
+};
+
+static const struct cli_opt options[] = {
+	{O_PROFILE, 0, "profile", "CSV", "profile to reproduce (e.g. fixtures/profiles/seed-matrix.csv)"},
+	{O_OUTPUT, 'o', "output", "RUN", "run directory to create (must not exist or be empty)"},
+	{O_SEED, 0, "seed", "N", "jitter seed (default 1)"},
+	{O_SCALE, 0, "scale", "K", "make every window K times longer: K times the tokens (default 1)"},
+	{O_MULTI_RATE, 0, "multi-rate", "R", "share of chunks carrying 2 tokens, 0..1 (default 0.05)"},
+	{O_ERROR_RATE, 0, "error-rate", "R", "share of measured requests that fail mid-stream (default 0)"},
+	{O_MAX_TOKENS, 0, "max-tokens", "N", "output tokens per request (default 4096)"},
+	{O_MODEL, 0, "model", "NAME", "model name in the manifest (default synthetic-model)"},
+	{O_NOTE, 0, "note", "KEY=VALUE", "a manifest note (gpu, vram, launch_command, ...); repeatable"},
+	{O_LEVEL, 0, "level", "L", "zstd level for the traces (default 3)"},
+	{O_QUIET, 'q', "quiet", NULL, "print nothing on success"},
+	CLI_HELP_ENTRY,
+};
+
+static const struct cli_cmd synth_cmd = {
+	"synth",
 	"usage: tokentrace synth --profile CSV -o RUN [options]\n"
 	"\n"
 	"Write a synthetic run whose traces reproduce, under docs/metrics.md's\n"
 	"definitions, the figures of a profile CSV (formats/profile-csv.md).\n"
-	"\n"
-	"  --profile CSV       profile to reproduce (e.g. fixtures/profiles/seed-matrix.csv)\n"
-	"  -o, --output RUN    run directory to create (must not exist or be empty)\n"
-	"  --seed N            jitter seed (default 1)\n"
-	"  --scale K           make every window K times longer: K times the tokens (default 1)\n"
-	"  --multi-rate R      share of chunks carrying 2 tokens, 0..1 (default 0.05)\n"
-	"  --error-rate R      share of measured requests that fail mid-stream (default 0)\n"
-	"  --max-tokens N      output tokens per request (default 4096)\n"
-	"  --model NAME        model name in the manifest (default synthetic-model)\n"
-	"  --note KEY=VALUE    a manifest note (gpu, vram, launch_command, ...); repeatable\n"
-	"  --level L           zstd level for the traces (default 3)\n"
-	"  -q, --quiet         print nothing on success\n"
-	"  -h, --help          show this help\n"
+	"\n",
+	NULL,
 	"\n"
 	"Exit status: 0 written; 1 the profile could not be read or the run not\n"
-	"written; 2 usage error.\n";
+	"written; 2 usage error.\n",
+	22, options, sizeof options / sizeof *options};
 
 static int parse_double(const char *opt, const char *v, double lo, double hi, double *out)
 {
@@ -58,62 +70,63 @@ int cmd_synth(int argc, char **argv)
 	struct tt_profile *p = NULL;
 	struct tt_error err;
 	uint64_t bytes = 0;
-	int quiet = 0;
+	int quiet = 0, id;
+	struct cli_iter it;
+	const char *v;
 	double d;
 	const char *notes[64];
 	size_t n_notes = 0;
 
 	tt_synth_opts_init(&o);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage_text, stdout);
+	cli_iter_init(&it, argc, argv);
+	while ((id = cli_next(&synth_cmd, &it, &v)) != CLI_END) {
+		const char *a = it.opt;
+
+		switch (id) {
+		case CLI_HELP:
 			return 0;
-		} else if (!strcmp(a, "--profile")) {
-			if (!v)
-				goto missing;
+		case CLI_BAD:
+			return 2;
+		case CLI_ARG:
+			cli_error("synth: unexpected argument '%s' (see 'tokentrace synth --help')", v);
+			return 2;
+		case O_PROFILE:
 			profile = v;
-			i++;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			if (!v)
-				goto missing;
+			break;
+		case O_OUTPUT:
 			out = v;
-			i++;
-		} else if (!strcmp(a, "--seed")) {
+			break;
+		case O_SEED:
 			if (parse_double(a, v, 0, 9007199254740992.0, &d))
 				return 2;
 			o.seed = (uint64_t)d;
-			i++;
-		} else if (!strcmp(a, "--scale")) {
+			break;
+		case O_SCALE:
 			if (parse_double(a, v, 0.01, 1000, &o.scale))
 				return 2;
-			i++;
-		} else if (!strcmp(a, "--multi-rate")) {
+			break;
+		case O_MULTI_RATE:
 			if (parse_double(a, v, 0, 1, &o.multi_rate))
 				return 2;
-			i++;
-		} else if (!strcmp(a, "--error-rate")) {
+			break;
+		case O_ERROR_RATE:
 			if (parse_double(a, v, 0, 1, &o.error_rate))
 				return 2;
-			i++;
-		} else if (!strcmp(a, "--max-tokens")) {
+			break;
+		case O_MAX_TOKENS:
 			if (parse_double(a, v, 2, 1e7, &d))
 				return 2;
 			o.max_tokens = (int64_t)d;
-			i++;
-		} else if (!strcmp(a, "--level")) {
+			break;
+		case O_LEVEL:
 			if (parse_double(a, v, 1, 22, &d))
 				return 2;
 			o.level = (int)d;
-			i++;
-		} else if (!strcmp(a, "--model")) {
-			if (!v)
-				goto missing;
+			break;
+		case O_MODEL:
 			o.model = v;
-			i++;
-		} else if (!strcmp(a, "--note")) {
-			if (!v)
-				goto missing;
+			break;
+		case O_NOTE:
 			if (n_notes == sizeof notes / sizeof *notes) {
 				cli_error("at most %zu --note options", sizeof notes / sizeof *notes);
 				return 2;
@@ -123,17 +136,11 @@ int cmd_synth(int argc, char **argv)
 				return 2;
 			}
 			notes[n_notes++] = v;
-			i++;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			break;
+		case O_QUIET:
 			quiet = 1;
-		} else {
-			cli_error("synth: unknown option '%s' (see 'tokentrace synth --help')", a);
-			return 2;
+			break;
 		}
-		continue;
-missing:
-		cli_error("option '%s' needs a value", a);
-		return 2;
 	}
 	if (!profile || !out) {
 		cli_error("synth needs --profile CSV and -o RUN (see 'tokentrace synth --help')");
@@ -142,11 +149,11 @@ missing:
 	o.notes = notes;
 	o.n_notes = n_notes;
 	tt_error_clear(&err);
-	if (tt_profile_load(profile, &p, &err)) {
+	if (tt_failed(tt_profile_load(profile, &p, &err))) {
 		cli_error("%s", err.msg);
 		return 1;
 	}
-	if (tt_synth_run(p, out, &o, &bytes, &err)) {
+	if (tt_failed(tt_synth_run(p, out, &o, &bytes, &err))) {
 		cli_error("%s", err.msg);
 		tt_profile_free(p);
 		return 1;

@@ -24,5 +24,17 @@ expect 2 'report needs a run' -- "$tt" report
 expect 2 'needs --profile CSV and -o RUN' -- "$tt" synth
 expect 1 "cannot open 'nope.csv'" -- "$tt" synth --profile nope.csv -o /tmp/never-made
 expect 2 "'lots' is not a number" -- "$tt" synth --profile a -o b --scale lots
+# One option table per command (issue 21.3): a did-you-mean for a near
+# miss, --name=value as --name value, '--' ends the options.
+expect 2 "did you mean '--skip-first'?" -- "$tt" report x --skip 5s
+expect 2 "did you mean '--quantiles'?" -- "$tt" report x --qantiles 90
+expect 2 "did you mean '--what'?" -- "$tt" export x --waht cells
+expect 2 "did you mean '--concurrency'?" -- "$tt" chart x tbt-cdf --concurency 4
+expect 2 "did you mean '--profile'?" -- "$tt" synth --profil a -o b
+expect 2 "did you mean '--scrapes'?" -- "$tt" dump x --scrape
+expect 2 "'soon' is not a duration" -- "$tt" report x --skip-first=soon
+expect 2 "option '--window' needs a value" -- "$tt" report x --window
+expect 2 "option '--no-color' takes no value" -- "$tt" report x --no-color=1
+expect 1 "'--odd-name'" -- "$tt" report -- --odd-name
 echo "$((n - fail)) passed, $fail failed"
 [ "$fail" = 0 ]
