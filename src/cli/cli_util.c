@@ -1,4 +1,5 @@
 /* Helpers shared by the tokentrace subcommands. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,8 @@
 #include "tokentrace/error.h"
 #include "tokentrace/import.h"
 #include "tokentrace/run.h"
+#include "tokentrace/slo.h"
+#include "tokentrace/units.h"
 
 #include "commands.h"
 
@@ -78,6 +81,60 @@ int cli_open_run(const char *path, const char *what, struct tt_run **out, int *w
 			cli_warn("%s", err.msg);
 		if (warned)
 			*warned = 1;
+	}
+	return 0;
+}
+
+int cli_write_out(const char *path, const char *data, size_t len)
+{
+	FILE *f = path ? fopen(path, "wb") : stdout;
+
+	if (!f) {
+		cli_error("cannot create '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (fwrite(data, 1, len, f) != len || (path ? fclose(f) : fflush(f)) != 0) {
+		cli_error("cannot write '%s'", path ? path : "standard output");
+		return -1;
+	}
+	return 0;
+}
+
+int cli_number(const char *opt, const char *v, double lo, double hi, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (end == v || *end || errno || !(d >= lo && d <= hi)) {
+		cli_error("option '%s': '%s' is not a number from %g to %g", opt, v, lo, hi);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+int cli_duration(const char *opt, const char *v, const char *example, double *out)
+{
+	double d = tt_parse_duration(v);
+
+	if (d < 0) {
+		cli_error("%s: '%s' is not a duration (e.g. %s)", opt, v, example);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+int cli_slo(const char *v, struct tt_slo *slo)
+{
+	struct tt_error err;
+
+	tt_error_clear(&err);
+	if (tt_failed(tt_slo_parse(v, slo, &err))) {
+		cli_error("--slo: %s", err.msg);
+		return -1;
 	}
 	return 0;
 }

@@ -67,24 +67,6 @@ static const struct cli_cmd chart_cmd = {
 	"charts were left out)\n",
 	22, options, sizeof options / sizeof *options};
 
-static int parse_num(const char *opt, const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	double v;
-	if (!s) {
-		cli_error("option '%s' needs a value", opt);
-		return -1;
-	}
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || *end != '\0' || errno != 0 || !(v >= lo && v <= hi)) {
-		cli_error("option '%s': '%s' is not a number from %g to %g", opt, s, lo, hi);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 /* What the command line asks for. */
 struct chart_args {
 	const char *run_path, *kind_name, *output, *cell_id, *as;
@@ -103,7 +85,7 @@ static int parse_number_opt(int id, const char *a, const char *val, struct tt_ch
 	double hi = id == O_DPI ? 2400 : 20000;
 	double v;
 
-	if (parse_num(a, val, lo, hi, &v) != 0)
+	if (cli_number(a, val, lo, hi, &v) != 0)
 		return -1;
 	if (id == O_WIDTH)
 		o->width = v;
@@ -113,22 +95,6 @@ static int parse_number_opt(int id, const char *a, const char *val, struct tt_ch
 		o->dpi = v;
 	else
 		o->concurrency = (int)v;
-	return 0;
-}
-
-/* --skip-first (skip) or --window, written a, with its value val. */
-static int parse_duration_opt(int skip, const char *a, const char *val, struct chart_args *ca)
-{
-	double d = tt_parse_duration(val);
-	/* --window 0: to the recorded window end, as report takes it */
-	if (d < 0) {
-		cli_error("%s: '%s' is not a duration (e.g. %s)", a, val, skip ? "5s" : "10s");
-		return -1;
-	}
-	if (skip)
-		ca->skip_first = d;
-	else
-		ca->window = d;
 	return 0;
 }
 
@@ -170,19 +136,18 @@ static int parse_args(int argc, char **argv, struct chart_args *ca)
 				return 2;
 			break;
 		case O_SKIP_FIRST:
+			if (cli_duration(a, v, "5s", &ca->skip_first))
+				return 2;
+			break;
 		case O_WINDOW:
-			if (parse_duration_opt(id == O_SKIP_FIRST, a, v, ca) != 0)
+			/* --window 0: to the recorded window end, as report takes it */
+			if (cli_duration(a, v, "10s", &ca->window))
 				return 2;
 			break;
-		case O_SLO: {
-			struct tt_error serr;
-			tt_error_clear(&serr);
-			if (tt_failed(tt_slo_parse(v, &ca->slo, &serr))) {
-				cli_error("--slo: %s", serr.msg);
+		case O_SLO:
+			if (cli_slo(v, &ca->slo))
 				return 2;
-			}
 			break;
-		}
 		case O_AS:
 			ca->as = v;
 			break;

@@ -84,25 +84,16 @@ int cmd_export(int argc, char **argv)
 			out = v;
 			break;
 		case O_SKIP_FIRST:
-			if ((ao.skip_first_s = tt_parse_duration(v)) < 0) {
-				cli_error("--skip-first: '%s' is not a duration (e.g. 5s)", v);
+			if (cli_duration("--skip-first", v, "5s", &ao.skip_first_s))
 				goto usage;
-			}
 			break;
-		case O_SLO: {
-			struct tt_error serr;
-			tt_error_clear(&serr);
-			if (tt_failed(tt_slo_parse(v, &ao.slo, &serr))) {
-				cli_error("--slo: %s", serr.msg);
+		case O_SLO:
+			if (cli_slo(v, &ao.slo))
 				goto usage;
-			}
 			break;
-		}
 		case O_WINDOW:
-			if ((ao.window_s = tt_parse_duration(v)) < 0) {
-				cli_error("--window: '%s' is not a duration (e.g. 10s)", v);
+			if (cli_duration("--window", v, "10s", &ao.window_s))
 				goto usage;
-			}
 			break;
 		}
 	}

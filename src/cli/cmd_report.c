@@ -73,21 +73,6 @@ static int parse_quantiles(const char *s, struct tt_analysis_opts *o)
 	return 0;
 }
 
-static int write_out(const char *path, const char *data, size_t len)
-{
-	FILE *f = path ? fopen(path, "wb") : stdout;
-
-	if (!f) {
-		cli_error("cannot create '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	if (fwrite(data, 1, len, f) != len || (path ? fclose(f) : fflush(f)) != 0) {
-		cli_error("cannot write '%s'", path ? path : "standard output");
-		return -1;
-	}
-	return 0;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	const char *run_path = NULL, *out = NULL, *fmt = NULL;
@@ -128,18 +113,13 @@ int cmd_report(int argc, char **argv)
 			out = v;
 			break;
 		case O_SKIP_FIRST:
-			if ((ao.skip_first_s = tt_parse_duration(v)) < 0) {
-				cli_error("--skip-first: '%s' is not a duration (e.g. 5s)", v);
+			if (cli_duration("--skip-first", v, "5s", &ao.skip_first_s))
 				return 2;
-			}
 			break;
 		case O_WINDOW:
 			/* 0: to the recorded window end (report-json run.analysis) */
-			if ((ao.window_s = tt_parse_duration(v)) < 0) {
-				cli_error("--window: '%s' is not a duration (e.g. 10s; 0 for the "
-					  "recorded window)", v);
+			if (cli_duration("--window", v, "10s; 0 for the recorded window", &ao.window_s))
 				return 2;
-			}
 			break;
 		case O_QUANTILES:
 			if (parse_quantiles(v, &ao)) {
@@ -159,15 +139,10 @@ int cmd_report(int argc, char **argv)
 			ao.show_tails = 1;
 			break;
 		}
-		case O_SLO: {
-			struct tt_error serr;
-			tt_error_clear(&serr);
-			if (tt_failed(tt_slo_parse(v, &ao.slo, &serr))) {
-				cli_error("--slo: %s", serr.msg);
+		case O_SLO:
+			if (cli_slo(v, &ao.slo))
 				return 2;
-			}
 			break;
-		}
 		}
 	}
 	if (!run_path) {
@@ -218,7 +193,7 @@ int cmd_report(int argc, char **argv)
 			warned = 1;
 		}
 	}
-	if (f != TT_FORMAT_PDF && write_out(out, buf.data ? buf.data : "", buf.len))
+	if (f != TT_FORMAT_PDF && cli_write_out(out, buf.data ? buf.data : "", buf.len))
 		goto cleanup;
 	status = arc == TT_WARN || warned ? 3 : 0;
 cleanup:

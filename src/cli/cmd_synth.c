@@ -44,25 +44,6 @@ static const struct cli_cmd synth_cmd = {
 	"written; 2 usage error.\n",
 	22, options, sizeof options / sizeof *options};
 
-static int parse_double(const char *opt, const char *v, double lo, double hi, double *out)
-{
-	char *end;
-	double d;
-
-	if (!v) {
-		cli_error("option '%s' needs a value", opt);
-		return -1;
-	}
-	errno = 0;
-	d = strtod(v, &end);
-	if (end == v || *end || errno || d < lo || d > hi) {
-		cli_error("option '%s': '%s' is not a number in [%g, %g]", opt, v, lo, hi);
-		return -1;
-	}
-	*out = d;
-	return 0;
-}
-
 int cmd_synth(int argc, char **argv)
 {
 	const char *profile = NULL, *out = NULL;
@@ -97,29 +78,29 @@ int cmd_synth(int argc, char **argv)
 			out = v;
 			break;
 		case O_SEED:
-			if (parse_double(a, v, 0, 9007199254740992.0, &d))
+			if (cli_number(a, v, 0, 9007199254740992.0, &d))
 				return 2;
 			o.seed = (uint64_t)d;
 			break;
 		case O_SCALE:
-			if (parse_double(a, v, 0.01, 1000, &o.scale))
+			if (cli_number(a, v, 0.01, 1000, &o.scale))
 				return 2;
 			break;
 		case O_MULTI_RATE:
-			if (parse_double(a, v, 0, 1, &o.multi_rate))
+			if (cli_number(a, v, 0, 1, &o.multi_rate))
 				return 2;
 			break;
 		case O_ERROR_RATE:
-			if (parse_double(a, v, 0, 1, &o.error_rate))
+			if (cli_number(a, v, 0, 1, &o.error_rate))
 				return 2;
 			break;
 		case O_MAX_TOKENS:
-			if (parse_double(a, v, 2, 1e7, &d))
+			if (cli_number(a, v, 2, 1e7, &d))
 				return 2;
 			o.max_tokens = (int64_t)d;
 			break;
 		case O_LEVEL:
-			if (parse_double(a, v, 1, 22, &d))
+			if (cli_number(a, v, 1, 22, &d))
 				return 2;
 			o.level = (int)d;
 			break;

@@ -23,6 +23,16 @@ struct tt_run;
  * returned. */
 int cli_open_run(const char *path, const char *what, struct tt_run **out, int *warned);
 
+/* Write data to path (standard output when NULL); -1 with the error
+ * printed. */
+int cli_write_out(const char *path, const char *data, size_t len);
+/* Option values: -1 with the error printed (naming opt) when v is not a
+ * number in [lo, hi], a duration (example: "5s"), or an SLO list. */
+int cli_number(const char *opt, const char *v, double lo, double hi, double *out);
+int cli_duration(const char *opt, const char *v, const char *example, double *out);
+struct tt_slo;
+int cli_slo(const char *v, struct tt_slo *slo);
+
 void cli_error(const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 1, 2)))
