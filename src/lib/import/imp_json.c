@@ -43,6 +43,45 @@ enum tt_code tt__imp_nomem(const struct tt__imp *im, struct tt_error *err)
 	return tt_error_set(err, TT_ENOMEM, "out of memory importing '%s'", im->file);
 }
 
+static const char *sep(const char *where);
+
+enum tt_code tt__imp_range(const struct tt__imp *im, const char *where, const char *member,
+			   double v, double lo, double hi, const char *unit, struct tt_error *err)
+{
+	if (v >= lo && v <= hi)
+		return TT_OK;
+	return tt_error_set(err, TT_EFORMAT, "'%s': %s%s%s: %g is outside %g..%g %s, what a run "
+			    "holds", im->file, where ? where : "", sep(where), member, v, lo, hi,
+			    unit);
+}
+
+enum tt_code tt__imp_ns(const struct tt__imp *im, const char *where, const char *member,
+			double v, double scale, double lo, double hi, int64_t *out,
+			struct tt_error *err)
+{
+	double ns = v * scale;
+	enum tt_code rc = tt__imp_range(im, where, member, ns, lo, hi, "ns", err);
+
+	if (rc)
+		return rc;
+	*out = (int64_t)llround(ns);
+	return TT_OK;
+}
+
+enum tt_code tt__imp_add_ns(const struct tt__imp *im, const char *where, const char *member,
+			    int64_t a, int64_t b, int64_t *out, struct tt_error *err)
+{
+	const int64_t lim = (int64_t)1 << 62;
+
+	if (a < -lim || a > lim || b < -lim || b > lim || a + b < -TT_IMPORT_MAX_TRACE_NS ||
+	    a + b > TT_IMPORT_MAX_TRACE_NS)
+		return tt_error_set(err, TT_EFORMAT, "'%s': %s%s%s: a time beyond the +-2^60 ns "
+				    "(36 years) from the run's origin that a run's trace holds",
+				    im->file, where ? where : "", sep(where), member);
+	*out = a + b;
+	return TT_OK;
+}
+
 /* Does the text end inside a string, an array or an object (a file cut
  * short) rather than hold a mistake? */
 static int unclosed(const char *p, size_t len)

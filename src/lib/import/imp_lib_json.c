@@ -45,8 +45,10 @@ static const struct {
 	{"errors", "num_errors", 1},
 };
 
+/* Integers min..max (contexts up to 1e9 tokens, so that C x (context +
+ * max_tokens) stays within int64; concurrency up to the reader's 1e6). */
 static enum tt_code int_list(struct tt__imp *im, const cJSON *md, const char *key, int64_t min,
-			     int64_t **out, size_t *n, struct tt_error *err)
+			     double max, int64_t **out, size_t *n, struct tt_error *err)
 {
 	const cJSON *a, *e;
 	size_t i = 0;
@@ -56,12 +58,12 @@ static enum tt_code int_list(struct tt__imp *im, const cJSON *md, const char *ke
 		return rc;
 	cJSON_ArrayForEach(e, a)
 	{
-		if (!cJSON_IsNumber(e) || e->valuedouble < (double)min || e->valuedouble > 1e9 ||
+		if (!cJSON_IsNumber(e) || !(e->valuedouble >= (double)min && e->valuedouble <= max) ||
 		    e->valuedouble != floor(e->valuedouble)) {
 			char where[64];
 			snprintf(where, sizeof where, "metadata.%s[%zu]", key, i);
-			return tt__imp_fail_err(im, err, where, "an integer >= %lld expected",
-						(long long)min);
+			return tt__imp_fail_err(im, err, where, "an integer in %lld..%.0f expected",
+						(long long)min, max);
 		}
 		if ((rc = tt__imp_add_i64(im, out, n, (int64_t)e->valuedouble, err)))
 			return rc;
@@ -120,21 +122,28 @@ static enum tt_code read_metadata(struct tt__imp *im, const cJSON *md, struct tt
 		m->duration_s = d;
 	if ((rc = tt__imp_num(im, md, "metadata", "max_tokens", 0, &d, &found, err)))
 		return rc;
+	/* Bounded so that C x (context + max_tokens) stays far within int64. */
+	if (found && (rc = tt__imp_range(im, "metadata", "max_tokens", d, 0, TT_IMPORT_MAX_TOKENS,
+					 "tokens", err)))
+		return rc;
 	if (found)
 		m->max_tokens = (int64_t)d;
 	if ((rc = tt__imp_num(im, md, "metadata", "max_total_tokens", 0, &d, &found, err)))
+		return rc;
+	if (found && (rc = tt__imp_range(im, "metadata", "max_total_tokens", d, 0, 1e18, "tokens",
+					 err)))
 		return rc;
 	if (found && d > 0 && m->kv_capacity_tokens < 0) {
 		m->kv_capacity_tokens = (int64_t)d;
 		if (tt_manifest_set_str(&m->kv_capacity_source, "import"))
 			return tt__imp_nomem(im, err);
 	}
-	if ((rc = int_list(im, md, "context_lengths", 0, &m->contexts, &m->n_contexts, err)))
+	if ((rc = int_list(im, md, "context_lengths", 0, 1e9, &m->contexts, &m->n_contexts, err)))
 		return rc;
 	{
 		int64_t *conc = NULL;
 		size_t n = 0;
-		rc = int_list(im, md, "concurrency_levels", 1, &conc, &n, err);
+		rc = int_list(im, md, "concurrency_levels", 1, TT_IMPORT_MAX_CONCURRENCY, &conc, &n, err);
 		for (size_t i = 0; !rc && i < n; i++)
 			rc = tt__imp_add_int(im, &m->concurrency, &m->n_concurrency, (int)conc[i], err);
 		free(conc);
@@ -156,15 +165,15 @@ static enum tt_code read_prefill(struct tt__imp *im, const cJSON *root, struct t
 		size_t idx;
 
 		snprintf(where, sizeof where, "prefill.%s", e->string);
-		if (*end || ctx < 0 || end == e->string)
-			return tt__imp_fail_err(im, err, where, "a context length (integer) expected "
-						"as the key");
+		if (*end || ctx < 0 || end == e->string || ctx > (long long)TT_IMPORT_MAX_CONTEXT)
+			return tt__imp_fail_err(im, err, where, "a context length (integer in 0..1e15) "
+						"expected as the key");
 		if (!cJSON_IsObject(e))
 			return tt__imp_fail_err(im, err, where, "an object expected");
 		if ((rc = tt__imp_num(im, e, where, "ttft_seconds", 0, &ttft, &f1, err)) ||
 		    (rc = tt__imp_num(im, e, where, "tok_per_sec", 0, &rate, &f2, err)))
 			return rc;
-		if ((rc = tt__imp_cell(im, where, TT_PHASE_PREFILL, ctx, 1, &idx, err)))
+		if ((rc = tt__imp_cell(im, where, TT_PHASE_PREFILL, (double)ctx, 1, &idx, err)))
 			return rc;
 		im->m->cells[idx].state = TT_CELL_DONE;
 		if ((f1 && (rc = tt__imp_report(im, idx, "ttft_ms_p50", ttft * 1e3, err))) ||
@@ -243,7 +252,7 @@ static enum tt_code read_result(struct tt__imp *im, const cJSON *r, size_t i, si
 					"integer", ctx);
 	if ((rc = tt__imp_num(im, r, where, "aggregate_tps", 1, &v, NULL, err)))
 		return rc;
-	if ((rc = tt__imp_cell(im, where, TT_PHASE_DECODE, (int64_t)ctx, (int)conc, cell, err)))
+	if ((rc = tt__imp_cell(im, where, TT_PHASE_DECODE, ctx, conc, cell, err)))
 		return rc;
 	c = &im->m->cells[*cell];
 	c->state = TT_CELL_DONE;
@@ -287,7 +296,7 @@ static enum tt_code rebuild_cell(struct tt__imp *im, int64_t ctx, int conc, stru
 	int64_t need = (int64_t)conc * (ctx + m->max_tokens);
 	size_t idx;
 	char reason[160];
-	enum tt_code rc = tt__imp_cell(im, "metadata", TT_PHASE_DECODE, ctx, conc, &idx, err);
+	enum tt_code rc = tt__imp_cell(im, "metadata", TT_PHASE_DECODE, (double)ctx, conc, &idx, err);
 
 	if (rc)
 		return rc;
@@ -325,8 +334,8 @@ enum tt_code tt__import_lib_json(struct tt__imp *im, const cJSON *root, struct t
 	{
 		int64_t *c64 = NULL;
 		size_t n64 = 0;
-		if ((rc = int_list(im, md, "context_lengths", 0, &ctxs, &n_ctx, err)) ||
-		    (rc = int_list(im, md, "concurrency_levels", 1, &c64, &n64, err))) {
+		if ((rc = int_list(im, md, "context_lengths", 0, 1e9, &ctxs, &n_ctx, err)) ||
+		    (rc = int_list(im, md, "concurrency_levels", 1, TT_IMPORT_MAX_CONCURRENCY, &c64, &n64, err))) {
 			free(c64);
 			goto cleanup;
 		}
@@ -353,7 +362,7 @@ enum tt_code tt__import_lib_json(struct tt__imp *im, const cJSON *root, struct t
 		for (size_t b = 0; b < n_conc; b++) {
 			char id[64];
 			snprintf(id, sizeof id, "decode-%lldx%d", (long long)ctxs[a], conc[b]);
-			if (tt_manifest_find_cell(im->m, id) < 0 &&
+			if (tt__imp_find_cell(im, id) < 0 &&
 			    (rc = rebuild_cell(im, ctxs[a], conc[b], err)))
 				goto cleanup;
 		}

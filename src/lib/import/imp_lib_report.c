@@ -140,6 +140,12 @@ static void status_key(const char *name, char *key, size_t cap)
 	key[o] = '\0';
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
 static const char *const known_status[] = {"valid", "requests_queued", "over_capacity",
 					   "errors", "too_few_samples", "window_cut_short",
 					   "damaged_trace", "not_run"};
@@ -175,11 +181,14 @@ static enum tt_code row(struct tt__imp *im, const int *at, char cells[][96], siz
 	if (number(cells[at[C_CONTEXT]], 1024, &ctx) != 1 || ctx != floor(ctx))
 		return tt__imp_fail_err(im, err, where, "column 'Context': '%s' is not a context "
 					"length (8K = 8192 tokens)", cells[at[C_CONTEXT]]);
+	if ((rc = tt__imp_range(im, where, "column 'Context'", ctx, 0, TT_IMPORT_MAX_CONTEXT,
+				"tokens", err)))
+		return rc;
 	if (at[C_CONC] >= 0 && (number(cells[at[C_CONC]], 1000, &conc) != 1 || conc < 1 ||
 				conc > 1e6 || conc != floor(conc)))
 		return tt__imp_fail_err(im, err, where, "column 'Requests at once': '%s' is not a "
 					"count", cells[at[C_CONC]]);
-	if ((rc = tt__imp_cell(im, where, phase, (int64_t)ctx, (int)conc, &idx, err)))
+	if ((rc = tt__imp_cell(im, where, phase, ctx, conc, &idx, err)))
 		return rc;
 	c = &im->m->cells[idx];
 	c->state = TT_CELL_DONE;
@@ -248,7 +257,7 @@ static enum tt_code fact(struct tt__imp *im, const char *k, const char *v, struc
 		return tt__imp_set(im, &m->served_model, v, err);
 	if (strcmp(k, "Time per measurement") == 0 && number(v, 1000, &d) == 1)
 		m->duration_s = d;
-	if (strcmp(k, "Max output") == 0 && number(v, 1000, &d) == 1)
+	if (strcmp(k, "Max output") == 0 && number(v, 1000, &d) == 1 && d <= TT_IMPORT_MAX_TOKENS)
 		m->max_tokens = (int64_t)d;
 	if (strcmp(k, "Benchmark tool") == 0) {
 		/* "llm-inference-bench v0.4.29" */
@@ -374,15 +383,18 @@ enum tt_code tt__import_lib_report(struct tt__imp *im, const cJSON *root, struct
 	if (rows == 0)
 		return tt__imp_fail_err(im, err, "", "no row of the 'All measurements' table "
 					"(| Phase | Context | ... |) was found");
-	/* Prefill contexts that are also decode contexts are not prefill-only. */
+	/* Prefill contexts that are also decode contexts are not prefill-only
+	 * (both lists sorted: one merge, not a search per context). */
 	{
 		struct tt_manifest *m = im->m;
-		size_t k = 0;
+		size_t k = 0, j = 0;
+		qsort(m->contexts, m->n_contexts, sizeof *m->contexts, cmp_i64);
+		qsort(m->prefill_contexts, m->n_prefill_contexts, sizeof *m->prefill_contexts, cmp_i64);
 		for (size_t i = 0; i < m->n_prefill_contexts; i++) {
-			int dup = 0;
-			for (size_t j = 0; j < m->n_contexts; j++)
-				dup |= m->contexts[j] == m->prefill_contexts[i];
-			if (!dup)
+			while (j < m->n_contexts && m->contexts[j] < m->prefill_contexts[i])
+				j++;
+			if ((j == m->n_contexts || m->contexts[j] != m->prefill_contexts[i]) &&
+			    (!k || m->prefill_contexts[k - 1] != m->prefill_contexts[i]))
 				m->prefill_contexts[k++] = m->prefill_contexts[i];
 		}
 		m->n_prefill_contexts = k;

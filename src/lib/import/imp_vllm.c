@@ -33,10 +33,21 @@ static enum tt_code elem_num(struct tt__imp *im, const cJSON *e, const char *key
 	return TT_OK;
 }
 
+/* The next element of a parallel array (cJSON_GetArrayItem is linear:
+ * indexing each array by i made 50k requests take a minute). */
+static const cJSON *step(const cJSON **cur)
+{
+	const cJSON *e = *cur;
+	if (e)
+		*cur = e->next;
+	return e;
+}
+
 static enum tt_code detailed(struct tt__imp *im, const cJSON *root, size_t cell,
 			     const cJSON *ttfts, struct tt_error *err)
 {
 	const cJSON *itls, *starts, *outs, *ins, *errs, *e;
+	const cJSON *c_itl, *c_start, *c_ttft, *c_out, *c_in, *c_err;
 	size_t n = (size_t)cJSON_GetArraySize(ttfts), i = 0, multi = 0;
 	struct tt_trace_writer *tw = NULL;
 	struct tt_chunk *chunks = NULL;
@@ -57,39 +68,49 @@ static enum tt_code detailed(struct tt__imp *im, const cJSON *root, size_t cell,
 					"detail is incomplete");
 	if (!starts)
 		return TT_EOF; /* no send times: the aggregates are all we can use */
+	/* Send times in perf_counter seconds: any origin, but within +-4e9 s
+	 * (TT_IMPORT_MAX_ABS_NS), so that differences stay in range. */
 	cJSON_ArrayForEach(e, starts)
 	{
 		double s;
-		if ((rc = elem_num(im, e, "start_times", i++, -1e18, &s, err)))
+		char where[48];
+		if ((rc = elem_num(im, e, "start_times", i, -4e9, &s, err)))
+			return rc;
+		snprintf(where, sizeof where, "start_times[%zu]", i++);
+		if ((rc = tt__imp_range(im, where, "", s, -4e9, 4e9, "s", err)))
 			return rc;
 		if (s < t0)
 			t0 = s;
 	}
 	if ((rc = tt__imp_trace(im, cell, &tw, err)))
 		return rc;
+	c_itl = itls->child;
+	c_start = starts->child;
+	c_ttft = ttfts->child;
+	c_out = outs->child;
+	c_in = ins ? ins->child : NULL;
+	c_err = errs ? errs->child : NULL;
 	for (i = 0; i < n; i++) {
-		const cJSON *gaps = cJSON_GetArrayItem(itls, (int)i), *g;
+		const cJSON *gaps = step(&c_itl), *g, *es = step(&c_err), *in_e = step(&c_in);
 		double start, ttft, out, in = -1;
 		const char *error = NULL;
 		size_t nc, j = 0;
 		struct tt_request r;
-		int64_t t;
+		int64_t t, off;
 		char where[48];
 
-		if ((rc = elem_num(im, cJSON_GetArrayItem(starts, (int)i), "start_times", i, -1e18,
-				   &start, err)) ||
-		    (rc = elem_num(im, cJSON_GetArrayItem(ttfts, (int)i), "ttfts", i, 0, &ttft, err)) ||
-		    (rc = elem_num(im, cJSON_GetArrayItem(outs, (int)i), "output_lens", i, 0, &out,
-				   err)))
+		if ((rc = elem_num(im, step(&c_start), "start_times", i, -4e9, &start, err)) ||
+		    (rc = elem_num(im, step(&c_ttft), "ttfts", i, 0, &ttft, err)) ||
+		    (rc = elem_num(im, step(&c_out), "output_lens", i, 0, &out, err)))
 			goto cleanup;
-		if (ins && (rc = elem_num(im, cJSON_GetArrayItem(ins, (int)i), "input_lens", i, 0, &in,
-					  err)))
+		if (ins && (rc = elem_num(im, in_e, "input_lens", i, 0, &in, err)))
 			goto cleanup;
-		if (errs) {
-			const cJSON *es = cJSON_GetArrayItem(errs, (int)i);
-			if (cJSON_IsString(es) && es->valuestring[0])
-				error = es->valuestring;
-		}
+		snprintf(where, sizeof where, "input_lens[%zu]", i);
+		if (ins && (rc = tt__imp_range(im, where, "", in, 0, TT_IMPORT_MAX_TOKENS, "tokens",
+					       err)))
+			goto cleanup;
+		if (cJSON_IsString(es) && es->valuestring[0])
+			error = es->valuestring;
 		snprintf(where, sizeof where, "itls[%zu]", i);
 		if (!cJSON_IsArray(gaps)) {
 			rc = tt__imp_fail_err(im, err, where, "an array of seconds expected");
@@ -97,7 +118,8 @@ static enum tt_code detailed(struct tt__imp *im, const cJSON *root, size_t cell,
 		}
 		nc = error && ttft <= 0 ? 0 : (size_t)cJSON_GetArraySize(gaps) + 1;
 		if (nc > TT_IMPORT_MAX_CHUNKS || out > 1e9) {
-			rc = tt__imp_fail_err(im, err, where, "%zu chunks or %.0f tokens: implausibly many",
+			rc = tt__imp_fail_err(im, err, where, "%zu chunks or %.0f tokens: more than the "
+					      "2^20 chunks (or 1e9 tokens) a request of a run holds",
 					      nc, out);
 			goto cleanup;
 		}
@@ -114,10 +136,19 @@ static enum tt_code detailed(struct tt__imp *im, const cJSON *root, size_t cell,
 		r.slot = (uint32_t)(i % (size_t)conc);
 		r.seq = (uint32_t)(i / (size_t)conc);
 		r.role = TT_ROLE_MEASURED;
-		r.t_sched_ns = r.t_send_ns = (int64_t)llround((start - t0) * 1e9);
+		/* start - t0 is within 0..8e9 s: in range of the checks below. */
+		snprintf(where, sizeof where, "start_times[%zu]", i);
+		if ((rc = tt__imp_ns(im, where, "", start - t0, 1e9, 0, TT_IMPORT_MAX_SPAN_NS,
+				     &r.t_send_ns, err)))
+			goto cleanup;
+		r.t_sched_ns = r.t_send_ns;
 		r.prompt_tokens = in >= 0 ? (int64_t)in : -1;
 		r.cached_tokens = -1;
-		t = r.t_send_ns + (int64_t)llround(ttft * 1e9);
+		snprintf(where, sizeof where, "ttfts[%zu]", i);
+		if ((rc = tt__imp_ns(im, where, "", ttft, 1e9, 0, TT_IMPORT_MAX_SPAN_NS, &off, err)) ||
+		    (rc = tt__imp_add_ns(im, where, "", r.t_send_ns, off, &t, err)))
+			goto cleanup;
+		snprintf(where, sizeof where, "itls[%zu]", i);
 		if (nc) {
 			chunks[0].t_ns = t;
 			chunks[0].tokens = tt__imp_chunk_tokens(0, nc, (long)out);
@@ -125,9 +156,11 @@ static enum tt_code detailed(struct tt__imp *im, const cJSON *root, size_t cell,
 			cJSON_ArrayForEach(g, gaps)
 			{
 				double gap;
-				if ((rc = elem_num(im, g, where, j - 1, 0, &gap, err)))
+				if ((rc = elem_num(im, g, where, j - 1, 0, &gap, err)) ||
+				    (rc = tt__imp_ns(im, where, "", gap, 1e9, 0, TT_IMPORT_MAX_SPAN_NS,
+						     &off, err)) ||
+				    (rc = tt__imp_add_ns(im, where, "", t, off, &t, err)))
 					goto cleanup;
-				t += (int64_t)llround(gap * 1e9);
 				chunks[j].t_ns = t;
 				chunks[j].tokens = tt__imp_chunk_tokens(j, nc, (long)out);
 				multi += chunks[j].tokens > 1;
@@ -145,7 +178,8 @@ static enum tt_code detailed(struct tt__imp *im, const cJSON *root, size_t cell,
 			ws = r.t_send_ns;
 		if (r.t_end_ns > we)
 			we = r.t_end_ns;
-		if ((rc = tt_trace_write_request(tw, &r, err)))
+		snprintf(where, sizeof where, "request %zu", i);
+		if ((rc = tt__imp_write(im, tw, where, &r, err)))
 			goto cleanup;
 	}
 	rc = tt_trace_writer_close(tw, err);
@@ -247,8 +281,10 @@ enum tt_code tt__import_vllm(struct tt__imp *im, const cJSON *root, struct tt_er
 		return rc;
 	if (conc < 1)
 		conc = 1;
-	if (conc > 1e6)
-		return tt__imp_fail_err(im, err, "max_concurrency", "%g is implausibly large", conc);
+	if ((rc = tt__imp_range(im, "", "max_concurrency", conc, 1, TT_IMPORT_MAX_CONCURRENCY,
+				"requests", err)))
+		return rc;
+	conc = floor(conc);
 	{
 		const cJSON *rr = cJSON_GetObjectItemCaseSensitive(root, "request_rate");
 		char rate[64];
@@ -267,7 +303,8 @@ enum tt_code tt__import_vllm(struct tt__imp *im, const cJSON *root, struct tt_er
 	    (rc = tt__imp_num(im, root, "", "completed", 1, &done, NULL, err)))
 		return rc;
 	ctx = done > 0 ? floor(in / done + 0.5) : 0;
-	if ((rc = tt__imp_cell(im, "", TT_PHASE_DECODE, (int64_t)ctx, (int)conc, &cell, err)))
+	if ((rc = tt__imp_cell(im, "total_input_tokens / completed", TT_PHASE_DECODE, ctx, conc,
+			       &cell, err)))
 		return rc;
 	im->m->cells[cell].state = TT_CELL_DONE;
 	if ((rc = tt__imp_add_i64(im, &im->m->contexts, &im->m->n_contexts, (int64_t)ctx, err)) ||

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,31 +204,229 @@ enum tt_code tt_import_detect(const char *path, enum tt_import_format *fmt, stru
 
 /* ---- building the run ------------------------------------------------ */
 
+/* The run's cell ids, hashed: index + 1 of m->cells in each slot, 0 empty.
+ * Open addressing, at most half full. */
+struct tt__imp_ids {
+	size_t *slot;
+	size_t cap, n;
+};
+
+static uint64_t hash_id(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static int ids_put(struct tt__imp_ids *t, const struct tt_manifest *m, size_t idx)
+{
+	size_t i;
+
+	if (2 * (t->n + 1) > t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 1024;
+		size_t *ns = calloc(nc, sizeof *ns);
+		if (!ns)
+			return -1;
+		for (size_t k = 0; k < t->cap; k++) {
+			if (!t->slot[k])
+				continue;
+			for (i = hash_id(m->cells[t->slot[k] - 1].id) & (nc - 1); ns[i]; i = (i + 1) & (nc - 1))
+				;
+			ns[i] = t->slot[k];
+		}
+		free(t->slot);
+		t->slot = ns;
+		t->cap = nc;
+	}
+	for (i = hash_id(m->cells[idx].id) & (t->cap - 1); t->slot[i]; i = (i + 1) & (t->cap - 1))
+		;
+	t->slot[i] = idx + 1;
+	t->n++;
+	return 0;
+}
+
+static void ids_free(struct tt__imp_ids *t)
+{
+	if (t)
+		free(t->slot);
+	free(t);
+}
+
+/* The ids of the cells already in the run (earlier files). */
+static struct tt__imp_ids *ids_build(const struct tt_manifest *m)
+{
+	struct tt__imp_ids *t = calloc(1, sizeof *t);
+
+	for (size_t i = 0; t && i < m->n_cells; i++)
+		if (ids_put(t, m, i)) {
+			ids_free(t);
+			return NULL;
+		}
+	return t;
+}
+
+long tt__imp_find_cell(struct tt__imp *im, const char *id)
+{
+	const struct tt__imp_ids *t = im->ids;
+
+	if (!t || !t->cap)
+		return -1;
+	for (size_t i = hash_id(id) & (t->cap - 1); t->slot[i]; i = (i + 1) & (t->cap - 1))
+		if (strcmp(im->m->cells[t->slot[i] - 1].id, id) == 0)
+			return (long)(t->slot[i] - 1);
+	return -1;
+}
+
+/* Rebuild the table: cells are only renamed, never removed, so this is
+ * rare (GuideLLM's provisional cells, once each). */
+enum tt_code tt__imp_rename_cell(struct tt__imp *im, size_t i, const char *id,
+				 struct tt_error *err)
+{
+	struct tt__imp_ids *t;
+	size_t old_cap = im->ids ? im->ids->cap : 0;
+
+	if (tt_manifest_set_str(&im->m->cells[i].id, id))
+		return tt__imp_nomem(im, err);
+	/* Remove and reinsert everything after the renamed one is found:
+	 * simplest is a fresh table of the same size. */
+	if (!(t = calloc(1, sizeof *t)) || !(t->slot = calloc(old_cap ? old_cap : 1024,
+							     sizeof *t->slot))) {
+		ids_free(t);
+		return tt__imp_nomem(im, err);
+	}
+	t->cap = old_cap ? old_cap : 1024;
+	for (size_t k = 0; k < im->m->n_cells; k++)
+		if (ids_put(t, im->m, k)) {
+			ids_free(t);
+			return tt__imp_nomem(im, err);
+		}
+	ids_free(im->ids);
+	im->ids = t;
+	return TT_OK;
+}
+
 enum tt_code tt__imp_cell(struct tt__imp *im, const char *where, enum tt_phase phase,
-			  int64_t context, int concurrency, size_t *index, struct tt_error *err)
+			  double context, double concurrency, size_t *index, struct tt_error *err)
 {
 	char id[64];
 	long have;
+	int64_t ctx;
+	int conc;
+	enum tt_code rc;
 
+	if (context != floor(context) &&
+	    (rc = tt__imp_fail_err(im, err, where, "context %g tokens is not an integer", context)))
+		return rc;
+	if ((rc = tt__imp_range(im, where, "context", context, 0, TT_IMPORT_MAX_CONTEXT, "tokens",
+				err)))
+		return rc;
 	if (phase == TT_PHASE_PREFILL)
-		snprintf(id, sizeof id, "prefill-%lld", (long long)context);
+		concurrency = 1;
+	if (concurrency != floor(concurrency) &&
+	    (rc = tt__imp_fail_err(im, err, where, "concurrency %g is not an integer", concurrency)))
+		return rc;
+	if ((rc = tt__imp_range(im, where, "concurrency", concurrency, 1, TT_IMPORT_MAX_CONCURRENCY,
+				"requests", err)))
+		return rc;
+	ctx = (int64_t)context;
+	conc = (int)concurrency;
+	if (phase == TT_PHASE_PREFILL)
+		snprintf(id, sizeof id, "prefill-%lld", (long long)ctx);
 	else
-		snprintf(id, sizeof id, "decode-%lldx%d", (long long)context, concurrency);
-	have = tt_manifest_find_cell(im->m, id);
+		snprintf(id, sizeof id, "decode-%lldx%d", (long long)ctx, conc);
+	have = tt__imp_find_cell(im, id);
 	if (have >= 0)
 		return tt_error_set(err, TT_EFORMAT, "'%s': %s%scell %s (%lld tokens of context, %d "
 				    "at once) appears twice%s", im->file, where ? where : "",
-				    where && where[0] ? ": " : "", id, (long long)context,
-				    concurrency, (size_t)have < im->first_cell ?
+				    where && where[0] ? ": " : "", id, (long long)ctx,
+				    conc, (size_t)have < im->first_cell ?
 				    " (an earlier file of this import has it too)" : "");
-	if (tt_manifest_add_cell(im->m, phase, context, concurrency, index))
+	if (!im->ids && !(im->ids = calloc(1, sizeof *im->ids)))
+		return tt__imp_nomem(im, err);
+	if (tt_manifest_add_cell(im->m, phase, ctx, conc, index) ||
+	    ids_put(im->ids, im->m, *index))
 		return tt__imp_nomem(im, err);
 	return TT_OK;
+}
+
+enum tt_code tt__imp_write(struct tt__imp *im, struct tt_trace_writer *tw, const char *where,
+			   const struct tt_request *r, struct tt_error *err)
+{
+	const int64_t lim = TT_IMPORT_MAX_TRACE_NS;
+	const char *what = NULL;
+	int64_t t = 0;
+
+	if (r->n_chunks > TT_IMPORT_MAX_CHUNKS)
+		return tt__imp_fail_err(im, err, where, "%zu chunks: more than the 2^20 a request of "
+					"a run holds", r->n_chunks);
+	if (r->t_sched_ns < -lim || r->t_sched_ns > lim)
+		what = "its schedule", t = r->t_sched_ns;
+	else if (r->t_send_ns < -lim || r->t_send_ns > lim)
+		what = "its send time", t = r->t_send_ns;
+	else if (r->t_end_ns < -lim || r->t_end_ns > lim)
+		what = "its end", t = r->t_end_ns;
+	for (size_t j = 0; !what && j < r->n_chunks; j++) {
+		if (r->chunks[j].t_ns < -lim || r->chunks[j].t_ns > lim)
+			what = "a chunk's arrival", t = r->chunks[j].t_ns;
+		else if (r->chunks[j].tokens > TT_IMPORT_MAX_CHUNK_TOKENS)
+			return tt__imp_fail_err(im, err, where, "a chunk of %lu tokens: more than the "
+						"2^20 a chunk of a run holds (its output tokens "
+						"spread over too few chunks)",
+						(unsigned long)r->chunks[j].tokens);
+	}
+	if (what)
+		return tt__imp_fail_err(im, err, where, "%s is %lld ns from the run's origin, beyond "
+					"the +-2^60 ns (36 years) a run's trace holds", what,
+					(long long)t);
+	return tt_trace_write_request(tw, r, err);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+long tt__imp_max_in_flight(double *send, double *end, size_t n)
+{
+	size_t k = 0, e = 0;
+	long best = 0;
+
+	/* In flight at s: sent at or before s, ending after s.  Count the sends
+	 * at or before s, less those whose max(send, end) is at or before s. */
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(send[i]))
+			continue;
+		end[k] = isnan(end[i]) || end[i] < send[i] ? send[i] : end[i];
+		send[k] = send[i];
+		k++;
+	}
+	n = k;
+	qsort(send, n, sizeof *send, cmp_double);
+	qsort(end, n, sizeof *end, cmp_double);
+	for (size_t i = 0; i < n; i++) {
+		size_t started = i + 1;
+		long now;
+		while (started < n && send[started] == send[i])
+			started++;
+		while (e < n && end[e] <= send[i])
+			e++;
+		now = (long)started - (long)e;
+		if (now > best)
+			best = now;
+	}
+	return best;
 }
 
 enum tt_code tt__imp_report(struct tt__imp *im, size_t cell, const char *key, double value,
 			    struct tt_error *err)
 {
+	/* Finite as read, but a scale (s to ms) can overflow: the reader
+	 * refuses a figure that is not finite. */
+	if (!isfinite(value))
+		return tt__imp_fail_err(im, err, im->m->cells[cell].id, "reported %s is not a "
+					"finite number once in its unit", key);
 	if (tt_cell_set_reported(&im->m->cells[cell], key, value))
 		return tt__imp_nomem(im, err);
 	return TT_OK;
@@ -265,13 +464,18 @@ enum tt_code tt__imp_add_i64(struct tt__imp *im, int64_t **v, size_t *n, int64_t
 {
 	int64_t *nv;
 
-	for (size_t i = 0; i < *n; i++)
-		if ((*v)[i] == x)
-			return TT_OK;
-	if (!(nv = realloc(*v, (*n + 1) * sizeof *nv)))
-		return tt__imp_nomem(im, err);
-	nv[(*n)++] = x;
-	*v = nv;
+	/* The last value again (a matrix's rows, one context each) costs no
+	 * room; duplicates elsewhere go when the lists are made unique. */
+	if (*n && (*v)[*n - 1] == x)
+		return TT_OK;
+	/* Doubling: the capacity is 4, then twice each power of two reached
+	 * (a list shortened in place keeps more room than this assumes). */
+	if (*n == 0 || (*n >= 4 && (*n & (*n - 1)) == 0)) {
+		if (!(nv = realloc(*v, (*n ? *n * 2 : 4) * sizeof *nv)))
+			return tt__imp_nomem(im, err);
+		*v = nv;
+	}
+	(*v)[(*n)++] = x;
 	return TT_OK;
 }
 
@@ -279,13 +483,14 @@ enum tt_code tt__imp_add_int(struct tt__imp *im, int **v, size_t *n, int x, stru
 {
 	int *nv;
 
-	for (size_t i = 0; i < *n; i++)
-		if ((*v)[i] == x)
-			return TT_OK;
-	if (!(nv = realloc(*v, (*n + 1) * sizeof *nv)))
-		return tt__imp_nomem(im, err);
-	nv[(*n)++] = x;
-	*v = nv;
+	if (*n && (*v)[*n - 1] == x)
+		return TT_OK;
+	if (*n == 0 || (*n >= 4 && (*n & (*n - 1)) == 0)) {
+		if (!(nv = realloc(*v, (*n ? *n * 2 : 4) * sizeof *nv)))
+			return tt__imp_nomem(im, err);
+		*v = nv;
+	}
+	(*v)[(*n)++] = x;
 	return TT_OK;
 }
 
@@ -318,6 +523,39 @@ static int cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
 	return (x > y) - (x < y);
+}
+
+/* Sorted, each value once: the new length. */
+static size_t unique_i64(int64_t *v, size_t n)
+{
+	size_t k = 0;
+
+	qsort(v, n, sizeof *v, cmp_i64);
+	for (size_t i = 0; i < n; i++)
+		if (!k || v[k - 1] != v[i])
+			v[k++] = v[i];
+	return k;
+}
+
+/* The run reader takes a manifest of up to 64 MiB (format/run_read.c):
+ * a matrix too large for it is refused here, not written unreadable. */
+#define MAX_MANIFEST_BYTES ((size_t)64 << 20)
+
+static enum tt_code check_manifest_size(const struct tt_manifest *m, struct tt_error *err)
+{
+	char *json = NULL;
+	size_t len;
+	enum tt_code rc = tt_manifest_to_json(m, &json, err);
+
+	if (rc)
+		return rc;
+	len = strlen(json);
+	free(json);
+	if (len > MAX_MANIFEST_BYTES)
+		return tt_error_set(err, TT_EFORMAT, "the imported run's manifest would be %zu bytes "
+				    "(%zu cells), more than the 64 MiB a run's reader takes", len,
+				    m->n_cells);
+	return TT_OK;
 }
 
 /* The figures a report shows; those no reported cell of this file has are
@@ -385,6 +623,10 @@ static enum tt_code import_one(struct tt_run_writer *w, const char *path, const 
 	im.w = w;
 	im.m = tt_run_writer_manifest(w);
 	im.first_cell = im.m->n_cells;
+	if (!(im.ids = ids_build(im.m))) {
+		rc = tt__imp_nomem(&im, err);
+		goto cleanup;
+	}
 	if (len == 0) {
 		rc = tt_error_set(err, TT_EFORMAT, "'%s' is empty (0 bytes)", path);
 		goto cleanup;
@@ -450,6 +692,7 @@ static enum tt_code import_one(struct tt_run_writer *w, const char *path, const 
 		snprintf(warn, warn_len, "'%s': %s", path, im.newer);
 	rc = TT_OK;
 cleanup:
+	ids_free(im.ids);
 	cJSON_Delete(root);
 	free(data);
 	return rc;
@@ -507,9 +750,18 @@ static enum tt_code import_into(const char *const *paths, size_t n, const void *
 		rc = tt_error_set(err, TT_ENOMEM, "out of memory");
 		goto cleanup;
 	}
-	qsort(wm->contexts, wm->n_contexts, sizeof *wm->contexts, cmp_i64);
-	qsort(wm->prefill_contexts, wm->n_prefill_contexts, sizeof *wm->prefill_contexts, cmp_i64);
+	wm->n_contexts = unique_i64(wm->contexts, wm->n_contexts);
+	wm->n_prefill_contexts = unique_i64(wm->prefill_contexts, wm->n_prefill_contexts);
 	qsort(wm->concurrency, wm->n_concurrency, sizeof *wm->concurrency, cmp_int);
+	{
+		size_t k = 0;
+		for (size_t i = 0; i < wm->n_concurrency; i++)
+			if (!k || wm->concurrency[k - 1] != wm->concurrency[i])
+				wm->concurrency[k++] = wm->concurrency[i];
+		wm->n_concurrency = k;
+	}
+	if ((rc = check_manifest_size(wm, err)))
+		goto cleanup;
 	rc = tt_run_writer_commit(w, err);
 	if (!rc && warn[0])
 		rc = tt_error_setv(err, TT_WARN, TT_EVERSION, "%s", warn);
