@@ -160,6 +160,7 @@ static enum tt_code record(struct tt__imp *im, const cJSON *o, const char *where
 	out->r.n_chunks = n;
 	out->r.chunks = out->chunks;
 	if (isfinite(end)) {
+		snprintf(w, sizeof w, "%s: metadata", where);
 		if ((rc = tt__imp_ns(im, w, "request_end_ns", end, 1, -TT_IMPORT_MAX_ABS_NS,
 				     TT_IMPORT_MAX_ABS_NS, &out->r.t_end_ns, err)))
 			return rc;

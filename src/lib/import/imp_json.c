@@ -51,8 +51,8 @@ enum tt_code tt__imp_range(const struct tt__imp *im, const char *where, const ch
 	if (v >= lo && v <= hi)
 		return TT_OK;
 	return tt_error_set(err, TT_EFORMAT, "'%s': %s%s%s: %g is outside %g..%g %s, what a run "
-			    "holds", im->file, where ? where : "", sep(where), member, v, lo, hi,
-			    unit);
+			    "holds", im->file, where ? where : "", member[0] ? sep(where) : "",
+			    member, v, lo, hi, unit);
 }
 
 enum tt_code tt__imp_ns(const struct tt__imp *im, const char *where, const char *member,
@@ -60,10 +60,11 @@ enum tt_code tt__imp_ns(const struct tt__imp *im, const char *where, const char 
 			struct tt_error *err)
 {
 	double ns = v * scale;
-	enum tt_code rc = tt__imp_range(im, where, member, ns, lo, hi, "ns", err);
 
-	if (rc)
-		return rc;
+	/* Named in the member's own unit (s, ms or ns, from the scale). */
+	if (!(ns >= lo && ns <= hi))
+		return tt__imp_range(im, where, member, v, lo / scale, hi / scale,
+				     scale == 1e9 ? "s" : scale == 1e6 ? "ms" : "ns", err);
 	*out = (int64_t)llround(ns);
 	return TT_OK;
 }
@@ -77,7 +78,7 @@ enum tt_code tt__imp_add_ns(const struct tt__imp *im, const char *where, const c
 	    a + b > TT_IMPORT_MAX_TRACE_NS)
 		return tt_error_set(err, TT_EFORMAT, "'%s': %s%s%s: a time beyond the +-2^60 ns "
 				    "(36 years) from the run's origin that a run's trace holds",
-				    im->file, where ? where : "", sep(where), member);
+				    im->file, where ? where : "", member[0] ? sep(where) : "", member);
 	*out = a + b;
 	return TT_OK;
 }

@@ -187,7 +187,7 @@ static enum tt_code row(struct tt__imp *im, const int *at, char cells[][96], siz
 	if (at[C_CONC] >= 0 && (number(cells[at[C_CONC]], 1000, &conc) != 1 || conc < 1 ||
 				conc > 1e6 || conc != floor(conc)))
 		return tt__imp_fail_err(im, err, where, "column 'Requests at once': '%s' is not a "
-					"count", cells[at[C_CONC]]);
+					"count in 1..1000000", cells[at[C_CONC]]);
 	if ((rc = tt__imp_cell(im, where, phase, ctx, conc, &idx, err)))
 		return rc;
 	c = &im->m->cells[idx];
