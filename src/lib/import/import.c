@@ -449,9 +449,18 @@ enum tt_code tt__imp_set(struct tt__imp *im, char **field, const char *value, st
 enum tt_code tt__imp_note(struct tt__imp *im, const char *key, const char *value,
 			  struct tt_error *err)
 {
+	char *clean;
+	enum tt_code rc;
+
 	if (!value || !value[0] || tt_manifest_note(im->m, key))
 		return TT_OK;
-	return tt_manifest_set_note(im->m, key, value) ? tt__imp_nomem(im, err) : TT_OK;
+	/* A foreign file's server URL or command may carry credentials
+	 * (user:password@, ?api_key=): redacted as the capture redacts. */
+	if (!(clean = tt_redact_secrets(value)))
+		return tt__imp_nomem(im, err);
+	rc = tt_manifest_set_note(im->m, key, clean) ? tt__imp_nomem(im, err) : TT_OK;
+	free(clean);
+	return rc;
 }
 
 enum tt_code tt__imp_unavailable(struct tt__imp *im, const char *figure, struct tt_error *err)
