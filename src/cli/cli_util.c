@@ -1,5 +1,6 @@
 /* Helpers shared by the tokentrace subcommands. */
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,35 @@ void cli_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* SIGINT, SIGTERM, SIGHUP: the directories an import is writing or holds
+ * are removed (the library installs no handler: it offers the hook), then
+ * the signal ends the program as it would have. */
+static void on_stop_signal(int sig)
+{
+	tt_import_abandon();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void cli_import_signals(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+		struct sigaction old;
+		/* A signal the shell ignores (nohup, a background job) stays so. */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
 enum tt_code cli_open_run(const char *path, struct tt_run **out, struct tt_error *err)
 {
+	cli_import_signals();
 	return tt_import_open(path, NULL, out, err);
 }

@@ -17,6 +17,9 @@ struct tt_run;
  * through here, so a new kind of input (an imported file of another tool)
  * is accepted by all of them at once. */
 enum tt_code cli_open_run(const char *path, struct tt_run **out, struct tt_error *err);
+/* Install SIGINT/SIGTERM/SIGHUP handlers that remove what imports are
+ * writing (tt_import_abandon), then end the program by the signal. */
+void cli_import_signals(void);
 
 void cli_error(const char *fmt, ...)
 #if defined(__GNUC__)

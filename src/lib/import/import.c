@@ -9,12 +9,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
+#include <stddef.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "format/run_adopt.h"
@@ -707,6 +710,92 @@ cleanup:
 	return rc;
 }
 
+/* ---- directories in progress, for tt_import_abandon ------------------- */
+
+/* Fixed slots, no allocation: a signal handler reads them.  A slot is
+ * filled before its flag is set and emptied after the flag is cleared. */
+#define TMP_SLOTS 16
+static char tmp_path[TMP_SLOTS][PATH_MAX];
+static volatile sig_atomic_t tmp_used[TMP_SLOTS];
+
+static int tmp_register(const char *dir)
+{
+	for (int i = 0; i < TMP_SLOTS; i++)
+		if (!tmp_used[i] && strlen(dir) < PATH_MAX) {
+			strcpy(tmp_path[i], dir);
+			tmp_used[i] = 1;
+			return i;
+		}
+	return -1; /* more at once than slots: not removed on a signal */
+}
+
+static void tmp_unregister(int slot)
+{
+	if (slot >= 0)
+		tmp_used[slot] = 0;
+}
+
+/* Remove everything under the directory open as fd, depth-first (a run is
+ * two levels deep: cells/ and its traces).  System calls only. */
+static void rm_at(int fd, int depth)
+{
+	char buf[4096];
+	long n;
+	int removed = 1;
+
+	if (depth > 8)
+		return;
+	/* Passes until one removes nothing (entries removed shift the
+	 * directory under getdents: each pass reads it from the start). */
+	while (removed) {
+		removed = 0;
+		lseek(fd, 0, SEEK_SET);
+		while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+		for (long off = 0; off < n;) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *d = (void *)(buf + off);
+			off += d->reclen;
+			if (strcmp(d->name, ".") == 0 || strcmp(d->name, "..") == 0)
+				continue;
+			if (unlinkat(fd, d->name, 0) == 0) {
+				removed = 1;
+			} else if (errno == EISDIR || errno == EPERM) {
+				int sub = openat(fd, d->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+							     O_CLOEXEC);
+				if (sub >= 0) {
+					rm_at(sub, depth + 1);
+					close(sub);
+				}
+				removed |= unlinkat(fd, d->name, AT_REMOVEDIR) == 0;
+			}
+		}
+	}
+}
+
+void tt_import_abandon(void)
+{
+	int saved = errno;
+
+	for (int i = 0; i < TMP_SLOTS; i++) {
+		int fd;
+		if (!tmp_used[i])
+			continue;
+		fd = open(tmp_path[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			rm_at(fd, 0);
+			close(fd);
+		}
+		rmdir(tmp_path[i]);
+		tmp_used[i] = 0;
+	}
+	errno = saved;
+}
+
 static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -802,6 +891,7 @@ static enum tt_code import_run(const char *const *paths, size_t n, const void *m
 	char tmp[PATH_MAX];
 	struct stat st;
 	enum tt_code rc;
+	int slot;
 
 	if (n == 0)
 		return tt_error_set(err, TT_EARG, "no file to import");
@@ -812,11 +902,13 @@ static enum tt_code import_run(const char *const *paths, size_t n, const void *m
 		return tt_error_set(err, TT_EARG, "run path '%s' is too long", dir);
 	if (!mkdtemp(tmp))
 		return tt_error_set(err, TT_EIO, "cannot create '%s': %s", tmp, strerror(errno));
+	slot = tmp_register(tmp);
 	rc = import_into(paths, n, mem, mem_len, opts, tmp, err);
 	if (rc <= TT_WARN && rename(tmp, dir) != 0) {
 		rc = tt_error_set(err, TT_EIO, "cannot rename '%s' to '%s': %s", tmp, dir,
 				  strerror(errno));
 	}
+	tmp_unregister(slot);
 	if (rc > TT_WARN)
 		rm_tree(tmp);
 	return rc;
@@ -857,10 +949,20 @@ static int json_text(const char *path)
 	return n > 0 && is_one_json_value(buf, (size_t)n);
 }
 
+/* A private run's directory: its slot is kept in the bytes before the
+ * path (tt__run_adopt hands the path back to free_tmp). */
+struct tmp_dir {
+	int slot;
+	char path[];
+};
+
 static void free_tmp(void *ctx)
 {
-	rm_tree(ctx);
-	free(ctx);
+	struct tmp_dir *t = (struct tmp_dir *)((char *)ctx - offsetof(struct tmp_dir, path));
+
+	tmp_unregister(t->slot);
+	rm_tree(t->path);
+	free(t);
 }
 
 enum tt_code tt_import_open(const char *path, const struct tt_import_opts *opts,
@@ -870,6 +972,7 @@ enum tt_code tt_import_open(const char *path, const struct tt_import_opts *opts,
 	struct tt_import_opts o = {.from = f};
 	struct tt_error werr;
 	const char *tmpdir = getenv("TMPDIR");
+	struct tmp_dir *t;
 	char *dir;
 	struct tt_run *run = NULL;
 	enum tt_code rc, irc;
@@ -889,15 +992,17 @@ enum tt_code tt_import_open(const char *path, const struct tt_import_opts *opts,
 	}
 	if (!tmpdir || !tmpdir[0])
 		tmpdir = "/tmp";
-	if (!(dir = malloc(strlen(tmpdir) + 32)))
+	if (!(t = malloc(sizeof *t + strlen(tmpdir) + 32)))
 		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	dir = t->path;
 	sprintf(dir, "%s/tokentrace-import-XXXXXX", tmpdir);
 	if (!mkdtemp(dir)) {
 		rc = tt_error_set(err, TT_EIO, "cannot create a temporary directory in '%s': %s",
 				  tmpdir, strerror(errno));
-		free(dir);
+		free(t);
 		return rc;
 	}
+	t->slot = tmp_register(dir);
 	tt_error_clear(&werr);
 	irc = import_into(&path, 1, NULL, 0, &o, dir, &werr);
 	if (irc > TT_WARN) {
