@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tokentrace/analysis.h"
@@ -307,9 +309,75 @@ static void test_whatever_imports_reads(void **state)
 	rm_run();
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TT_ASAN 1
+#endif
+#endif
+
+/* Issue 20.5: a file cJSON cannot hold in the memory there is is reported
+ * as out of memory (TT_ENOMEM), not as "not valid JSON".  A child process
+ * limited to 300 MB more address space imports 10 M array elements (20 MB
+ * of text, some 700 MB of cJSON tree).  Not under ASan (its shadow memory
+ * needs the address space). */
+static void test_oom_says_so(void **state)
+{
+	size_t n = 10000000, len = 0;
+	char *doc, msg[1100] = "";
+	int fds[2], status;
+	pid_t pid;
+	ssize_t got;
+
+	(void)state;
+#ifdef TT_ASAN
+	skip();
+#endif
+	doc = malloc(2 * n + 64);
+	assert_non_null(doc);
+	len += (size_t)sprintf(doc, "{\"metadata\":{},\"results\":[");
+	for (size_t i = 0; i < n; i++)
+		doc[len++] = '0', doc[len++] = ',';
+	len--;
+	len += (size_t)sprintf(doc + len, "]}");
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct tt_error err;
+		struct rlimit rl;
+		long pages = 0;
+		FILE *f = fopen("/proc/self/statm", "r");
+		if (!f || fscanf(f, "%ld", &pages) != 1)
+			_exit(2);
+		fclose(f);
+		rl.rlim_cur = rl.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) +
+					    ((rlim_t)300 << 20);
+		if (setrlimit(RLIMIT_AS, &rl) != 0)
+			_exit(2);
+		import_doc(TT_IMPORT_LIB_JSON, doc, len, &err);
+		snprintf(msg, sizeof msg, "%d %s", (int)err.kind, err.msg);
+		if (write(fds[1], msg, strlen(msg)) < 0)
+			_exit(2);
+		_exit(0);
+	}
+	close(fds[1]);
+	got = read(fds[0], msg, sizeof msg - 1);
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	free(doc);
+	assert_true(got > 0);
+	msg[got] = '\0';
+	if (atoi(msg) != TT_ENOMEM || !strstr(msg, "out of memory parsing 'hostile'"))
+		fail_msg("wanted out of memory, got: %s", msg);
+	rm_run();
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_oom_says_so),
 		cmocka_unit_test(test_huge_times),
 		cmocka_unit_test(test_reader_limits),
 		cmocka_unit_test(test_whatever_imports_reads),
