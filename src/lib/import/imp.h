@@ -23,6 +23,9 @@
 /* A cell's context (tokens) and concurrency. */
 #define TT_IMPORT_MAX_CONTEXT 1e15
 #define TT_IMPORT_MAX_CONCURRENCY 1000000
+/* Cells of a run: its manifest (about 190 bytes a cell) stays within the
+ * reader's 64 MiB. */
+#define TT_IMPORT_MAX_CELLS 300000
 /* A trace time, ns from the run's origin (the reader marks a record with a
  * time beyond it damaged: 2^60 ns, 36 years). */
 #define TT_IMPORT_MAX_TRACE_NS ((int64_t)1 << 60)
@@ -47,6 +50,7 @@ struct tt__imp {
 	struct tt_import_source src; /* importer sets tool and tool_version (static strings ok) */
 	char newer[256];           /* "" or why the file's schema is newer than we know */
 	struct tt__imp_ids *ids;   /* the run's cell ids, hashed (import.c) */
+	size_t cells_cap;          /* room in m->cells (import.c add_cell) */
 };
 
 /* An importer reads im->data (or root, already parsed when the file is one

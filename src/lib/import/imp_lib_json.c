@@ -348,6 +348,13 @@ enum tt_code tt__import_lib_json(struct tt__imp *im, const cJSON *root, struct t
 			goto cleanup;
 		}
 	}
+	/* The matrix before any cell of it: a few KB can ask for millions. */
+	if ((double)n_ctx * (double)n_conc > TT_IMPORT_MAX_CELLS) {
+		rc = tt__imp_fail_err(im, err, "metadata", "%zu contexts x %zu concurrency levels = "
+				      "%.0f cells: more than the %d a run holds", n_ctx, n_conc,
+				      (double)n_ctx * (double)n_conc, TT_IMPORT_MAX_CELLS);
+		goto cleanup;
+	}
 	if ((rc = read_metadata(im, md, err)) || (rc = read_prefill(im, root, err)))
 		goto cleanup;
 	first = im->m->n_cells;
