@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Scale benchmark (issue 20 points 4, 5 and 9): each case at 1x and 4x
-# input, its wall time, the growth from 1x to 4x (linear: about 4), and the
-# peak RSS per input byte of the imports.  Inputs come from scale_gen.py.
-# On a shared machine the times are noisy: compare the growth, not the
-# seconds, between machines.
+# input, its CPU time (user + system: on a shared machine wall time follows
+# the load, 50 s for what took 22 s a minute later), the growth from 1x to
+# 4x (linear: about 4), and the peak RSS per input byte of the imports.
+# Inputs come from scale_gen.py.
 # usage: scale_bench.sh BUILD_DIR [SCALE]   (SCALE 0.25: quarter sizes, quick)
 set -eu
 build=$1; scale=${2:-1}
@@ -11,10 +11,11 @@ tt=$build/src/cli/tokentrace
 gen=$(dirname "$0")/scale_gen.py
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 n() { awk -v a="$1" -v s="$scale" 'BEGIN {printf "%d", a * s}'; }
-# run CMD...: "seconds peak_kb" of one run
-run() { /usr/bin/time -f "%e %M" -o "$tmp/time" "$@" > /dev/null 2> "$tmp/err" ||
-  { echo "failed: $* $(cat "$tmp/err")" >&2; exit 1; }; cat "$tmp/time"; }
-printf '%-34s %10s %8s %10s %8s %7s %9s\n' case "1x" "s" "4x" "s" growth "RSS/byte"
+# run CMD...: "cpu_seconds peak_kb" of one run
+run() { /usr/bin/time -f "%U %S %M" -o "$tmp/time" "$@" > /dev/null 2> "$tmp/err" ||
+  { echo "failed: $* $(cat "$tmp/err")" >&2; exit 1; }
+  awk '{printf "%.2f %s\n", $1 + $2, $3}' "$tmp/time"; }
+printf '%-34s %10s %8s %10s %8s %7s %9s\n' case "1x" "cpu s" "4x" "cpu s" growth "RSS/byte"
 line() { # name size1 t1 size4 t4 rss4_kb bytes4
   awk -v n="$1" -v a="$2" -v t1="$3" -v b="$4" -v t4="$5" -v r="$6" -v by="$7" 'BEGIN {
     printf "%-34s %10s %8.2f %10s %8.2f %7.2f %9s\n", n, a, t1, b, t4, (t1 > 0 ? t4 / t1 : 0),
