@@ -64,6 +64,14 @@ enum tt_code tt_import_memory(const void *data, size_t len, const char *name,
 enum tt_code tt_import_open(const char *path, const struct tt_import_opts *opts,
 			    struct tt_run **out, struct tt_error *err);
 
+/* Remove the directories imports are writing or hold right now (RUN.
+ * importing-XXXXXX of tt_import_files, the private run of tt_import_open),
+ * for a program stopped by a signal: the library installs no handler; a
+ * program's SIGINT/SIGTERM handler calls this, then ends.  Async-signal-
+ * safe (system calls only, no allocation, no lock); the imports and runs
+ * concerned must not be used afterwards. */
+void tt_import_abandon(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -80,7 +80,12 @@ int run_matrix(struct cap *c)
 			tt_engine_name(c->engine), wm->engine_version ? " " : "",
 			wm->engine_version ? wm->engine_version : "",
 			c->has_metrics ? "with /metrics" : "without /metrics",
-			c->model ? c->model : "?", kv, slots, todo, tt_run_writer_dir(c->run));
+			/* The run's copy, cleaned as the engine version is (valid
+			 * UTF-8, no control characters: the manifest's strings go
+			 * through core/text_clean.c); c->model is the server's
+			 * bytes, sent back as they came. */
+			wm->served_model ? wm->served_model : wm->model ? wm->model : "?", kv, slots,
+			todo, tt_run_writer_dir(c->run));
 	}
 	c->cell_i = 0;
 	c->remaining_est_s = est;

@@ -1,6 +1,7 @@
 /* Helpers shared by the tokentrace subcommands. */
 #include <errno.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,33 @@ void cli_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* SIGINT, SIGTERM, SIGHUP: the directories an import is writing or holds
+ * are removed (the library installs no handler: it offers the hook), then
+ * the signal ends the program as it would have. */
+static void on_stop_signal(int sig)
+{
+	tt_import_abandon();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void cli_import_signals(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+		struct sigaction old;
+		/* A signal the shell ignores (nohup, a background job) stays so. */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
 int cli_open_run(const char *path, const char *what, struct tt_run **out, int *warned)
 {
 	struct tt_error err;
@@ -66,6 +94,7 @@ int cli_open_run(const char *path, const char *what, struct tt_run **out, int *w
 
 	tt_error_clear(&err);
 	*out = NULL;
+	cli_import_signals();
 	rc = tt_import_open(path, NULL, out, &err);
 	if (tt_failed(rc)) {
 		if (what)

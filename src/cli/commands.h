@@ -32,6 +32,9 @@ int cli_number(const char *opt, const char *v, double lo, double hi, double *out
 int cli_duration(const char *opt, const char *v, const char *example, double *out);
 struct tt_slo;
 int cli_slo(const char *v, struct tt_slo *slo);
+/* Install SIGINT/SIGTERM/SIGHUP handlers that remove what imports are
+ * writing (tt_import_abandon), then end the program by the signal. */
+void cli_import_signals(void);
 
 void cli_error(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -132,5 +132,35 @@ check grep -q "appears twice (an earlier file of this import has it too)" "$tmp/
 # --from names a format; an unknown one is a usage error.
 "$tt" import --from nosuch "$tmp/bad.json" -o "$tmp/x" 2> /dev/null
 check test $? = 2
+# Issue 20.6: credentials in a foreign file's server URL or launch command
+# (user:password@, ?api_key=, --api-key) are redacted as the capture
+# redacts; md, json and html show none of them.
+python3 - "$tmp" <<'PY'
+import json, sys
+t = sys.argv[1]
+json.dump({"metadata": {"version": "0.4.17", "context_lengths": [0], "concurrency_levels": [1],
+                        "server": "http://alice:pa55w0rd@gpu1:8000/v1?api_key=SEKRET1&x=1"},
+           "results": [{"concurrency": 1, "context_tokens": 0, "aggregate_tps": 50.5}]},
+          open(t + "/cred-lib.json", "w"))
+PY
+python3 - "$tmp" "$fx/guidellm/qwen3-4b-sanity-benchmarks.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[2]))
+d["args"]["target"] = "https://bob:hunter2@api.example:443/v1?token=SEKRET2"
+json.dump(d, open(sys.argv[1] + "/cred-guidellm.json", "w"))
+PY
+printf '%s\n' '# Speed test matrix' '' 'm on g' '' '- **Launch command:** vllm serve m -k SEKRET3 --api-key "SEKRET4 q4"' '' \
+  '| Phase | Context | Requests at once | Status | Total tok/s |' '|---|---|---|---|---|' \
+  '| Sustained decode | 1K | 1 | Valid | 1.0 |' > "$tmp/cred-report.md"
+for f in cred-lib.json cred-guidellm.json cred-report.md; do
+  check "$tt" import "$tmp/$f" -o "$tmp/run-$f" -q
+  for fmt in md json html; do
+    "$tt" report "$tmp/run-$f" --format $fmt -o "$tmp/$f.$fmt" 2> /dev/null
+    check test -s "$tmp/$f.$fmt"
+    check test -z "$(grep -oE 'pa55w0rd|alice|SEKRET[0-9]|hunter2|bob:|q4' "$tmp/$f.$fmt")"
+    check grep -q "redacted" "$tmp/$f.$fmt"
+  done
+  check test -z "$(grep -oE 'pa55w0rd|SEKRET[0-9]|hunter2|q4' "$tmp/run-$f/manifest.json")"
+done
 echo "$((n - fail)) passed, $fail failed"
 [ "$fail" = 0 ]

@@ -207,6 +207,20 @@ static void test_redact(void **state)
 	assert_non_null(strstr(r, "--port 8000"));
 	assert_non_null(strstr(r, "HF_TOKEN=<redacted>"));
 	free(r);
+	/* Issue 20.10: -k KEY, and quoted keys with a space: nothing of the
+	 * key is left (it was '--api-key <redacted> q4"'). */
+	r = tt_redact_secrets("serve -k KEYONE --api-key \"SEKRET q4\" --token='two words' "
+			      "--port 1");
+	assert_string_equal(r, "serve -k <redacted> --api-key <redacted> --token=<redacted> "
+			    "--port 1");
+	free(r);
+	/* Issue 20.6: URLs with credentials or a key in the query, as the
+	 * capture shows them. */
+	r = tt_redact_secrets("http://user:pa55@host:8000/v1?x=1&api_key=SEKRET&token=T2#f "
+			      "https://h/p?access_token=T3");
+	assert_string_equal(r, "http://<redacted>@host:8000/v1?x=1&api_key=<redacted>&"
+			    "token=<redacted>#f https://h/p?access_token=<redacted>");
+	free(r);
 }
 
 int main(int argc, char **argv)

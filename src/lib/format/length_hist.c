@@ -11,6 +11,7 @@
 
 #include "core/c_locale.h"
 #include "core/text_clean.h"
+#include "format/run_source.h"
 
 #define HIST_MAX_BYTES 1048576
 #define HIST_MAX_LINE 1024
@@ -233,26 +234,16 @@ enum tt_code tt_length_hist_parse(const char *data, size_t len, const char *name
 enum tt_code tt_length_hist_load(const char *path, struct tt_length_bin **bins, size_t *n,
 				 struct tt_error *err)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	size_t len;
-	enum tt_code rc;
+	char *buf = NULL;
+	size_t len = 0;
+	/* A regular file only: fopen of a FIFO waited for a writer forever
+	 * (--output-tokens @FIFO hung before the capture started). */
+	enum tt_code rc = tt__read_regular(path, "output-length histogram", HIST_MAX_BYTES, &buf,
+					   &len, err);
 
-	if (!f)
-		return tt_error_set(err, errno == ENOENT ? TT_ENOTFOUND : TT_EIO,
-				    "cannot read '%s': %s", path, strerror(errno));
-	buf = malloc(HIST_MAX_BYTES + 1);
-	if (!buf) {
-		fclose(f);
-		return tt_error_set(err, TT_ENOMEM, "out of memory reading %s", path);
-	}
-	len = fread(buf, 1, HIST_MAX_BYTES + 1, f);
-	if (ferror(f)) {
-		rc = tt_error_set(err, TT_EIO, "cannot read '%s': %s", path, strerror(errno));
-	} else {
-		rc = tt_length_hist_parse(buf, len, path, bins, n, err);
-	}
-	fclose(f);
+	if (tt_failed(rc))
+		return rc;
+	rc = tt_length_hist_parse(buf, len, path, bins, n, err);
 	free(buf);
 	return rc;
 }

@@ -832,9 +832,70 @@ static int secret_name(const char *start, const char *end)
 	return 0;
 }
 
+/* Where a value starting at p ends: a quoted value at its closing quote,
+ * spaces and all ("SEKRET q4" is one key), else at the next space. */
+static const char *value_end(const char *p)
+{
+	if (*p == '"' || *p == '\'') {
+		const char *q = strchr(p + 1, *p);
+		return q ? q + 1 : p + strlen(p);
+	}
+	while (*p && !isspace((unsigned char)*p))
+		p++;
+	return p;
+}
+
+static char *put(char *o, const char *s, size_t n)
+{
+	memcpy(o, s, n);
+	return o + n;
+}
+
+/* A URL word: the user:password@ of its authority, and the value of every
+ * query parameter whose name names a secret (?api_key=, &token=), become
+ * <redacted>, as the capture shows a URL (capture/run_open.c shown_url). */
+static char *redact_url(char *o, const char *w, const char *e, const char *red, size_t rn)
+{
+	const char *auth = strstr(w, "://") + 3, *host_end, *at, *q;
+
+	host_end = auth;
+	while (host_end < e && *host_end != '/' && *host_end != '?' && *host_end != '#')
+		host_end++;
+	at = NULL;
+	for (const char *c = auth; c < host_end; c++)
+		if (*c == '@')
+			at = c;
+	o = put(o, w, (size_t)(auth - w));
+	if (at) {
+		o = put(o, red, rn);
+		auth = at;
+	}
+	q = memchr(auth, '?', (size_t)(e - auth));
+	if (!q)
+		return put(o, auth, (size_t)(e - auth));
+	o = put(o, auth, (size_t)(q + 1 - auth));
+	for (const char *p = q + 1; p < e;) {
+		const char *amp = p, *eq;
+		while (amp < e && *amp != '&' && *amp != ';' && *amp != '#')
+			amp++;
+		eq = memchr(p, '=', (size_t)(amp - p));
+		if (eq && secret_name(p, eq)) {
+			o = put(o, p, (size_t)(eq + 1 - p));
+			o = put(o, red, rn);
+		} else {
+			o = put(o, p, (size_t)(amp - p));
+		}
+		if (amp < e)
+			*o++ = *amp++;
+		p = amp;
+	}
+	return o;
+}
+
 char *tt_redact_secrets(const char *text)
 {
 	static const char red[] = "<redacted>";
+	const size_t rn = sizeof red - 1;
 	size_t len = strlen(text);
 	/* Worst case every byte starts a redacted value. */
 	char *out = malloc(len * (sizeof red) + 1), *o = out;
@@ -848,18 +909,23 @@ char *tt_redact_secrets(const char *text)
 		while (*p && !isspace((unsigned char)*p))
 			p++;
 		e = p;
-		/* WORD is NAME=VALUE, --name=VALUE, --name VALUE, or "Bearer VALUE". */
+		/* WORD is NAME=VALUE, --name=VALUE, --name VALUE, -k VALUE,
+		 * "Bearer VALUE", or a URL with credentials or a key in it. */
 		{
 			const char *eq = memchr(w, '=', (size_t)(e - w));
-			if (eq && secret_name(w, eq)) {
-				memcpy(o, w, (size_t)(eq - w + 1));
-				o += eq - w + 1;
-				memcpy(o, red, sizeof red - 1);
-				o += sizeof red - 1;
+			const char *scheme = strstr(w, "://");
+			if (scheme && scheme < e && (!eq || scheme < eq)) {
+				o = redact_url(o, w, e, red, rn);
+			} else if (eq && secret_name(w, eq)) {
+				o = put(o, w, (size_t)(eq - w + 1));
+				o = put(o, red, rn);
+				/* a quoted value may hold spaces: all of it goes */
+				if (eq[1] == '"' || eq[1] == '\'')
+					p = e = value_end(eq + 1);
 			} else {
-				memcpy(o, w, (size_t)(e - w));
-				o += e - w;
+				o = put(o, w, (size_t)(e - w));
 				if (!eq && ((e - w > 2 && w[0] == '-' && secret_name(w, e)) ||
+					    (e - w == 2 && w[0] == '-' && w[1] == 'k') ||
 					    (e - w == 6 && ieq_prefix(w, "bearer"))))
 					redact_next = 1;
 			}
@@ -867,10 +933,8 @@ char *tt_redact_secrets(const char *text)
 		while (*p && isspace((unsigned char)*p))
 			*o++ = *p++;
 		if (redact_next && *p && *p != '-') {
-			while (*p && !isspace((unsigned char)*p))
-				p++;
-			memcpy(o, red, sizeof red - 1);
-			o += sizeof red - 1;
+			p = value_end(p);
+			o = put(o, red, rn);
 		}
 	}
 	*o = '\0';

@@ -32,6 +32,24 @@ struct tt_trace_writer {
 	enum tt_kind sticky;   /* first error: later calls fail the same way */
 };
 
+/* The reader marks a record with a time beyond +-2^60 ns damaged
+ * (format/trace_read.c TIME_LIMIT): a writer refuses it instead, before any
+ * arithmetic on it could overflow (an imported 9.3e18 did). */
+#define TIME_LIMIT ((int64_t)1 << 60)
+
+static int out_of_range(int64_t t)
+{
+	return t < -TIME_LIMIT || t > TIME_LIMIT;
+}
+
+/* Not a sticky failure: the record is refused, the trace stays good. */
+static enum tt_code refuse_time(struct tt_trace_writer *w, struct tt_error *err, const char *what,
+				int64_t t)
+{
+	return tt_error_set(err, TT_EARG, "trace '%s': %s %lld ns is beyond the +-2^60 ns a "
+			    "trace holds", w->path, what, (long long)t);
+}
+
 /* Rounded up (formats/run-v1.md 3.4): a stored time is never earlier than
  * the time measured, so an arrival time stays an upper bound. */
 static int64_t to_units(int64_t ns, uint32_t unit)
@@ -126,7 +144,7 @@ static enum tt_code append_record(struct tt_trace_writer *w, uint8_t type, const
 	head[h++] = type;
 	h += tt_put_varint(head + h, len);
 	rc = append_raw(w, head, h, err);
-	if (!rc)
+	if (!tt_failed(rc))
 		rc = append_raw(w, payload, len, err);
 	return rc;
 }
@@ -184,7 +202,7 @@ enum tt_code tt_trace_flush(struct tt_trace_writer *w, struct tt_error *err)
 	if (ZSTD_isError(n))
 		return fail(w, err, TT_EINTERNAL, ZSTD_getErrorName(n));
 	rc = write_all(w, w->out, n, err);
-	if (rc)
+	if (tt_failed(rc))
 		return rc;
 	if (w->sync && fsync(w->fd) != 0 && errno != EINVAL)
 		return fail(w, err, TT_EIO, "fsync failed");
@@ -197,7 +215,7 @@ static enum tt_code finish_record(struct tt_trace_writer *w, uint8_t type, size_
 				  struct tt_error *err)
 {
 	enum tt_code rc = append_record(w, type, w->scratch, len, err);
-	if (!rc && w->raw_len >= w->frame_bytes)
+	if (!tt_failed(rc) && w->raw_len >= w->frame_bytes)
 		rc = tt_trace_flush(w, err);
 	return rc;
 }
@@ -213,7 +231,16 @@ enum tt_code tt_trace_write_request(struct tt_trace_writer *w, const struct tt_r
 
 	if (w->sticky)
 		return tt_error_set(err, w->sticky, "trace '%s': earlier write failed", w->path);
-	if (!w->in_frame && (rc = begin_frame(w, r->t_sched_ns, err)))
+	if (out_of_range(r->t_sched_ns))
+		return refuse_time(w, err, "a request's schedule", r->t_sched_ns);
+	if (out_of_range(r->t_send_ns))
+		return refuse_time(w, err, "a request's send time", r->t_send_ns);
+	if (out_of_range(r->t_end_ns))
+		return refuse_time(w, err, "a request's end", r->t_end_ns);
+	for (size_t i = 0; i < r->n_chunks; i++)
+		if (out_of_range(r->chunks[i].t_ns))
+			return refuse_time(w, err, "a chunk's arrival", r->chunks[i].t_ns);
+	if (!w->in_frame && tt_failed(rc = begin_frame(w, r->t_sched_ns, err)))
 		return rc;
 	if (reserve(&w->scratch, &w->scratch_cap, need))
 		return fail(w, err, TT_ENOMEM, "out of memory");
@@ -263,7 +290,9 @@ enum tt_code tt_trace_write_scrape(struct tt_trace_writer *w, const struct tt_sc
 
 	if (w->sticky)
 		return tt_error_set(err, w->sticky, "trace '%s': earlier write failed", w->path);
-	if (!w->in_frame && (rc = begin_frame(w, s->t_ns, err)))
+	if (out_of_range(s->t_ns))
+		return refuse_time(w, err, "a scrape's time", s->t_ns);
+	if (!w->in_frame && tt_failed(rc = begin_frame(w, s->t_ns, err)))
 		return rc;
 	for (size_t i = 0; i < s->n_samples; i++)
 		need += 30 + strlen(s->samples[i].name) +
@@ -304,9 +333,9 @@ enum tt_code tt_trace_writer_close(struct tt_trace_writer *w, struct tt_error *e
 		return TT_OK;
 	if (w->fd >= 0) {
 		rc = tt_trace_flush(w, err);
-		if (w->sync && fsync(w->fd) != 0 && errno != EINVAL && !rc)
+		if (w->sync && fsync(w->fd) != 0 && errno != EINVAL && !tt_failed(rc))
 			rc = tt_error_set(err, TT_EIO, "fsync '%s' failed", w->path);
-		if (close(w->fd) != 0 && !rc)
+		if (close(w->fd) != 0 && !tt_failed(rc))
 			rc = tt_error_set(err, TT_EIO, "close '%s' failed", w->path);
 	}
 	ZSTD_freeCCtx(w->cctx);

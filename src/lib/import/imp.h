@@ -14,8 +14,31 @@
 
 /* Inputs larger than this are refused (a runaway file cannot eat memory). */
 #define TT_IMPORT_MAX_BYTES ((size_t)1 << 30)
-/* Chunks of one request beyond this are refused as implausible. */
-#define TT_IMPORT_MAX_CHUNKS 10000000u
+/* What the run reader takes (formats/run-v1.md 2.2, 3.5; format/manifest.c,
+ * format/trace_read.c): an import refuses, naming the member and the limit,
+ * whatever its own reader would refuse or skip, so whatever imports reads.
+ * Chunks of one request, and tokens of one chunk: */
+#define TT_IMPORT_MAX_CHUNKS ((size_t)1 << 20)
+#define TT_IMPORT_MAX_CHUNK_TOKENS ((uint32_t)1 << 20)
+/* A cell's context (tokens) and concurrency. */
+#define TT_IMPORT_MAX_CONTEXT 1e15
+#define TT_IMPORT_MAX_CONCURRENCY 1000000
+/* Cells of a run: its manifest (about 190 bytes a cell) stays within the
+ * reader's 64 MiB. */
+#define TT_IMPORT_MAX_CELLS 300000
+/* A trace time, ns from the run's origin (the reader marks a record with a
+ * time beyond it damaged: 2^60 ns, 36 years). */
+#define TT_IMPORT_MAX_TRACE_NS ((int64_t)1 << 60)
+/* Times and counts read from a file, before any arithmetic on them: an
+ * absolute time (Unix ns) within +-4e18 (the year 2096; the difference of
+ * two stays within int64), a duration or gap within 0..2^60 ns, a token
+ * count within 0..1e12.  Within these, every sum an importer forms is
+ * checked against TT_IMPORT_MAX_TRACE_NS before it could overflow. */
+#define TT_IMPORT_MAX_ABS_NS 4e18
+#define TT_IMPORT_MAX_SPAN_NS 1152921504606846976.0 /* 2^60 */
+#define TT_IMPORT_MAX_TOKENS 1e12
+
+struct tt__imp_ids;
 
 struct tt__imp {
 	const char *file;          /* as given: every message starts with it */
@@ -26,6 +49,8 @@ struct tt__imp {
 	size_t first_cell;         /* cells this file added start here */
 	struct tt_import_source src; /* importer sets tool and tool_version (static strings ok) */
 	char newer[256];           /* "" or why the file's schema is newer than we know */
+	struct tt__imp_ids *ids;   /* the run's cell ids, hashed (import.c) */
+	size_t cells_cap;          /* room in m->cells (import.c add_cell) */
 };
 
 /* An importer reads im->data (or root, already parsed when the file is one
@@ -73,16 +98,50 @@ enum tt_code tt__imp_fail_err(const struct tt__imp *im, struct tt_error *err, co
 #endif
 	;
 enum tt_code tt__imp_nomem(const struct tt__imp *im, struct tt_error *err);
+/* v (from the member `member` of `where`) within lo..hi `unit`, else
+ * "FILE: WHERE.MEMBER: V is outside LO..HI UNIT"; NaN and infinities are
+ * outside.  Check before casting a double from outside to an integer. */
+enum tt_code tt__imp_range(const struct tt__imp *im, const char *where, const char *member,
+			   double v, double lo, double hi, const char *unit, struct tt_error *err);
+/* The same for a time of outside, in ns after scaling (v * scale), stored
+ * rounded in *out: lo..hi ns. */
+enum tt_code tt__imp_ns(const struct tt__imp *im, const char *where, const char *member,
+			double v, double scale, double lo, double hi, int64_t *out,
+			struct tt_error *err);
+/* a + b (ns), refused as beyond the reader's TT_IMPORT_MAX_TRACE_NS when
+ * the sum is: a and b within +-2^62 never overflow. */
+enum tt_code tt__imp_add_ns(const struct tt__imp *im, const char *where, const char *member,
+			    int64_t a, int64_t b, int64_t *out, struct tt_error *err);
 
 /* ---- building the run (import.c) ------------------------------------- */
 
-/* Add a cell; one already in the run (from another file) is an error. */
+/* Add a cell; one already in the run (from another file) is an error, and
+ * so are a context outside 0..TT_IMPORT_MAX_CONTEXT and a concurrency
+ * outside 1..TT_IMPORT_MAX_CONCURRENCY (the reader's), or either not an
+ * integer.  Both are doubles so that no caller casts an unchecked value. */
 enum tt_code tt__imp_cell(struct tt__imp *im, const char *where, enum tt_phase phase,
-			  int64_t context,
-			  int concurrency, size_t *index, struct tt_error *err);
+			  double context, double concurrency, size_t *index, struct tt_error *err);
+/* Is there a cell of this id (phase, context and concurrency)?  -1: no.
+ * Constant time: the ids of the run are hashed (tt_manifest_find_cell
+ * would make a matrix quadratic). */
+long tt__imp_find_cell(struct tt__imp *im, const char *id);
+/* Rename cell i to id (its context known once its requests are read). */
+enum tt_code tt__imp_rename_cell(struct tt__imp *im, size_t i, const char *id,
+				 struct tt_error *err);
 /* Set a reported figure on a cell. */
 enum tt_code tt__imp_report(struct tt__imp *im, size_t cell, const char *key, double value,
 			    struct tt_error *err);
+/* Write one request to a cell's trace, refused (naming where: "line 3",
+ * "requests[7]") when the run reader would not take it: a time beyond
+ * +-TT_IMPORT_MAX_TRACE_NS, more than TT_IMPORT_MAX_CHUNKS chunks, or a
+ * chunk of more than TT_IMPORT_MAX_CHUNK_TOKENS tokens. */
+enum tt_code tt__imp_write(struct tt__imp *im, struct tt_trace_writer *tw, const char *where,
+			   const struct tt_request *r, struct tt_error *err);
+/* The most requests in flight at once: at each send time s, the requests
+ * sent at or before s that end after it.  send and end (ns or s, any one
+ * unit) are the caller's scratch, sorted here; NaN sends are not counted, a
+ * NaN end counts as never in flight.  O(n log n).  -1: out of memory. */
+long tt__imp_max_in_flight(double *send, double *end, size_t n);
 /* Open the cell's trace (no fsync per frame: an import is redone, not resumed). */
 enum tt_code tt__imp_trace(struct tt__imp *im, size_t cell, struct tt_trace_writer **out,
 			   struct tt_error *err);
@@ -91,7 +150,8 @@ enum tt_code tt__imp_set(struct tt__imp *im, char **field, const char *value, st
 enum tt_code tt__imp_note(struct tt__imp *im, const char *key, const char *value,
 			  struct tt_error *err);
 enum tt_code tt__imp_unavailable(struct tt__imp *im, const char *figure, struct tt_error *err);
-/* Add v to a settings list unless there (contexts, prefill_contexts, concurrency). */
+/* Add v to a settings list (contexts, prefill_contexts, concurrency); the
+ * lists are sorted and made unique once the import is complete. */
 enum tt_code tt__imp_add_i64(struct tt__imp *im, int64_t **v, size_t *n, int64_t x,
 			     struct tt_error *err);
 enum tt_code tt__imp_add_int(struct tt__imp *im, int **v, size_t *n, int x, struct tt_error *err);

@@ -23,6 +23,7 @@ struct rec {
 	 * record is written, because the record array moves as it grows. */
 	bool failed;
 	char error[256];
+	size_t line;  /* of the file, for messages */
 };
 
 static void recs_free(struct rec *v, size_t n)
@@ -57,52 +58,59 @@ static enum tt_code record(struct tt__imp *im, const cJSON *o, const char *where
 	double start, end = NAN, ttft = NAN, lat = NAN, osl = NAN, isl = NAN, v;
 	int found, f_start;
 	size_t n = 0, j;
+	int64_t t0, off;
 	enum tt_code rc;
 	char w[128];
 
 	if (!cJSON_IsObject(o))
 		return tt__imp_fail_err(im, err, where, "an object expected");
-	if ((rc = tt__imp_member(im, o, where, "metadata", cJSON_Object, 1, &md, err)) ||
-	    (rc = tt__imp_member(im, o, where, "metrics", cJSON_Object, 0, &metrics, err)))
+	if (tt_failed(rc = tt__imp_member(im, o, where, "metadata", cJSON_Object, 1, &md, err)) ||
+	    tt_failed(rc = tt__imp_member(im, o, where, "metrics", cJSON_Object, 0, &metrics, err)))
 		return rc;
 	snprintf(w, sizeof w, "%s: metadata", where);
 	/* Newer: request_start_ns / request_end_ns; older: timestamp_ns. */
-	if ((rc = tt__imp_num(im, md, w, "request_start_ns", 0, &start, &f_start, err)))
+	if (tt_failed(rc = tt__imp_num(im, md, w, "request_start_ns", 0, &start, &f_start, err)))
 		return rc;
-	if (!f_start && (rc = tt__imp_num(im, md, w, "timestamp_ns", 1, &start, NULL, err)))
+	if (!f_start && tt_failed(rc = tt__imp_num(im, md, w, "timestamp_ns", 1, &start, NULL, err)))
 		return rc;
-	if ((rc = tt__imp_num(im, md, w, "request_end_ns", 0, &v, &found, err)))
+	if (tt_failed(rc = tt__imp_ns(im, w, f_start ? "request_start_ns" : "timestamp_ns", start, 1,
+			     -TT_IMPORT_MAX_ABS_NS, TT_IMPORT_MAX_ABS_NS, &t0, err)))
+		return rc;
+	if (tt_failed(rc = tt__imp_num(im, md, w, "request_end_ns", 0, &v, &found, err)))
 		return rc;
 	if (found)
 		end = v;
 	/* "ttft" in older exports, "time_to_first_token" in newer ones. */
-	if ((rc = metric(im, metrics, where, "ttft", &v, &found, err)))
+	if (tt_failed(rc = metric(im, metrics, where, "ttft", &v, &found, err)))
 		return rc;
-	if (!found && (rc = metric(im, metrics, where, "time_to_first_token", &v, &found, err)))
+	if (!found && tt_failed(rc = metric(im, metrics, where, "time_to_first_token", &v, &found, err)))
 		return rc;
 	if (found)
 		ttft = v;
-	if ((rc = metric(im, metrics, where, "request_latency", &v, &found, err)))
+	if (tt_failed(rc = metric(im, metrics, where, "request_latency", &v, &found, err)))
 		return rc;
 	if (found)
 		lat = v;
-	if ((rc = metric(im, metrics, where, "output_sequence_length", &v, &found, err)))
+	if (tt_failed(rc = metric(im, metrics, where, "output_sequence_length", &v, &found, err)))
 		return rc;
 	if (found)
 		osl = v;
 	if (!found) {
 		double a = 0, b = 0;
 		int fa, fb;
-		if ((rc = metric(im, metrics, where, "output_token_count", &a, &fa, err)) ||
-		    (rc = metric(im, metrics, where, "reasoning_token_count", &b, &fb, err)))
+		if (tt_failed(rc = metric(im, metrics, where, "output_token_count", &a, &fa, err)) ||
+		    tt_failed(rc = metric(im, metrics, where, "reasoning_token_count", &b, &fb, err)))
 			return rc;
 		if (fa || fb)
 			osl = a + b;
 	}
-	if ((rc = metric(im, metrics, where, "input_sequence_length", &v, &found, err)))
+	if (tt_failed(rc = metric(im, metrics, where, "input_sequence_length", &v, &found, err)))
 		return rc;
 	if (found)
 		isl = v;
+	if (isfinite(isl) && tt_failed(rc = tt__imp_range(im, where, "metrics.input_sequence_length.value",
+						 isl, 0, TT_IMPORT_MAX_TOKENS, "tokens", err)))
+		return rc;
 	e = metrics ? cJSON_GetObjectItemCaseSensitive(metrics, "inter_chunk_latency") : NULL;
 	if (e && !cJSON_IsNull(e)) {
 		snprintf(w, sizeof w, "%s: metrics.inter_chunk_latency", where);
@@ -112,43 +120,71 @@ static enum tt_code record(struct tt__imp *im, const cJSON *o, const char *where
 	}
 	memset(out, 0, sizeof *out);
 	out->r.role = TT_ROLE_MEASURED;
-	out->r.t_sched_ns = out->r.t_send_ns = (int64_t)start;
+	out->r.t_sched_ns = out->r.t_send_ns = t0;
 	out->r.prompt_tokens = isfinite(isl) ? (int64_t)isl : -1;
 	out->r.cached_tokens = -1;
 	out->r.http_status = 200;
 	if (isfinite(ttft)) {
 		n = 1 + (icl ? (size_t)cJSON_GetArraySize(icl) : 0);
 		if (n > TT_IMPORT_MAX_CHUNKS || (isfinite(osl) && (osl < 0 || osl > 1e9)))
-			return tt__imp_fail_err(im, err, where, "%zu chunks or %g tokens: implausibly "
-						"many", n, osl);
+			return tt__imp_fail_err(im, err, where, "%zu chunks or %g tokens: more than "
+						"the 2^20 chunks (or 1e9 tokens) a request of a run "
+						"holds", n, osl);
 		if (!(out->chunks = calloc(n, sizeof *out->chunks)))
 			return tt__imp_nomem(im, err);
-		out->chunks[0].t_ns = out->r.t_send_ns + (int64_t)llround(ttft * 1e6);
+		/* Offsets from the start, each sum checked (no overflow), then
+		 * the start added: within +-4e18 + 2^60, still an int64. */
+		if (tt_failed(rc = tt__imp_ns(im, where, "metrics.time_to_first_token.value", ttft, 1e6,
+				     -TT_IMPORT_MAX_SPAN_NS, TT_IMPORT_MAX_SPAN_NS, &off, err)))
+			return rc;
+		out->chunks[0].t_ns = off;
 		j = 1;
 		cJSON_ArrayForEach(e, icl)
 		{
-			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0) {
-				snprintf(w, sizeof w, "%s: metrics.inter_chunk_latency.value[%zu]", where,
-					 j - 1);
+			int64_t gap;
+			snprintf(w, sizeof w, "%s: metrics.inter_chunk_latency.value[%zu]", where, j - 1);
+			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0)
 				return tt__imp_fail_err(im, err, w, "a number of ms >= 0 expected");
-			}
-			out->chunks[j].t_ns = out->chunks[j - 1].t_ns + (int64_t)llround(e->valuedouble * 1e6);
+			if (tt_failed(rc = tt__imp_ns(im, w, "", e->valuedouble, 1e6, 0, TT_IMPORT_MAX_SPAN_NS,
+					     &gap, err)) ||
+			    tt_failed(rc = tt__imp_add_ns(im, w, "", out->chunks[j - 1].t_ns, gap,
+						 &out->chunks[j].t_ns, err)))
+				return rc;
 			j++;
 		}
-		for (j = 0; j < n; j++)
+		for (j = 0; j < n; j++) {
+			out->chunks[j].t_ns += t0;
 			out->chunks[j].tokens = tt__imp_chunk_tokens(j, n, isfinite(osl) ? (long)osl : (long)n);
+		}
 	}
 	out->r.n_chunks = n;
 	out->r.chunks = out->chunks;
-	out->r.t_end_ns = isfinite(end) ? (int64_t)end :
-			  isfinite(lat) ? out->r.t_send_ns + (int64_t)llround(lat * 1e6) :
-			  n ? out->chunks[n - 1].t_ns : out->r.t_send_ns;
+	if (isfinite(end)) {
+		snprintf(w, sizeof w, "%s: metadata", where);
+		if (tt_failed(rc = tt__imp_ns(im, w, "request_end_ns", end, 1, -TT_IMPORT_MAX_ABS_NS,
+				     TT_IMPORT_MAX_ABS_NS, &out->r.t_end_ns, err)))
+			return rc;
+	} else if (isfinite(lat)) {
+		if (tt_failed(rc = tt__imp_ns(im, where, "metrics.request_latency.value", lat, 1e6,
+				     -TT_IMPORT_MAX_SPAN_NS, TT_IMPORT_MAX_SPAN_NS, &off, err)))
+			return rc;
+		out->r.t_end_ns = t0 + off;
+	} else {
+		out->r.t_end_ns = n ? out->chunks[n - 1].t_ns : t0;
+	}
 	/* The end is never before the last chunk (rounding of the gaps). */
 	if (n && out->r.t_end_ns < out->chunks[n - 1].t_ns)
 		out->r.t_end_ns = out->chunks[n - 1].t_ns;
 	out->r.finish = TT_FINISH_STOP;
 	outcome(o, md, out);
 	return TT_OK;
+}
+
+/* An HTTP status from outside: 0 when not one (no cast of 1e300). */
+static int http_status(const cJSON *v)
+{
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 999 ?
+		       (int)v->valuedouble : 0;
 }
 
 /* The failure or cancellation of a record (both exports). */
@@ -169,7 +205,7 @@ static void outcome(const cJSON *o, const cJSON *md, struct rec *out)
 		out->r.finish = TT_FINISH_ERROR;
 		out->r.fail = cJSON_IsNumber(code) && code->valuedouble >= 400 ? TT_FAIL_HTTP :
 										TT_FAIL_OTHER;
-		out->r.http_status = cJSON_IsNumber(code) ? (int)code->valuedouble : 0;
+		out->r.http_status = http_status(code);
 		snprintf(out->error, sizeof out->error, "%s",
 			 cJSON_IsString(msg) ? msg->valuestring : "error");
 		out->failed = true;
@@ -184,22 +220,27 @@ static enum tt_code raw_record(struct tt__imp *im, const cJSON *o, const char *w
 	double start, perf0, v;
 	int found;
 	size_t n, j = 0;
+	int64_t t0, off;
 	struct tt__imp_stream s;
 	enum tt_code rc;
 	char w[160];
 
-	if ((rc = tt__imp_member(im, o, where, "metadata", cJSON_Object, 1, &md, err)) ||
-	    (rc = tt__imp_num(im, o, where, "start_perf_ns", 1, &perf0, NULL, err)) ||
-	    (rc = tt__imp_member(im, o, where, "responses", cJSON_Array, 0, &resp, err)))
+	if (tt_failed(rc = tt__imp_member(im, o, where, "metadata", cJSON_Object, 1, &md, err)) ||
+	    tt_failed(rc = tt__imp_num(im, o, where, "start_perf_ns", 1, &perf0, NULL, err)) ||
+	    tt_failed(rc = tt__imp_member(im, o, where, "responses", cJSON_Array, 0, &resp, err)))
 		return rc;
 	snprintf(w, sizeof w, "%s: metadata", where);
-	if ((rc = tt__imp_num(im, md, w, "request_start_ns", 0, &start, &found, err)))
+	if (tt_failed(rc = tt__imp_num(im, md, w, "request_start_ns", 0, &start, &found, err)))
 		return rc;
-	if (!found && (rc = tt__imp_num(im, md, w, "timestamp_ns", 1, &start, NULL, err)))
+	if (!found && tt_failed(rc = tt__imp_num(im, md, w, "timestamp_ns", 1, &start, NULL, err)))
+		return rc;
+	if (tt_failed(rc = tt__imp_ns(im, w, found ? "request_start_ns" : "timestamp_ns", start, 1,
+			     -TT_IMPORT_MAX_ABS_NS, TT_IMPORT_MAX_ABS_NS, &t0, err)))
 		return rc;
 	n = resp ? (size_t)cJSON_GetArraySize(resp) : 0;
 	if (n > TT_IMPORT_MAX_CHUNKS)
-		return tt__imp_fail_err(im, err, where, "%zu responses: implausibly many", n);
+		return tt__imp_fail_err(im, err, where, "%zu responses: more than the 2^20 chunks a "
+					"request of a run holds", n);
 	memset(out, 0, sizeof *out);
 	if (n && !(out->chunks = calloc(n, sizeof *out->chunks)))
 		return tt__imp_nomem(im, err);
@@ -211,9 +252,13 @@ static enum tt_code raw_record(struct tt__imp *im, const cJSON *o, const char *w
 		int64_t tokens = 0;
 
 		snprintf(w, sizeof w, "%s: responses[%zu]", where, j);
-		if ((rc = tt__imp_num(im, e, w, "perf_ns", 1, &v, NULL, err)))
+		if (tt_failed(rc = tt__imp_num(im, e, w, "perf_ns", 1, &v, NULL, err)))
 			return rc;
-		out->chunks[j].t_ns = (int64_t)start + (int64_t)(v - perf0);
+		/* From start_perf_ns: an offset, then the start added. */
+		if (tt_failed(rc = tt__imp_ns(im, w, "perf_ns", v - perf0, 1, -TT_IMPORT_MAX_SPAN_NS,
+				     TT_IMPORT_MAX_SPAN_NS, &off, err)))
+			return rc;
+		out->chunks[j].t_ns = t0 + off;
 		if (j && out->chunks[j].t_ns < out->chunks[j - 1].t_ns)
 			return tt__imp_fail_err(im, err, w, "perf_ns earlier than the response before");
 		if (cJSON_IsString(text)) {
@@ -239,17 +284,21 @@ static enum tt_code raw_record(struct tt__imp *im, const cJSON *o, const char *w
 		j++;
 	}
 	out->r.role = TT_ROLE_MEASURED;
-	out->r.t_sched_ns = out->r.t_send_ns = (int64_t)start;
+	out->r.t_sched_ns = out->r.t_send_ns = t0;
 	out->r.n_chunks = n;
 	out->r.chunks = out->chunks;
 	out->r.prompt_tokens = s.st.prompt_tokens;
 	out->r.cached_tokens = s.st.cached_tokens;
 	st = cJSON_GetObjectItemCaseSensitive(o, "status");
-	out->r.http_status = cJSON_IsNumber(st) ? (int)st->valuedouble : 0;
+	out->r.http_status = http_status(st);
 	snprintf(w, sizeof w, "%s: metadata", where);
-	if ((rc = tt__imp_num(im, md, w, "request_end_ns", 0, &v, &found, err)))
+	if (tt_failed(rc = tt__imp_num(im, md, w, "request_end_ns", 0, &v, &found, err)))
 		return rc;
-	out->r.t_end_ns = found ? (int64_t)v : n ? out->chunks[n - 1].t_ns : out->r.t_send_ns;
+	if (found && tt_failed(rc = tt__imp_ns(im, w, "request_end_ns", v, 1, -TT_IMPORT_MAX_ABS_NS,
+				      TT_IMPORT_MAX_ABS_NS, &out->r.t_end_ns, err)))
+		return rc;
+	if (!found)
+		out->r.t_end_ns = n ? out->chunks[n - 1].t_ns : out->r.t_send_ns;
 	if (n && out->r.t_end_ns < out->chunks[n - 1].t_ns)
 		out->r.t_end_ns = out->chunks[n - 1].t_ns;
 	out->r.finish = s.finish != TT_FINISH_UNKNOWN ? s.finish : TT_FINISH_STOP;
@@ -326,8 +375,8 @@ enum tt_code tt__import_aiperf(struct tt__imp *im, const cJSON *root, struct tt_
 	struct rec *v = NULL;
 	size_t n = 0, cap = 0, line = 0, cell;
 	int64_t origin = INT64_MAX, ws = INT64_MAX, we = INT64_MIN;
-	long psum = 0, pn = 0;
-	int conc;
+	double psum = 0;
+	long pn = 0, conc;
 	struct tt_trace_writer *tw = NULL;
 	enum tt_code rc = TT_OK;
 
@@ -346,7 +395,7 @@ enum tt_code tt__import_aiperf(struct tt__imp *im, const cJSON *root, struct tt_
 			p = nl ? nl + 1 : end;
 			continue;
 		}
-		if ((rc = tt__imp_parse(im, p, (size_t)(e - p), where, &o, err)))
+		if (tt_failed(rc = tt__imp_parse(im, p, (size_t)(e - p), where, &o, err)))
 			goto cleanup;
 		if (n == cap) {
 			size_t nc = cap ? cap * 2 : 256;
@@ -363,12 +412,13 @@ enum tt_code tt__import_aiperf(struct tt__imp *im, const cJSON *root, struct tt_
 		rc = cJSON_GetObjectItemCaseSensitive(o, "start_perf_ns") ?
 			     raw_record(im, o, where, &v[n], err) : record(im, o, where, &v[n], err);
 		cJSON_Delete(o);
-		if (rc) {
+		if (tt_failed(rc)) {
 			free(v[n].chunks); /* the record that failed is not counted in n */
 			goto cleanup;
 		}
 		if (v[n].r.t_send_ns < origin)
 			origin = v[n].r.t_send_ns;
+		v[n].line = line;
 		n++;
 		p = nl ? nl + 1 : end;
 	}
@@ -388,7 +438,7 @@ enum tt_code tt__import_aiperf(struct tt__imp *im, const cJSON *root, struct tt_
 		for (size_t j = 0; j < r->n_chunks; j++)
 			v[i].chunks[j].t_ns -= origin;
 		if (r->prompt_tokens >= 0)
-			psum += r->prompt_tokens, pn++;
+			psum += (double)r->prompt_tokens, pn++;
 		if (r->t_send_ns < ws)
 			ws = r->t_send_ns;
 		if (r->t_end_ns > we)
@@ -397,37 +447,47 @@ enum tt_code tt__import_aiperf(struct tt__imp *im, const cJSON *root, struct tt_
 	conc = summary_concurrency(im, err);
 	if (conc < 1) {
 		/* The records do not say: the most requests in flight at once. */
-		conc = 1;
-		for (size_t i = 0; i < n; i++) {
-			int k = 0;
-			for (size_t j = 0; j < n; j++)
-				k += v[j].r.t_send_ns <= v[i].r.t_send_ns && v[j].r.t_end_ns > v[i].r.t_send_ns;
-			if (k > conc)
-				conc = k;
+		double *send = malloc(n * sizeof *send), *stop = malloc(n * sizeof *stop);
+		if (send && stop) {
+			for (size_t i = 0; i < n; i++) {
+				send[i] = (double)v[i].r.t_send_ns;
+				stop[i] = (double)v[i].r.t_end_ns;
+			}
+			conc = tt__imp_max_in_flight(send, stop, n);
 		}
-		if ((rc = tt__imp_note(im, "load", "concurrency not recorded: the most requests in "
+		free(send);
+		free(stop);
+		if (!send || !stop) {
+			rc = tt__imp_nomem(im, err);
+			goto cleanup;
+		}
+		if (conc < 1)
+			conc = 1;
+		if (tt_failed(rc = tt__imp_note(im, "load", "concurrency not recorded: the most requests in "
 				       "flight at once", err)))
 			goto cleanup;
 	}
 	{
-		int64_t ctx = pn ? (psum + pn / 2) / pn : 0;
-		if ((rc = tt__imp_cell(im, "", TT_PHASE_DECODE, ctx, conc, &cell, err)) ||
-		    (rc = tt__imp_add_i64(im, &im->m->contexts, &im->m->n_contexts, ctx, err)) ||
-		    (rc = tt__imp_add_int(im, &im->m->concurrency, &im->m->n_concurrency, conc, err)))
+		double ctx = pn ? floor(psum / (double)pn + 0.5) : 0;
+		if (tt_failed(rc = tt__imp_cell(im, "", TT_PHASE_DECODE, ctx, (double)conc, &cell, err)) ||
+		    tt_failed(rc = tt__imp_add_i64(im, &im->m->contexts, &im->m->n_contexts, (int64_t)ctx, err)) ||
+		    tt_failed(rc = tt__imp_add_int(im, &im->m->concurrency, &im->m->n_concurrency, (int)conc, err)))
 			goto cleanup;
 	}
-	if ((rc = tt__imp_trace(im, cell, &tw, err)))
+	if (tt_failed(rc = tt__imp_trace(im, cell, &tw, err)))
 		goto cleanup;
 	for (size_t i = 0; i < n; i++) {
 		v[i].r.slot = (uint32_t)(i % (size_t)conc);
 		v[i].r.seq = (uint32_t)(i / (size_t)conc);
+		char where[32];
 		v[i].r.error = v[i].failed ? v[i].error : NULL;
-		if ((rc = tt_trace_write_request(tw, &v[i].r, err)))
+		snprintf(where, sizeof where, "line %zu", v[i].line);
+		if (tt_failed(rc = tt__imp_write(im, tw, where, &v[i].r, err)))
 			goto cleanup;
 	}
 	rc = tt_trace_writer_close(tw, err);
 	tw = NULL;
-	if (rc)
+	if (tt_failed(rc))
 		goto cleanup;
 	/* The window: AIPerf's benchmark duration, first request to last end
 	 * (one trace time unit wider: stored times round up to it, and the

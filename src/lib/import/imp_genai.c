@@ -27,39 +27,49 @@ static void reqs_free(struct req *v, size_t n)
 static enum tt_code read_request(struct tt__imp *im, const cJSON *q, const char *where,
 				 int64_t origin, struct req *out, struct tt_error *err)
 {
-	const cJSON *ts, *outs, *e;
+	const cJSON *ts, *outs, *e, *o;
 	double t;
 	size_t n, j = 0;
+	int64_t abs_ns;
 	struct tt__imp_stream st;
 	enum tt_code rc;
 	char w[192];
 
 	if (!cJSON_IsObject(q))
 		return tt__imp_fail_err(im, err, where, "an object expected");
-	if ((rc = tt__imp_num(im, q, where, "timestamp", 1, &t, NULL, err)) ||
-	    (rc = tt__imp_member(im, q, where, "response_timestamps", cJSON_Array, 1, &ts, err)) ||
-	    (rc = tt__imp_member(im, q, where, "response_outputs", cJSON_Array, 1, &outs, err)))
+	if (tt_failed(rc = tt__imp_num(im, q, where, "timestamp", 1, &t, NULL, err)) ||
+	    tt_failed(rc = tt__imp_member(im, q, where, "response_timestamps", cJSON_Array, 1, &ts, err)) ||
+	    tt_failed(rc = tt__imp_member(im, q, where, "response_outputs", cJSON_Array, 1, &outs, err)))
 		return rc;
 	n = (size_t)cJSON_GetArraySize(ts);
 	if ((size_t)cJSON_GetArraySize(outs) != n)
 		return tt__imp_fail_err(im, err, where, "%zu response_timestamps but %d "
 					"response_outputs", n, cJSON_GetArraySize(outs));
 	if (n > TT_IMPORT_MAX_CHUNKS)
-		return tt__imp_fail_err(im, err, where, "%zu responses: implausibly many", n);
+		return tt__imp_fail_err(im, err, where, "%zu responses: more than the 2^20 chunks a "
+					"request of a run holds", n);
+	/* Unix ns within +-4e18, the origin too: the difference is an int64. */
+	if (tt_failed(rc = tt__imp_ns(im, where, "timestamp", t, 1, -TT_IMPORT_MAX_ABS_NS,
+			     TT_IMPORT_MAX_ABS_NS, &abs_ns, err)))
+		return rc;
 	memset(out, 0, sizeof *out);
 	out->chunks = calloc(n ? n : 1, sizeof *out->chunks);
 	if (!out->chunks)
 		return tt__imp_nomem(im, err);
 	tt__imp_stream_init(&st);
 	out->r.role = TT_ROLE_MEASURED;
-	out->r.t_sched_ns = out->r.t_send_ns = (int64_t)t - origin;
+	out->r.t_sched_ns = out->r.t_send_ns = abs_ns - origin;
+	o = outs->child;
 	cJSON_ArrayForEach(e, ts)
 	{
-		const cJSON *o = cJSON_GetArrayItem(outs, (int)j), *text;
+		const cJSON *text;
 		snprintf(w, sizeof w, "%s.response_timestamps[%zu]", where, j);
 		if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
 			return tt__imp_fail_err(im, err, w, "a number (ns) expected");
-		out->chunks[j].t_ns = (int64_t)e->valuedouble - origin;
+		if (tt_failed(rc = tt__imp_ns(im, w, "", e->valuedouble, 1, -TT_IMPORT_MAX_ABS_NS,
+				     TT_IMPORT_MAX_ABS_NS, &abs_ns, err)))
+			return rc;
+		out->chunks[j].t_ns = abs_ns - origin;
 		if (j && out->chunks[j].t_ns < out->chunks[j - 1].t_ns)
 			return tt__imp_fail_err(im, err, w, "earlier than the response before it");
 		text = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, "response") : o;
@@ -67,6 +77,7 @@ static enum tt_code read_request(struct tt__imp *im, const cJSON *q, const char 
 			snprintf(w, sizeof w, "%s.response_outputs[%zu]", where, j);
 			return tt__imp_fail_err(im, err, w, "a response text expected");
 		}
+		o = o->next;
 		out->chunks[j].tokens =
 			(uint32_t)tt__imp_stream_piece(&st, text->valuestring, strlen(text->valuestring));
 		j++;
@@ -95,18 +106,25 @@ static enum tt_code read_request(struct tt__imp *im, const cJSON *q, const char 
 	return TT_OK;
 }
 
-/* Most requests in flight at once (open-loop runs have no concurrency). */
-static int max_in_flight(const struct req *v, size_t n)
+/* Most requests in flight at once (open-loop runs have no concurrency);
+ * -1 out of memory. */
+static long max_in_flight(const struct req *v, size_t n)
 {
-	int best = 0;
-	for (size_t i = 0; i < n; i++) {
-		int k = 0;
-		for (size_t j = 0; j < n; j++)
-			k += v[j].r.t_send_ns <= v[i].r.t_send_ns && v[j].r.t_end_ns > v[i].r.t_send_ns;
-		if (k > best)
-			best = k;
+	double *send = malloc((n ? n : 1) * sizeof *send), *end = malloc((n ? n : 1) * sizeof *end);
+	long best = -1;
+
+	if (send && end) {
+		for (size_t i = 0; i < n; i++) {
+			send[i] = (double)v[i].r.t_send_ns;
+			end[i] = (double)v[i].r.t_end_ns;
+		}
+		best = tt__imp_max_in_flight(send, end, n);
+		if (best < 1)
+			best = 1;
 	}
-	return best ? best : 1;
+	free(send);
+	free(end);
+	return best;
 }
 
 static enum tt_code experiment(struct tt__imp *im, const cJSON *x, size_t k, int64_t origin,
@@ -120,18 +138,18 @@ static enum tt_code experiment(struct tt__imp *im, const cJSON *x, size_t k, int
 	size_t n, j = 0, cell;
 	struct req *v = NULL;
 	struct tt_trace_writer *tw = NULL;
-	int conc;
+	double conc;
 	int64_t ws = INT64_MAX, we = INT64_MIN;
 	enum tt_code rc;
 
 	snprintf(where, sizeof where, "experiments[%zu]", k);
-	if ((rc = tt__imp_member(im, x, where, "experiment", cJSON_Object, 1, &ex, err)) ||
-	    (rc = tt__imp_member(im, x, where, "requests", cJSON_Array, 1, &reqs, err)) ||
-	    (rc = tt__imp_member(im, x, where, "window_boundaries", cJSON_Array, 0, &wb, err)))
+	if (tt_failed(rc = tt__imp_member(im, x, where, "experiment", cJSON_Object, 1, &ex, err)) ||
+	    tt_failed(rc = tt__imp_member(im, x, where, "requests", cJSON_Array, 1, &reqs, err)) ||
+	    tt_failed(rc = tt__imp_member(im, x, where, "window_boundaries", cJSON_Array, 0, &wb, err)))
 		return rc;
 	snprintf(w, sizeof w, "%s.experiment", where);
-	if ((rc = tt__imp_str(im, ex, w, "mode", 1, &mode, err)) ||
-	    (rc = tt__imp_num(im, ex, w, "value", 1, &value, NULL, err)))
+	if (tt_failed(rc = tt__imp_str(im, ex, w, "mode", 1, &mode, err)) ||
+	    tt_failed(rc = tt__imp_num(im, ex, w, "value", 1, &value, NULL, err)))
 		return rc;
 	n = (size_t)cJSON_GetArraySize(reqs);
 	if (!(v = calloc(n ? n : 1, sizeof *v)))
@@ -139,7 +157,7 @@ static enum tt_code experiment(struct tt__imp *im, const cJSON *x, size_t k, int
 	cJSON_ArrayForEach(q, reqs)
 	{
 		snprintf(w, sizeof w, "%s.requests[%zu]", where, j);
-		if ((rc = read_request(im, q, w, origin, &v[j], err)))
+		if (tt_failed(rc = read_request(im, q, w, origin, &v[j], err)))
 			goto cleanup;
 		if (v[j].r.prompt_tokens >= 0)
 			psum += (double)v[j].r.prompt_tokens, pn++;
@@ -150,49 +168,59 @@ static enum tt_code experiment(struct tt__imp *im, const cJSON *x, size_t k, int
 		j++;
 	}
 	if (strcmp(mode, "concurrency") == 0) {
-		if (value < 1 || value > 1e6) {
-			snprintf(w, sizeof w, "%s.experiment.value", where);
-			rc = tt__imp_fail_err(im, err, w, "concurrency %g is not in 1..1000000", value);
+		snprintf(w, sizeof w, "%s.experiment", where);
+		if (tt_failed(rc = tt__imp_range(im, w, "value", value, 1, TT_IMPORT_MAX_CONCURRENCY,
+					"requests (concurrency)", err)))
 			goto cleanup;
-		}
-		conc = (int)value;
+		conc = floor(value);
 	} else {
 		char note[96];
-		conc = max_in_flight(v, n);
+		if ((conc = (double)max_in_flight(v, n)) < 0) {
+			rc = tt__imp_nomem(im, err);
+			goto cleanup;
+		}
 		snprintf(note, sizeof note, "%s %g (open loop); concurrency is the most in flight",
 			 mode, value);
-		if ((rc = tt__imp_note(im, "load", note, err)))
+		if (tt_failed(rc = tt__imp_note(im, "load", note, err)))
 			goto cleanup;
 	}
 	{
-		int64_t ctx = pn ? (int64_t)llround(psum / (double)pn) : 0;
-		if ((rc = tt__imp_cell(im, where, TT_PHASE_DECODE, ctx, conc, &cell, err)) ||
-		    (rc = tt__imp_add_i64(im, &im->m->contexts, &im->m->n_contexts, ctx, err)) ||
-		    (rc = tt__imp_add_int(im, &im->m->concurrency, &im->m->n_concurrency, conc, err)))
+		double ctx = pn ? floor(psum / (double)pn + 0.5) : 0;
+		if (tt_failed(rc = tt__imp_cell(im, where, TT_PHASE_DECODE, ctx, conc, &cell, err)) ||
+		    tt_failed(rc = tt__imp_add_i64(im, &im->m->contexts, &im->m->n_contexts, (int64_t)ctx, err)) ||
+		    tt_failed(rc = tt__imp_add_int(im, &im->m->concurrency, &im->m->n_concurrency, (int)conc,
+					  err)))
 			goto cleanup;
 	}
 	/* GenAI-Perf's measurement windows, first to last boundary. */
 	if (wb && cJSON_GetArraySize(wb) >= 2) {
 		const cJSON *a = cJSON_GetArrayItem(wb, 0), *b = cJSON_GetArrayItem(wb, cJSON_GetArraySize(wb) - 1);
+		int64_t wa, wb_ns;
+		snprintf(w, sizeof w, "%s.window_boundaries", where);
 		if (!cJSON_IsNumber(a) || !cJSON_IsNumber(b) || b->valuedouble <= a->valuedouble) {
-			snprintf(w, sizeof w, "%s.window_boundaries", where);
 			rc = tt__imp_fail_err(im, err, w, "increasing numbers (ns) expected");
 			goto cleanup;
 		}
-		ws = (int64_t)a->valuedouble - origin;
-		we = (int64_t)b->valuedouble - origin;
+		if (tt_failed(rc = tt__imp_ns(im, w, "", a->valuedouble, 1, -TT_IMPORT_MAX_ABS_NS,
+				     TT_IMPORT_MAX_ABS_NS, &wa, err)) ||
+		    tt_failed(rc = tt__imp_ns(im, w, "", b->valuedouble, 1, -TT_IMPORT_MAX_ABS_NS,
+				     TT_IMPORT_MAX_ABS_NS, &wb_ns, err)))
+			goto cleanup;
+		ws = wa - origin;
+		we = wb_ns - origin;
 	}
-	if ((rc = tt__imp_trace(im, cell, &tw, err)))
+	if (tt_failed(rc = tt__imp_trace(im, cell, &tw, err)))
 		goto cleanup;
 	for (j = 0; j < n; j++) {
 		v[j].r.slot = (uint32_t)(j % (size_t)conc);
 		v[j].r.seq = (uint32_t)(j / (size_t)conc);
-		if ((rc = tt_trace_write_request(tw, &v[j].r, err)))
+		snprintf(w, sizeof w, "%s.requests[%zu]", where, j);
+		if (tt_failed(rc = tt__imp_write(im, tw, w, &v[j].r, err)))
 			goto cleanup;
 	}
 	rc = tt_trace_writer_close(tw, err);
 	tw = NULL;
-	if (rc)
+	if (tt_failed(rc))
 		goto cleanup;
 	im->m->cells[cell].state = TT_CELL_DONE;
 	if (n) {
@@ -220,7 +248,7 @@ static void max_tokens_of(struct tt__imp *im, const cJSON *reqs)
 		return;
 	if ((pl = cJSON_Parse(p->valuestring))) {
 		const cJSON *mt = cJSON_GetObjectItemCaseSensitive(pl, "max_tokens");
-		if (cJSON_IsNumber(mt) && mt->valuedouble > 0)
+		if (cJSON_IsNumber(mt) && mt->valuedouble > 0 && mt->valuedouble <= TT_IMPORT_MAX_TOKENS)
 			im->m->max_tokens = (int64_t)mt->valuedouble;
 		cJSON_Delete(pl);
 	}
@@ -237,16 +265,16 @@ enum tt_code tt__import_genai_perf(struct tt__imp *im, const cJSON *root, struct
 	if (!root || !cJSON_IsObject(root))
 		return tt__imp_fail_err(im, err, "", "a JSON object expected");
 	im->src.tool = "GenAI-Perf";
-	if ((rc = tt__imp_member(im, root, "", "experiments", cJSON_Array, 1, &xs, err)) ||
-	    (rc = tt__imp_str(im, root, "", "version", 0, &s, err)))
+	if (tt_failed(rc = tt__imp_member(im, root, "", "experiments", cJSON_Array, 1, &xs, err)) ||
+	    tt_failed(rc = tt__imp_str(im, root, "", "version", 0, &s, err)))
 		return rc;
 	im->src.tool_version = (char *)s;
-	if ((rc = tt__imp_str(im, root, "", "endpoint", 0, &s, err)))
+	if (tt_failed(rc = tt__imp_str(im, root, "", "endpoint", 0, &s, err)))
 		return rc;
-	if (s && strstr(s, "chat") && (rc = tt__imp_set(im, &im->m->endpoint, "chat", err)))
+	if (s && strstr(s, "chat") && tt_failed(rc = tt__imp_set(im, &im->m->endpoint, "chat", err)))
 		return rc;
-	if ((rc = tt__imp_str(im, root, "", "service_kind", 0, &s, err)) ||
-	    (rc = tt__imp_note(im, "service_kind", s, err)))
+	if (tt_failed(rc = tt__imp_str(im, root, "", "service_kind", 0, &s, err)) ||
+	    tt_failed(rc = tt__imp_note(im, "service_kind", s, err)))
 		return rc;
 	/* The run's origin: the earliest request or window boundary (Unix ns):
 	 * trace times of a manifest are not negative. */
@@ -263,7 +291,7 @@ enum tt_code tt__import_genai_perf(struct tt__imp *im, const cJSON *root, struct
 				origin = t->valuedouble;
 		}
 	}
-	if (!isfinite(origin) || origin < 0 || origin > 9e18)
+	if (!isfinite(origin) || origin < 0 || origin > TT_IMPORT_MAX_ABS_NS)
 		origin = 0;
 	if (im->m->origin_unix_ns == 0)
 		im->m->origin_unix_ns = (int64_t)origin;
@@ -276,7 +304,7 @@ enum tt_code tt__import_genai_perf(struct tt__imp *im, const cJSON *root, struct
 		}
 		if (k == 0)
 			max_tokens_of(im, cJSON_GetObjectItemCaseSensitive(x, "requests"));
-		if ((rc = experiment(im, x, k++, im->m->origin_unix_ns, err)))
+		if (tt_failed(rc = experiment(im, x, k++, im->m->origin_unix_ns, err)))
 			return rc;
 	}
 	if (k == 0)

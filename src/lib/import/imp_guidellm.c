@@ -23,9 +23,19 @@ static double when(const cJSON *q, const char *name, const char *old)
 	return cJSON_IsNumber(t) && isfinite(t->valuedouble) ? t->valuedouble : NAN;
 }
 
-static int64_t ns(double unix_s, int64_t origin)
+/* A time (Unix s) from the origin, in ns: refused outside +-4e9 s (the
+ * origin is within it too, so the difference is an int64). */
+static enum tt_code ns(struct tt__imp *im, const char *where, const char *member,
+		       double unix_s, int64_t origin, int64_t *out, struct tt_error *err)
 {
-	return (int64_t)llround(unix_s * 1e9) - origin;
+	int64_t t;
+	enum tt_code rc = tt__imp_ns(im, where, member, unix_s, 1e9, -TT_IMPORT_MAX_ABS_NS,
+				     TT_IMPORT_MAX_ABS_NS, &t, err);
+
+	if (tt_failed(rc))
+		return rc;
+	*out = t - origin;
+	return TT_OK;
 }
 
 struct sink {
@@ -61,40 +71,53 @@ static enum tt_code request(struct tt__imp *im, const cJSON *q, const char *wher
 			return tt__imp_fail_err(im, err, where, "no start time (info.timings."
 						"request_start or start_time)");
 	}
-	if ((rc = tt__imp_num(im, q, where, "output_tokens", 0, &v, &found, err)))
+	if (tt_failed(rc = tt__imp_num(im, q, where, "output_tokens", 0, &v, &found, err)))
 		return rc;
 	if (found)
 		out = v;
-	if ((rc = tt__imp_num(im, q, where, "prompt_tokens", 0, &v, &found, err)))
+	if (tt_failed(rc = tt__imp_num(im, q, where, "prompt_tokens", 0, &v, &found, err)))
 		return rc;
 	if (found)
 		in = v, s->psum += v, s->pn++;
-	if (isfinite(out) && (out < 0 || out > 1e9))
-		return tt__imp_fail_err(im, err, where, "output_tokens %g is implausible", out);
+	if (isfinite(out) && tt_failed(rc = tt__imp_range(im, where, "output_tokens", out, 0, 1e9, "tokens",
+						 err)))
+		return rc;
+	if (isfinite(in) && tt_failed(rc = tt__imp_range(im, where, "prompt_tokens", in, 0,
+						TT_IMPORT_MAX_TOKENS, "tokens", err)))
+		return rc;
 	memset(&r, 0, sizeof r);
 	r.slot = (uint32_t)(s->i % (size_t)s->conc);
 	r.seq = (uint32_t)(s->i / (size_t)s->conc);
 	r.role = TT_ROLE_MEASURED;
-	r.t_sched_ns = r.t_send_ns = ns(start, s->origin);
+	if (tt_failed(rc = ns(im, where, "request_start", start, s->origin, &r.t_send_ns, err)))
+		return rc;
+	r.t_sched_ns = r.t_send_ns;
 	r.prompt_tokens = isfinite(in) ? (int64_t)in : -1;
 	r.cached_tokens = -1;
 	r.http_status = finish == TT_FINISH_ERROR ? 0 : 200;
 	r.finish = finish;
 	/* The first token alone at its time; the rest arrived by the last. */
 	if (isfinite(first) && isfinite(out) && out >= 1) {
-		ch[0].t_ns = ns(first, s->origin);
+		if (tt_failed(rc = ns(im, where, "first_token_iteration", first, s->origin, &ch[0].t_ns, err)))
+			return rc;
 		ch[0].tokens = 1;
 		r.n_chunks = 1;
 		if (out > 1 && isfinite(last) && last >= first) {
-			ch[1].t_ns = ns(last, s->origin);
+			if (tt_failed(rc = ns(im, where, "last_token_iteration", last, s->origin, &ch[1].t_ns,
+				     err)))
+				return rc;
 			ch[1].tokens = (uint32_t)(out - 1);
 			r.n_chunks = 2;
 			s->multi += out > 2;
 		}
 	}
 	r.chunks = ch;
-	r.t_end_ns = isfinite(end) ? ns(end, s->origin) : r.n_chunks ? ch[r.n_chunks - 1].t_ns :
-								      r.t_send_ns;
+	if (isfinite(end)) {
+		if (tt_failed(rc = ns(im, where, "request_end", end, s->origin, &r.t_end_ns, err)))
+			return rc;
+	} else {
+		r.t_end_ns = r.n_chunks ? ch[r.n_chunks - 1].t_ns : r.t_send_ns;
+	}
 	if (r.n_chunks && r.t_end_ns < ch[r.n_chunks - 1].t_ns)
 		r.t_end_ns = ch[r.n_chunks - 1].t_ns;
 	if (finish == TT_FINISH_ERROR) {
@@ -108,7 +131,7 @@ static enum tt_code request(struct tt__imp *im, const cJSON *q, const char *wher
 	if (r.t_end_ns > s->last_end)
 		s->last_end = r.t_end_ns;
 	s->i++;
-	return tt_trace_write_request(s->tw, &r, err);
+	return tt__imp_write(im, s->tw, where, &r, err);
 }
 
 static const char *const groups[] = {"successful", "incomplete", "errored"};
@@ -145,29 +168,31 @@ static int strategy(const cJSON *b, char *load, size_t n)
 	return 0;
 }
 
-/* Most requests in flight at once, from the groups' start and end times. */
-static int in_flight(const cJSON *reqs)
+/* Most requests in flight at once, from the groups' start and end times;
+ * -1 out of memory. */
+static long in_flight(const cJSON *reqs, size_t n)
 {
-	int best = 1;
-	for (size_t g = 0; g < 3; g++) {
-		const cJSON *a;
-		cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(reqs, groups[g]))
-		{
-			double s = when(a, "request_start", "start_time");
-			int k = 0;
-			for (size_t h = 0; h < 3; h++) {
-				const cJSON *b;
-				cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(reqs, groups[h]))
-				{
-					double s2 = when(b, "request_start", "start_time"),
-					       e2 = when(b, "request_end", "end_time");
-					k += s2 <= s && e2 > s;
-				}
+	double *send = malloc((n ? n : 1) * sizeof *send), *end = malloc((n ? n : 1) * sizeof *end);
+	size_t k = 0;
+	long best = -1;
+
+	if (send && end) {
+		for (size_t g = 0; g < 3; g++) {
+			const cJSON *a;
+			cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(reqs, groups[g]))
+			{
+				if (k == n)
+					break;
+				send[k] = when(a, "request_start", "start_time");
+				end[k++] = when(a, "request_end", "end_time");
 			}
-			if (k > best)
-				best = k;
 		}
+		best = tt__imp_max_in_flight(send, end, k);
+		if (best < 1)
+			best = 1;
 	}
+	free(send);
+	free(end);
 	return best;
 }
 
@@ -176,7 +201,8 @@ static enum tt_code benchmark(struct tt__imp *im, const cJSON *b, size_t k, stru
 	char where[48], w[96], load[160] = "";
 	const cJSON *reqs, *q;
 	double t0, t1;
-	int found0, found1, conc;
+	int found0, found1;
+	long conc;
 	size_t cell, n = 0;
 	struct sink s;
 	enum tt_code rc;
@@ -184,69 +210,86 @@ static enum tt_code benchmark(struct tt__imp *im, const cJSON *b, size_t k, stru
 	snprintf(where, sizeof where, "benchmarks[%zu]", k);
 	if (!cJSON_IsObject(b))
 		return tt__imp_fail_err(im, err, where, "an object expected");
-	if ((rc = tt__imp_member(im, b, where, "requests", cJSON_Object, 1, &reqs, err)) ||
-	    (rc = tt__imp_num(im, b, where, "start_time", 0, &t0, &found0, err)) ||
-	    (rc = tt__imp_num(im, b, where, "end_time", 0, &t1, &found1, err)))
+	if (tt_failed(rc = tt__imp_member(im, b, where, "requests", cJSON_Object, 1, &reqs, err)) ||
+	    tt_failed(rc = tt__imp_num(im, b, where, "start_time", 0, &t0, &found0, err)) ||
+	    tt_failed(rc = tt__imp_num(im, b, where, "end_time", 0, &t1, &found1, err)))
 		return rc;
 	for (size_t g = 0; g < 3; g++) {
 		const cJSON *a;
 		snprintf(w, sizeof w, "%s.requests", where);
-		if ((rc = tt__imp_member(im, reqs, w, groups[g], cJSON_Array, 0, &a, err)))
+		if (tt_failed(rc = tt__imp_member(im, reqs, w, groups[g], cJSON_Array, 0, &a, err)))
 			return rc;
 		n += a ? (size_t)cJSON_GetArraySize(a) : 0;
 	}
 	conc = strategy(b, load, sizeof load);
 	if (!conc) {
-		conc = in_flight(reqs);
-		if ((rc = tt__imp_note(im, "load", load, err)))
+		if ((conc = in_flight(reqs, n)) < 0)
+			return tt__imp_nomem(im, err);
+		if (tt_failed(rc = tt__imp_note(im, "load", load, err)))
 			return rc;
 	}
 	memset(&s, 0, sizeof s);
 	s.last_end = INT64_MIN;
-	s.conc = conc;
+	s.conc = (int)conc;
 	s.origin = im->m->origin_unix_ns;
 	/* The context: prompt tokens of the requests, known after reading
 	 * them; a provisional cell is renamed below. */
-	if ((rc = tt__imp_cell(im, where, TT_PHASE_DECODE, (int64_t)k, conc, &cell, err)) ||
-	    (rc = tt__imp_trace(im, cell, &s.tw, err)))
+	if (tt_failed(rc = tt__imp_cell(im, where, TT_PHASE_DECODE, (double)k, (double)conc, &cell, err)) ||
+	    tt_failed(rc = tt__imp_trace(im, cell, &s.tw, err)))
 		return rc;
-	for (size_t g = 0; g < 3 && !rc; g++) {
+	for (size_t g = 0; g < 3 && !tt_failed(rc); g++) {
 		size_t j = 0;
 		cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(reqs, groups[g]))
 		{
 			snprintf(w, sizeof w, "%s.requests.%s[%zu]", where, groups[g], j++);
-			if ((rc = request(im, q, w, group_finish[g], &s, err)))
+			if (tt_failed(rc = request(im, q, w, group_finish[g], &s, err)))
 				break;
 		}
 	}
-	if (rc) {
+	if (tt_failed(rc)) {
 		tt_trace_writer_close(s.tw, NULL);
 		return rc;
 	}
-	if ((rc = tt_trace_writer_close(s.tw, err)))
+	if (tt_failed(rc = tt_trace_writer_close(s.tw, err)))
 		return rc;
 	{
-		struct tt_cell_info *c = &im->m->cells[cell];
-		int64_t ctx = s.pn ? (int64_t)llround(s.psum / (double)s.pn) : 0;
+		struct tt_cell_info *c;
+		double mean = s.pn ? floor(s.psum / (double)s.pn + 0.5) : 0;
+		int64_t ctx;
 		char id[64];
-		snprintf(id, sizeof id, "decode-%lldx%d", (long long)ctx, conc);
-		if (tt_manifest_find_cell(im->m, id) >= 0)
+		if (tt_failed(rc = tt__imp_range(im, where, "mean prompt_tokens", mean, 0,
+					TT_IMPORT_MAX_CONTEXT, "tokens", err)))
+			return rc;
+		ctx = (int64_t)mean;
+		snprintf(id, sizeof id, "decode-%lldx%ld", (long long)ctx, conc);
+		/* (the provisional id may be this very id: benchmark 99 at
+		 * concurrency 100 and 99 tokens of context) */
+		if (tt__imp_find_cell(im, id) >= 0 && (size_t)tt__imp_find_cell(im, id) != cell)
 			return tt__imp_fail_err(im, err, where, "a second benchmark at %lld tokens of "
-						"context and concurrency %d", (long long)ctx, conc);
+						"context and concurrency %ld", (long long)ctx, conc);
+		if (tt_failed(rc = tt__imp_rename_cell(im, cell, id, err)))
+			return rc;
+		c = &im->m->cells[cell];
 		c->context = ctx;
-		if (tt_manifest_set_str(&c->id, id))
-			return tt__imp_nomem(im, err);
 		c->state = TT_CELL_DONE;
 		/* GuideLLM's measured span, start_time to end_time, stretched to
 		 * the last request's end (its end_time can come before it), plus
 		 * one trace unit: stored times round up to it. */
 		if (found0 && found1 && t1 > t0) {
-			int64_t e = ns(t1, s.origin);
-			c->start_ns = c->window_start_ns = ns(t0, s.origin);
+			int64_t e, b0;
+			if (tt_failed(rc = ns(im, where, "end_time", t1, s.origin, &e, err)) ||
+			    tt_failed(rc = ns(im, where, "start_time", t0, s.origin, &b0, err)))
+				return rc;
+			if (e > TT_IMPORT_MAX_TRACE_NS || b0 < -TT_IMPORT_MAX_TRACE_NS)
+				return tt__imp_fail_err(im, err, where, "start_time..end_time reaches "
+							"beyond the +-2^60 ns (36 years) from the "
+							"run's origin that a run holds");
+			c->start_ns = c->window_start_ns = b0;
 			c->window_end_ns = c->end_ns = (s.last_end > e ? s.last_end : e) + 1000;
 		}
-		if ((rc = tt__imp_add_i64(im, &im->m->contexts, &im->m->n_contexts, ctx, err)) ||
-		    (rc = tt__imp_add_int(im, &im->m->concurrency, &im->m->n_concurrency, conc, err)))
+		if (tt_failed(rc = tt__imp_add_i64(im, &im->m->contexts, &im->m->n_contexts, ctx, err)) ||
+		    tt_failed(rc = tt__imp_add_int(im, &im->m->concurrency, &im->m->n_concurrency, (int)conc,
+					  err)))
 			return rc;
 		if (c->window_end_ns > c->window_start_ns && cell == im->first_cell)
 			im->m->duration_s = (double)(c->window_end_ns - c->window_start_ns) / 1e9;
@@ -267,13 +310,13 @@ enum tt_code tt__import_guidellm(struct tt__imp *im, const cJSON *root, struct t
 	if (!root || !cJSON_IsObject(root))
 		return tt__imp_fail_err(im, err, "", "a JSON object expected");
 	im->src.tool = "GuideLLM";
-	if ((rc = tt__imp_member(im, root, "", "benchmarks", cJSON_Array, 1, &bs, err)) ||
-	    (rc = tt__imp_member(im, root, "", "metadata", cJSON_Object, 0, &md, err)) ||
-	    (rc = tt__imp_member(im, root, "", "args", cJSON_Object, 0, &args, err)))
+	if (tt_failed(rc = tt__imp_member(im, root, "", "benchmarks", cJSON_Array, 1, &bs, err)) ||
+	    tt_failed(rc = tt__imp_member(im, root, "", "metadata", cJSON_Object, 0, &md, err)) ||
+	    tt_failed(rc = tt__imp_member(im, root, "", "args", cJSON_Object, 0, &args, err)))
 		return rc;
 	if (md) {
-		if ((rc = tt__imp_str(im, md, "metadata", "guidellm_version", 0, &s, err)) ||
-		    (rc = tt__imp_num(im, md, "metadata", "version", 0, &ver, &found, err)))
+		if (tt_failed(rc = tt__imp_str(im, md, "metadata", "guidellm_version", 0, &s, err)) ||
+		    tt_failed(rc = tt__imp_num(im, md, "metadata", "version", 0, &ver, &found, err)))
 			return rc;
 		im->src.tool_version = (char *)s;
 		if (found && ver > KNOWN_SCHEMA)
@@ -282,14 +325,14 @@ enum tt_code tt__import_guidellm(struct tt__imp *im, const cJSON *root, struct t
 				 "knows; only the members it knows were read", ver, KNOWN_SCHEMA);
 	}
 	if (args) {
-		if ((rc = tt__imp_str(im, args, "args", "model", 0, &s, err)) ||
-		    (rc = tt__imp_set(im, &im->m->model, s, err)) ||
-		    (rc = tt__imp_set(im, &im->m->served_model, s, err)) ||
-		    (rc = tt__imp_str(im, args, "args", "target", 0, &s, err)) ||
-		    (rc = tt__imp_note(im, "source_server", s, err)) ||
-		    (rc = tt__imp_str(im, args, "args", "request_format", 0, &s, err)))
+		if (tt_failed(rc = tt__imp_str(im, args, "args", "model", 0, &s, err)) ||
+		    tt_failed(rc = tt__imp_set(im, &im->m->model, s, err)) ||
+		    tt_failed(rc = tt__imp_set(im, &im->m->served_model, s, err)) ||
+		    tt_failed(rc = tt__imp_str(im, args, "args", "target", 0, &s, err)) ||
+		    tt_failed(rc = tt__imp_note(im, "source_server", s, err)) ||
+		    tt_failed(rc = tt__imp_str(im, args, "args", "request_format", 0, &s, err)))
 			return rc;
-		if (s && strstr(s, "chat") && (rc = tt__imp_set(im, &im->m->endpoint, "chat", err)))
+		if (s && strstr(s, "chat") && tt_failed(rc = tt__imp_set(im, &im->m->endpoint, "chat", err)))
 			return rc;
 	}
 	/* The origin: the earliest benchmark start or request start (Unix s). */
@@ -309,11 +352,11 @@ enum tt_code tt__import_guidellm(struct tt__imp *im, const cJSON *root, struct t
 			}
 		}
 	}
-	if (im->m->origin_unix_ns == 0 && isfinite(origin) && origin > 0 && origin < 9e9)
+	if (im->m->origin_unix_ns == 0 && isfinite(origin) && origin > 0 && origin < 4e9)
 		im->m->origin_unix_ns = (int64_t)llround(origin * 1e9);
 	cJSON_ArrayForEach(b, bs)
 	{
-		if ((rc = benchmark(im, b, k++, err)))
+		if (tt_failed(rc = benchmark(im, b, k++, err)))
 			return rc;
 	}
 	if (k == 0)

@@ -43,6 +43,46 @@ enum tt_code tt__imp_nomem(const struct tt__imp *im, struct tt_error *err)
 	return tt_error_set(err, TT_ENOMEM, "out of memory importing '%s'", im->file);
 }
 
+static const char *sep(const char *where);
+
+enum tt_code tt__imp_range(const struct tt__imp *im, const char *where, const char *member,
+			   double v, double lo, double hi, const char *unit, struct tt_error *err)
+{
+	if (v >= lo && v <= hi)
+		return TT_OK;
+	return tt_error_set(err, TT_EFORMAT, "'%s': %s%s%s: %g is outside %g..%g %s, what a run "
+			    "holds", im->file, where ? where : "", member[0] ? sep(where) : "",
+			    member, v, lo, hi, unit);
+}
+
+enum tt_code tt__imp_ns(const struct tt__imp *im, const char *where, const char *member,
+			double v, double scale, double lo, double hi, int64_t *out,
+			struct tt_error *err)
+{
+	double ns = v * scale;
+
+	/* Named in the member's own unit (s, ms or ns, from the scale). */
+	if (!(ns >= lo && ns <= hi))
+		return tt__imp_range(im, where, member, v, lo / scale, hi / scale,
+				     scale == 1e9 ? "s" : scale == 1e6 ? "ms" : "ns", err);
+	*out = (int64_t)llround(ns);
+	return TT_OK;
+}
+
+enum tt_code tt__imp_add_ns(const struct tt__imp *im, const char *where, const char *member,
+			    int64_t a, int64_t b, int64_t *out, struct tt_error *err)
+{
+	const int64_t lim = (int64_t)1 << 62;
+
+	if (a < -lim || a > lim || b < -lim || b > lim || a + b < -TT_IMPORT_MAX_TRACE_NS ||
+	    a + b > TT_IMPORT_MAX_TRACE_NS)
+		return tt_error_set(err, TT_EFORMAT, "'%s': %s%s%s: a time beyond the +-2^60 ns "
+				    "(36 years) from the run's origin that a run's trace holds",
+				    im->file, where ? where : "", member[0] ? sep(where) : "", member);
+	*out = a + b;
+	return TT_OK;
+}
+
 /* Does the text end inside a string, an array or an object (a file cut
  * short) rather than hold a mistake? */
 static int unclosed(const char *p, size_t len)
@@ -69,6 +109,130 @@ static int unclosed(const char *p, size_t len)
 	return in_str || depth > 0;
 }
 
+/* ---- a JSON checker that allocates nothing ------------------------------
+ * cJSON answers NULL both for a syntax error and when malloc fails: this
+ * tells them apart (a text this accepts, cJSON failed to hold).  Depth is
+ * bounded by the caller's check against CJSON_NESTING_LIMIT first. */
+struct jcheck {
+	const char *p, *end;
+};
+
+static void jc_ws(struct jcheck *j)
+{
+	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
+		j->p++;
+}
+
+static int jc_lit(struct jcheck *j, const char *w)
+{
+	size_t n = strlen(w);
+	if ((size_t)(j->end - j->p) < n || memcmp(j->p, w, n) != 0)
+		return 0;
+	j->p += n;
+	return 1;
+}
+
+static int jc_string(struct jcheck *j)
+{
+	if (j->p >= j->end || *j->p != '"')
+		return 0;
+	for (j->p++; j->p < j->end; j->p++) {
+		unsigned char c = (unsigned char)*j->p;
+		if (c == '"') {
+			j->p++;
+			return 1;
+		}
+		if (c < 0x20)
+			return 0;
+		if (c == '\\' && ++j->p >= j->end)
+			return 0;
+	}
+	return 0;
+}
+
+static int jc_number(struct jcheck *j)
+{
+	const char *s = j->p;
+	if (j->p < j->end && *j->p == '-')
+		j->p++;
+	while (j->p < j->end && ((*j->p >= '0' && *j->p <= '9') || *j->p == '.' || *j->p == 'e' ||
+				 *j->p == 'E' || *j->p == '+' || *j->p == '-'))
+		j->p++;
+	return j->p > s && (j->p[-1] >= '0' && j->p[-1] <= '9');
+}
+
+static int jc_value(struct jcheck *j, int depth)
+{
+	jc_ws(j);
+	if (j->p >= j->end || depth > CJSON_NESTING_LIMIT)
+		return 0;
+	switch (*j->p) {
+	case '"':
+		return jc_string(j);
+	case '{':
+	case '[': {
+		char close = *j->p == '{' ? '}' : ']';
+		int obj = close == '}';
+		j->p++;
+		jc_ws(j);
+		if (j->p < j->end && *j->p == close)
+			return j->p++, 1;
+		for (;;) {
+			if (obj) {
+				jc_ws(j);
+				if (!jc_string(j))
+					return 0;
+				jc_ws(j);
+				if (j->p >= j->end || *j->p++ != ':')
+					return 0;
+			}
+			if (!jc_value(j, depth + 1))
+				return 0;
+			jc_ws(j);
+			if (j->p >= j->end)
+				return 0;
+			if (*j->p == close)
+				return j->p++, 1;
+			if (*j->p++ != ',')
+				return 0;
+		}
+	}
+	case 't':
+		return jc_lit(j, "true");
+	case 'f':
+		return jc_lit(j, "false");
+	case 'n':
+		return jc_lit(j, "null");
+	default:
+		return jc_number(j);
+	}
+}
+
+/* The deepest nesting of arrays and objects in the text. */
+static long max_depth(const char *p, size_t len)
+{
+	long depth = 0, most = 0;
+	int in_str = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = p[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+		} else if (c == '"') {
+			in_str = 1;
+		} else if (c == '{' || c == '[') {
+			if (++depth > most)
+				most = depth;
+		} else if (c == '}' || c == ']') {
+			depth--;
+		}
+	}
+	return most;
+}
+
 enum tt_code tt__imp_parse(const struct tt__imp *im, const char *text, size_t len,
 			   const char *where, cJSON **out, struct tt_error *err)
 {
@@ -91,6 +255,24 @@ enum tt_code tt__imp_parse(const struct tt__imp *im, const char *text, size_t le
 		return tt__imp_fail_err(im, err, where,
 					"unexpected text after the JSON value at line %zu, column %zu "
 					"(byte %zu)", line, col, off);
+	}
+	/* Not a syntax error: nesting cJSON refuses, or memory it lacked. */
+	{
+		long depth = max_depth(text, len);
+		if (depth > CJSON_NESTING_LIMIT)
+			return tt__imp_fail_err(im, err, where, "nested %ld levels deep: more than the "
+						"%d an import reads", depth, CJSON_NESTING_LIMIT);
+		{
+			struct jcheck j = {text, text + len};
+			if (jc_value(&j, 1)) {
+				jc_ws(&j);
+				if (j.p == j.end)
+					return tt_error_set(err, TT_ENOMEM, "out of memory parsing '%s' "
+							    "(%s%s%zu bytes of JSON)", im->file,
+							    where ? where : "",
+							    where && where[0] ? ": " : "", len);
+			}
+		}
 	}
 	end = cJSON_GetErrorPtr();
 	if (!end || end < text || end > text + len)

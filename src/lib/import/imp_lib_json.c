@@ -45,25 +45,27 @@ static const struct {
 	{"errors", "num_errors", 1},
 };
 
+/* Integers min..max (contexts up to 1e9 tokens, so that C x (context +
+ * max_tokens) stays within int64; concurrency up to the reader's 1e6). */
 static enum tt_code int_list(struct tt__imp *im, const cJSON *md, const char *key, int64_t min,
-			     int64_t **out, size_t *n, struct tt_error *err)
+			     double max, int64_t **out, size_t *n, struct tt_error *err)
 {
 	const cJSON *a, *e;
 	size_t i = 0;
 	enum tt_code rc = tt__imp_member(im, md, "metadata", key, cJSON_Array, 1, &a, err);
 
-	if (rc)
+	if (tt_failed(rc))
 		return rc;
 	cJSON_ArrayForEach(e, a)
 	{
-		if (!cJSON_IsNumber(e) || e->valuedouble < (double)min || e->valuedouble > 1e9 ||
+		if (!cJSON_IsNumber(e) || !(e->valuedouble >= (double)min && e->valuedouble <= max) ||
 		    e->valuedouble != floor(e->valuedouble)) {
 			char where[64];
 			snprintf(where, sizeof where, "metadata.%s[%zu]", key, i);
-			return tt__imp_fail_err(im, err, where, "an integer >= %lld expected",
-						(long long)min);
+			return tt__imp_fail_err(im, err, where, "an integer in %lld..%.0f expected",
+						(long long)min, max);
 		}
-		if ((rc = tt__imp_add_i64(im, out, n, (int64_t)e->valuedouble, err)))
+		if (tt_failed(rc = tt__imp_add_i64(im, out, n, (int64_t)e->valuedouble, err)))
 			return rc;
 		i++;
 	}
@@ -96,46 +98,53 @@ static enum tt_code read_metadata(struct tt__imp *im, const cJSON *md, struct tt
 		{"prefill_mode", "prefill_mode"}, {"decode_mode", "decode_mode"},
 		{"timestamp", "source_timestamp"}, {"server", "source_server"}};
 
-	if ((rc = tt__imp_str(im, md, "metadata", "version", 0, &s, err)))
+	if (tt_failed(rc = tt__imp_str(im, md, "metadata", "version", 0, &s, err)))
 		return rc;
 	im->src.tool = "llm-inference-bench";
 	/* The tool streams from /v1/chat/completions (REFERENCE section 1). */
-	if ((rc = tt__imp_set(im, &im->m->endpoint, "chat", err)))
+	if (tt_failed(rc = tt__imp_set(im, &im->m->endpoint, "chat", err)))
 		return rc;
 	im->src.tool_version = (char *)s;
 	check_version(im, s);
-	if ((rc = tt__imp_str(im, md, "metadata", "engine", 0, &s, err)) ||
-	    (rc = tt__imp_set(im, &m->engine, s, err)) ||
-	    (rc = tt__imp_str(im, md, "metadata", "model", 0, &s, err)) ||
-	    (rc = tt__imp_set(im, &m->model, s, err)) ||
-	    (rc = tt__imp_set(im, &m->served_model, s, err)))
+	if (tt_failed(rc = tt__imp_str(im, md, "metadata", "engine", 0, &s, err)) ||
+	    tt_failed(rc = tt__imp_set(im, &m->engine, s, err)) ||
+	    tt_failed(rc = tt__imp_str(im, md, "metadata", "model", 0, &s, err)) ||
+	    tt_failed(rc = tt__imp_set(im, &m->model, s, err)) ||
+	    tt_failed(rc = tt__imp_set(im, &m->served_model, s, err)))
 		return rc;
 	for (size_t i = 0; i < sizeof notes / sizeof *notes; i++)
-		if ((rc = tt__imp_str(im, md, "metadata", notes[i][0], 0, &s, err)) ||
-		    (rc = tt__imp_note(im, notes[i][1], s, err)))
+		if (tt_failed(rc = tt__imp_str(im, md, "metadata", notes[i][0], 0, &s, err)) ||
+		    tt_failed(rc = tt__imp_note(im, notes[i][1], s, err)))
 			return rc;
-	if ((rc = tt__imp_num(im, md, "metadata", "duration_per_test", 0, &d, &found, err)))
+	if (tt_failed(rc = tt__imp_num(im, md, "metadata", "duration_per_test", 0, &d, &found, err)))
 		return rc;
 	if (found)
 		m->duration_s = d;
-	if ((rc = tt__imp_num(im, md, "metadata", "max_tokens", 0, &d, &found, err)))
+	if (tt_failed(rc = tt__imp_num(im, md, "metadata", "max_tokens", 0, &d, &found, err)))
+		return rc;
+	/* Bounded so that C x (context + max_tokens) stays far within int64. */
+	if (found && tt_failed(rc = tt__imp_range(im, "metadata", "max_tokens", d, 0, TT_IMPORT_MAX_TOKENS,
+					 "tokens", err)))
 		return rc;
 	if (found)
 		m->max_tokens = (int64_t)d;
-	if ((rc = tt__imp_num(im, md, "metadata", "max_total_tokens", 0, &d, &found, err)))
+	if (tt_failed(rc = tt__imp_num(im, md, "metadata", "max_total_tokens", 0, &d, &found, err)))
+		return rc;
+	if (found && tt_failed(rc = tt__imp_range(im, "metadata", "max_total_tokens", d, 0, 1e18, "tokens",
+					 err)))
 		return rc;
 	if (found && d > 0 && m->kv_capacity_tokens < 0) {
 		m->kv_capacity_tokens = (int64_t)d;
 		if (tt_manifest_set_str(&m->kv_capacity_source, "import"))
 			return tt__imp_nomem(im, err);
 	}
-	if ((rc = int_list(im, md, "context_lengths", 0, &m->contexts, &m->n_contexts, err)))
+	if (tt_failed(rc = int_list(im, md, "context_lengths", 0, 1e9, &m->contexts, &m->n_contexts, err)))
 		return rc;
 	{
 		int64_t *conc = NULL;
 		size_t n = 0;
-		rc = int_list(im, md, "concurrency_levels", 1, &conc, &n, err);
-		for (size_t i = 0; !rc && i < n; i++)
+		rc = int_list(im, md, "concurrency_levels", 1, TT_IMPORT_MAX_CONCURRENCY, &conc, &n, err);
+		for (size_t i = 0; !tt_failed(rc) && i < n; i++)
 			rc = tt__imp_add_int(im, &m->concurrency, &m->n_concurrency, (int)conc[i], err);
 		free(conc);
 	}
@@ -156,21 +165,21 @@ static enum tt_code read_prefill(struct tt__imp *im, const cJSON *root, struct t
 		size_t idx;
 
 		snprintf(where, sizeof where, "prefill.%s", e->string);
-		if (*end || ctx < 0 || end == e->string)
-			return tt__imp_fail_err(im, err, where, "a context length (integer) expected "
-						"as the key");
+		if (*end || ctx < 0 || end == e->string || ctx > (long long)TT_IMPORT_MAX_CONTEXT)
+			return tt__imp_fail_err(im, err, where, "a context length (integer in 0..1e15) "
+						"expected as the key");
 		if (!cJSON_IsObject(e))
 			return tt__imp_fail_err(im, err, where, "an object expected");
-		if ((rc = tt__imp_num(im, e, where, "ttft_seconds", 0, &ttft, &f1, err)) ||
-		    (rc = tt__imp_num(im, e, where, "tok_per_sec", 0, &rate, &f2, err)))
+		if (tt_failed(rc = tt__imp_num(im, e, where, "ttft_seconds", 0, &ttft, &f1, err)) ||
+		    tt_failed(rc = tt__imp_num(im, e, where, "tok_per_sec", 0, &rate, &f2, err)))
 			return rc;
-		if ((rc = tt__imp_cell(im, where, TT_PHASE_PREFILL, ctx, 1, &idx, err)))
+		if (tt_failed(rc = tt__imp_cell(im, where, TT_PHASE_PREFILL, (double)ctx, 1, &idx, err)))
 			return rc;
 		im->m->cells[idx].state = TT_CELL_DONE;
-		if ((f1 && (rc = tt__imp_report(im, idx, "ttft_ms_p50", ttft * 1e3, err))) ||
-		    (f2 && (rc = tt__imp_report(im, idx, "total_tok_s", rate, err))))
+		if ((f1 && tt_failed(rc = tt__imp_report(im, idx, "ttft_ms_p50", ttft * 1e3, err))) ||
+		    (f2 && tt_failed(rc = tt__imp_report(im, idx, "total_tok_s", rate, err))))
 			return rc;
-		if ((rc = tt__imp_add_i64(im, &im->m->prefill_contexts, &im->m->n_prefill_contexts,
+		if (tt_failed(rc = tt__imp_add_i64(im, &im->m->prefill_contexts, &im->m->n_prefill_contexts,
 					  ctx, err)))
 			return rc;
 	}
@@ -232,8 +241,8 @@ static enum tt_code read_result(struct tt__imp *im, const cJSON *r, size_t i, si
 	snprintf(where, sizeof where, "results[%zu]", i);
 	if (!cJSON_IsObject(r))
 		return tt__imp_fail_err(im, err, where, "an object expected");
-	if ((rc = tt__imp_num(im, r, where, "concurrency", 1, &conc, NULL, err)) ||
-	    (rc = tt__imp_num(im, r, where, "context_tokens", 1, &ctx, NULL, err)))
+	if (tt_failed(rc = tt__imp_num(im, r, where, "concurrency", 1, &conc, NULL, err)) ||
+	    tt_failed(rc = tt__imp_num(im, r, where, "context_tokens", 1, &ctx, NULL, err)))
 		return rc;
 	if (conc < 1 || conc > 1e6 || conc != floor(conc))
 		return tt__imp_fail_err(im, err, where, "concurrency %g is not an integer in 1..1000000",
@@ -241,31 +250,31 @@ static enum tt_code read_result(struct tt__imp *im, const cJSON *r, size_t i, si
 	if (ctx < 0 || ctx > 1e12 || ctx != floor(ctx))
 		return tt__imp_fail_err(im, err, where, "context_tokens %g is not a non-negative "
 					"integer", ctx);
-	if ((rc = tt__imp_num(im, r, where, "aggregate_tps", 1, &v, NULL, err)))
+	if (tt_failed(rc = tt__imp_num(im, r, where, "aggregate_tps", 1, &v, NULL, err)))
 		return rc;
-	if ((rc = tt__imp_cell(im, where, TT_PHASE_DECODE, (int64_t)ctx, (int)conc, cell, err)))
+	if (tt_failed(rc = tt__imp_cell(im, where, TT_PHASE_DECODE, ctx, conc, cell, err)))
 		return rc;
 	c = &im->m->cells[*cell];
 	c->state = TT_CELL_DONE;
 	for (size_t k = 0; k < sizeof figures / sizeof *figures; k++) {
-		if ((rc = tt__imp_num(im, r, where, figures[k].member, 0, &v, &found, err)))
+		if (tt_failed(rc = tt__imp_num(im, r, where, figures[k].member, 0, &v, &found, err)))
 			return rc;
-		if (found && (rc = tt__imp_report(im, *cell, figures[k].key, v * figures[k].scale, err)))
+		if (found && tt_failed(rc = tt__imp_report(im, *cell, figures[k].key, v * figures[k].scale, err)))
 			return rc;
 	}
 	/* Early schema: per_request_avg_tps is aggregate / C, the mean stream rate. */
 	if (!tt_cell_reported(c, "per_request_tok_s_mean", NULL)) {
-		if ((rc = tt__imp_num(im, r, where, "per_request_avg_tps", 0, &v, &found, err)))
+		if (tt_failed(rc = tt__imp_num(im, r, where, "per_request_avg_tps", 0, &v, &found, err)))
 			return rc;
-		if (found && (rc = tt__imp_report(im, *cell, "per_request_tok_s_mean", v, err)))
+		if (found && tt_failed(rc = tt__imp_report(im, *cell, "per_request_tok_s_mean", v, err)))
 			return rc;
 	}
 	/* Completed in the window; the early schema has only num_completed. */
-	if ((rc = tt__imp_num(im, r, where, "completed_request_count", 0, &v, &found, err)))
+	if (tt_failed(rc = tt__imp_num(im, r, where, "completed_request_count", 0, &v, &found, err)))
 		return rc;
-	if (!found && (rc = tt__imp_num(im, r, where, "num_completed", 0, &v, &found, err)))
+	if (!found && tt_failed(rc = tt__imp_num(im, r, where, "num_completed", 0, &v, &found, err)))
 		return rc;
-	if (found && (rc = tt__imp_report(im, *cell, "completed", v, err)))
+	if (found && tt_failed(rc = tt__imp_report(im, *cell, "completed", v, err)))
 		return rc;
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "warmup_timed_out")))
 		c->ready_timed_out = 1;
@@ -287,9 +296,9 @@ static enum tt_code rebuild_cell(struct tt__imp *im, int64_t ctx, int conc, stru
 	int64_t need = (int64_t)conc * (ctx + m->max_tokens);
 	size_t idx;
 	char reason[160];
-	enum tt_code rc = tt__imp_cell(im, "metadata", TT_PHASE_DECODE, ctx, conc, &idx, err);
+	enum tt_code rc = tt__imp_cell(im, "metadata", TT_PHASE_DECODE, (double)ctx, conc, &idx, err);
 
-	if (rc)
+	if (tt_failed(rc))
 		return rc;
 	if (m->kv_capacity_tokens > 0 && need > m->kv_capacity_tokens) {
 		m->cells[idx].state = TT_CELL_OVER_CAPACITY;
@@ -318,15 +327,15 @@ enum tt_code tt__import_lib_json(struct tt__imp *im, const cJSON *root, struct t
 
 	if (!root || !cJSON_IsObject(root))
 		return tt__imp_fail_err(im, err, "", "a JSON object expected");
-	if ((rc = tt__imp_member(im, root, "", "metadata", cJSON_Object, 1, &md, err)) ||
-	    (rc = tt__imp_member(im, root, "", "results", cJSON_Array, 1, &results, err)))
+	if (tt_failed(rc = tt__imp_member(im, root, "", "metadata", cJSON_Object, 1, &md, err)) ||
+	    tt_failed(rc = tt__imp_member(im, root, "", "results", cJSON_Array, 1, &results, err)))
 		return rc;
 	/* This file's matrix, before merging into the run's settings. */
 	{
 		int64_t *c64 = NULL;
 		size_t n64 = 0;
-		if ((rc = int_list(im, md, "context_lengths", 0, &ctxs, &n_ctx, err)) ||
-		    (rc = int_list(im, md, "concurrency_levels", 1, &c64, &n64, err))) {
+		if (tt_failed(rc = int_list(im, md, "context_lengths", 0, 1e9, &ctxs, &n_ctx, err)) ||
+		    tt_failed(rc = int_list(im, md, "concurrency_levels", 1, TT_IMPORT_MAX_CONCURRENCY, &c64, &n64, err))) {
 			free(c64);
 			goto cleanup;
 		}
@@ -339,22 +348,29 @@ enum tt_code tt__import_lib_json(struct tt__imp *im, const cJSON *root, struct t
 			goto cleanup;
 		}
 	}
-	if ((rc = read_metadata(im, md, err)) || (rc = read_prefill(im, root, err)))
+	/* The matrix before any cell of it: a few KB can ask for millions. */
+	if ((double)n_ctx * (double)n_conc > TT_IMPORT_MAX_CELLS) {
+		rc = tt__imp_fail_err(im, err, "metadata", "%zu contexts x %zu concurrency levels = "
+				      "%.0f cells: more than the %d a run holds", n_ctx, n_conc,
+				      (double)n_ctx * (double)n_conc, TT_IMPORT_MAX_CELLS);
+		goto cleanup;
+	}
+	if (tt_failed(rc = read_metadata(im, md, err)) || tt_failed(rc = read_prefill(im, root, err)))
 		goto cleanup;
 	first = im->m->n_cells;
 	n_results = (size_t)cJSON_GetArraySize(results);
 	cJSON_ArrayForEach(r, results)
 	{
 		size_t cell;
-		if ((rc = read_result(im, r, i++, &cell, err)))
+		if (tt_failed(rc = read_result(im, r, i++, &cell, err)))
 			goto cleanup;
 	}
 	for (size_t a = 0; a < n_ctx; a++)
 		for (size_t b = 0; b < n_conc; b++) {
 			char id[64];
 			snprintf(id, sizeof id, "decode-%lldx%d", (long long)ctxs[a], conc[b]);
-			if (tt_manifest_find_cell(im->m, id) < 0 &&
-			    (rc = rebuild_cell(im, ctxs[a], conc[b], err)))
+			if (tt__imp_find_cell(im, id) < 0 &&
+			    tt_failed(rc = rebuild_cell(im, ctxs[a], conc[b], err)))
 				goto cleanup;
 		}
 	(void)first;

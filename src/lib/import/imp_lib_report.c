@@ -140,6 +140,12 @@ static void status_key(const char *name, char *key, size_t cap)
 	key[o] = '\0';
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
 static const char *const known_status[] = {"valid", "requests_queued", "over_capacity",
 					   "errors", "too_few_samples", "window_cut_short",
 					   "damaged_trace", "not_run"};
@@ -175,11 +181,14 @@ static enum tt_code row(struct tt__imp *im, const int *at, char cells[][96], siz
 	if (number(cells[at[C_CONTEXT]], 1024, &ctx) != 1 || ctx != floor(ctx))
 		return tt__imp_fail_err(im, err, where, "column 'Context': '%s' is not a context "
 					"length (8K = 8192 tokens)", cells[at[C_CONTEXT]]);
+	if (tt_failed(rc = tt__imp_range(im, where, "column 'Context'", ctx, 0, TT_IMPORT_MAX_CONTEXT,
+				"tokens", err)))
+		return rc;
 	if (at[C_CONC] >= 0 && (number(cells[at[C_CONC]], 1000, &conc) != 1 || conc < 1 ||
 				conc > 1e6 || conc != floor(conc)))
 		return tt__imp_fail_err(im, err, where, "column 'Requests at once': '%s' is not a "
-					"count", cells[at[C_CONC]]);
-	if ((rc = tt__imp_cell(im, where, phase, (int64_t)ctx, (int)conc, &idx, err)))
+					"count in 1..1000000", cells[at[C_CONC]]);
+	if (tt_failed(rc = tt__imp_cell(im, where, phase, ctx, conc, &idx, err)))
 		return rc;
 	c = &im->m->cells[idx];
 	c->state = TT_CELL_DONE;
@@ -205,18 +214,18 @@ static enum tt_code row(struct tt__imp *im, const int *at, char cells[][96], siz
 		if (r < 0)
 			return tt__imp_fail_err(im, err, where, "column '%s': '%s' is not a number",
 						col_names[k], cells[at[k]]);
-		if (r > 0 && (rc = tt__imp_report(im, idx, col_keys[k], v, err)))
+		if (r > 0 && tt_failed(rc = tt__imp_report(im, idx, col_keys[k], v, err)))
 			return rc;
 		/* The printed precision, for the diff (docs/diff.md "Runs without
 		 * traces"): KEY_res, half a unit of the last digit printed. */
 		snprintf(key, sizeof key, "%s_res", col_keys[k]);
-		if (r > 0 && (rc = tt__imp_report(im, idx, key, res, err)))
+		if (r > 0 && tt_failed(rc = tt__imp_report(im, idx, key, res, err)))
 			return rc;
 	}
 	if (phase == TT_PHASE_PREFILL)
 		rc = tt__imp_add_i64(im, &im->m->prefill_contexts, &im->m->n_prefill_contexts,
 				     (int64_t)ctx, err);
-	else if (!(rc = tt__imp_add_i64(im, &im->m->contexts, &im->m->n_contexts, (int64_t)ctx, err)))
+	else if (!tt_failed(rc = tt__imp_add_i64(im, &im->m->contexts, &im->m->n_contexts, (int64_t)ctx, err)))
 		rc = tt__imp_add_int(im, &im->m->concurrency, &im->m->n_concurrency, (int)conc, err);
 	return rc;
 }
@@ -248,7 +257,7 @@ static enum tt_code fact(struct tt__imp *im, const char *k, const char *v, struc
 		return tt__imp_set(im, &m->served_model, v, err);
 	if (strcmp(k, "Time per measurement") == 0 && number(v, 1000, &d) == 1)
 		m->duration_s = d;
-	if (strcmp(k, "Max output") == 0 && number(v, 1000, &d) == 1)
+	if (strcmp(k, "Max output") == 0 && number(v, 1000, &d) == 1 && d <= TT_IMPORT_MAX_TOKENS)
 		m->max_tokens = (int64_t)d;
 	if (strcmp(k, "Benchmark tool") == 0) {
 		/* "llm-inference-bench v0.4.29" */
@@ -288,7 +297,7 @@ enum tt_code tt__import_lib_report(struct tt__imp *im, const cJSON *root, struct
 	(void)root;
 	im->src.tool = "llm-inference-bench";
 	/* The tool streams from /v1/chat/completions (REFERENCE section 1). */
-	if ((rc = tt__imp_set(im, &im->m->endpoint, "chat", err)))
+	if (tt_failed(rc = tt__imp_set(im, &im->m->endpoint, "chat", err)))
 		return rc;
 	while (next_line(&cur, end, &no, &l)) {
 		const char *bar = memchr(l.p, '|', l.len);
@@ -303,7 +312,7 @@ enum tt_code tt__import_lib_report(struct tt__imp *im, const cJSON *root, struct
 			char *on = strstr(text, " on ");
 			if (on)
 				*on = '\0';
-			if ((rc = tt__imp_set(im, &im->m->model, text[0] == '#' ? text + 2 : text, err)))
+			if (tt_failed(rc = tt__imp_set(im, &im->m->model, text[0] == '#' ? text + 2 : text, err)))
 				return rc;
 			model_next = 0;
 			continue;
@@ -336,7 +345,7 @@ enum tt_code tt__import_lib_report(struct tt__imp *im, const cJSON *root, struct
 			n = split_row(bar, l.len - (size_t)(bar - l.p), cells, MAX_COLS);
 			if (n == 0 || strncmp(cells[0], "---", 3) == 0)
 				continue;
-			if ((rc = row(im, at, cells, n, &l, err)))
+			if (tt_failed(rc = row(im, at, cells, n, &l, err)))
 				return rc;
 			rows++;
 			continue;
@@ -346,7 +355,7 @@ enum tt_code tt__import_lib_report(struct tt__imp *im, const cJSON *root, struct
 			const char *v = text[0] == '-' ? text + 1 : text;
 			while (*v == ' ')
 				v++;
-			if ((rc = fact(im, pending_key, v, err)))
+			if (tt_failed(rc = fact(im, pending_key, v, err)))
 				return rc;
 			pending_key[0] = '\0';
 			continue;
@@ -359,7 +368,7 @@ enum tt_code tt__import_lib_report(struct tt__imp *im, const cJSON *root, struct
 			char *colon = strstr(text + 2, ": ");
 			if (colon && colon[-1] != ' ') {
 				*colon = '\0';
-				if (is_fact_key(text + 2) && (rc = fact(im, text + 2, colon + 2, err)))
+				if (is_fact_key(text + 2) && tt_failed(rc = fact(im, text + 2, colon + 2, err)))
 					return rc;
 			} else if (is_fact_key(text + 2)) {
 				snprintf(pending_key, sizeof pending_key, "%.90s", text + 2);
@@ -374,15 +383,18 @@ enum tt_code tt__import_lib_report(struct tt__imp *im, const cJSON *root, struct
 	if (rows == 0)
 		return tt__imp_fail_err(im, err, "", "no row of the 'All measurements' table "
 					"(| Phase | Context | ... |) was found");
-	/* Prefill contexts that are also decode contexts are not prefill-only. */
+	/* Prefill contexts that are also decode contexts are not prefill-only
+	 * (both lists sorted: one merge, not a search per context). */
 	{
 		struct tt_manifest *m = im->m;
-		size_t k = 0;
+		size_t k = 0, j = 0;
+		qsort(m->contexts, m->n_contexts, sizeof *m->contexts, cmp_i64);
+		qsort(m->prefill_contexts, m->n_prefill_contexts, sizeof *m->prefill_contexts, cmp_i64);
 		for (size_t i = 0; i < m->n_prefill_contexts; i++) {
-			int dup = 0;
-			for (size_t j = 0; j < m->n_contexts; j++)
-				dup |= m->contexts[j] == m->prefill_contexts[i];
-			if (!dup)
+			while (j < m->n_contexts && m->contexts[j] < m->prefill_contexts[i])
+				j++;
+			if ((j == m->n_contexts || m->contexts[j] != m->prefill_contexts[i]) &&
+			    (!k || m->prefill_contexts[k - 1] != m->prefill_contexts[i]))
 				m->prefill_contexts[k++] = m->prefill_contexts[i];
 		}
 		m->n_prefill_contexts = k;

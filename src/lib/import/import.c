@@ -9,11 +9,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
+#include <stddef.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "format/run_adopt.h"
@@ -182,7 +186,7 @@ enum tt_code tt_import_detect(const char *path, enum tt_import_format *fmt, stru
 		*fmt = TT_IMPORT_AUTO;
 		return TT_OK;
 	}
-	if ((rc = read_file(path, &data, &len, err)))
+	if (tt_failed(rc = read_file(path, &data, &len, err)))
 		return rc;
 	if (looks_like_run(path, data, len)) {
 		free(data);
@@ -203,31 +207,266 @@ enum tt_code tt_import_detect(const char *path, enum tt_import_format *fmt, stru
 
 /* ---- building the run ------------------------------------------------ */
 
+/* The run's cell ids, hashed: index + 1 of m->cells in each slot, 0 empty.
+ * Open addressing, at most half full. */
+struct tt__imp_ids {
+	size_t *slot;
+	size_t cap, n;
+};
+
+static uint64_t hash_id(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static int ids_put(struct tt__imp_ids *t, const struct tt_manifest *m, size_t idx)
+{
+	size_t i;
+
+	if (2 * (t->n + 1) > t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 1024;
+		size_t *ns = calloc(nc, sizeof *ns);
+		if (!ns)
+			return -1;
+		for (size_t k = 0; k < t->cap; k++) {
+			if (!t->slot[k])
+				continue;
+			for (i = hash_id(m->cells[t->slot[k] - 1].id) & (nc - 1); ns[i]; i = (i + 1) & (nc - 1))
+				;
+			ns[i] = t->slot[k];
+		}
+		free(t->slot);
+		t->slot = ns;
+		t->cap = nc;
+	}
+	for (i = hash_id(m->cells[idx].id) & (t->cap - 1); t->slot[i]; i = (i + 1) & (t->cap - 1))
+		;
+	t->slot[i] = idx + 1;
+	t->n++;
+	return 0;
+}
+
+static void ids_free(struct tt__imp_ids *t)
+{
+	if (t)
+		free(t->slot);
+	free(t);
+}
+
+/* The ids of the cells already in the run (earlier files). */
+static struct tt__imp_ids *ids_build(const struct tt_manifest *m)
+{
+	struct tt__imp_ids *t = calloc(1, sizeof *t);
+
+	for (size_t i = 0; t && i < m->n_cells; i++)
+		if (ids_put(t, m, i)) {
+			ids_free(t);
+			return NULL;
+		}
+	return t;
+}
+
+long tt__imp_find_cell(struct tt__imp *im, const char *id)
+{
+	const struct tt__imp_ids *t = im->ids;
+
+	if (!t || !t->cap)
+		return -1;
+	for (size_t i = hash_id(id) & (t->cap - 1); t->slot[i]; i = (i + 1) & (t->cap - 1))
+		if (strcmp(im->m->cells[t->slot[i] - 1].id, id) == 0)
+			return (long)(t->slot[i] - 1);
+	return -1;
+}
+
+/* Rebuild the table: cells are only renamed, never removed, so this is
+ * rare (GuideLLM's provisional cells, once each). */
+enum tt_code tt__imp_rename_cell(struct tt__imp *im, size_t i, const char *id,
+				 struct tt_error *err)
+{
+	struct tt__imp_ids *t;
+	size_t old_cap = im->ids ? im->ids->cap : 0;
+
+	if (tt_manifest_set_str(&im->m->cells[i].id, id))
+		return tt__imp_nomem(im, err);
+	/* Remove and reinsert everything after the renamed one is found:
+	 * simplest is a fresh table of the same size. */
+	if (!(t = calloc(1, sizeof *t)) || !(t->slot = calloc(old_cap ? old_cap : 1024,
+							     sizeof *t->slot))) {
+		ids_free(t);
+		return tt__imp_nomem(im, err);
+	}
+	t->cap = old_cap ? old_cap : 1024;
+	for (size_t k = 0; k < im->m->n_cells; k++)
+		if (ids_put(t, im->m, k)) {
+			ids_free(t);
+			return tt__imp_nomem(im, err);
+		}
+	ids_free(im->ids);
+	im->ids = t;
+	return TT_OK;
+}
+
+/* tt_manifest_add_cell, with room for the next cells: it grows the array
+ * by one cell each time, which copies the array every time under ASan and
+ * made a fuzzed 1000 x 1000 matrix time out.  The cell is set up as it
+ * sets one up (format/manifest.c tt__manifest_push_cell). */
+static int add_cell(struct tt__imp *im, enum tt_phase phase, int64_t ctx, int conc,
+		    const char *id, size_t *index)
+{
+	struct tt_manifest *m = im->m;
+	struct tt_cell_info *c;
+
+	if (im->cells_cap < m->n_cells)
+		im->cells_cap = m->n_cells; /* another file's array: no room assumed */
+	if (m->n_cells == im->cells_cap) {
+		size_t nc = im->cells_cap ? im->cells_cap * 2 : 16;
+		struct tt_cell_info *cells = realloc(m->cells, nc * sizeof *cells);
+		if (!cells)
+			return -1;
+		m->cells = cells;
+		im->cells_cap = nc;
+	}
+	c = &m->cells[m->n_cells];
+	memset(c, 0, sizeof *c);
+	if (!(c->id = strdup(id)))
+		return -1;
+	c->state = TT_CELL_PENDING;
+	c->kv_need_tokens = -1;
+	c->start_ns = c->ready_ns = c->window_start_ns = c->window_end_ns = c->end_ns = -1;
+	c->phase = phase;
+	c->context = ctx;
+	c->concurrency = phase == TT_PHASE_PREFILL ? 1 : conc;
+	*index = m->n_cells++;
+	return 0;
+}
+
 enum tt_code tt__imp_cell(struct tt__imp *im, const char *where, enum tt_phase phase,
-			  int64_t context, int concurrency, size_t *index, struct tt_error *err)
+			  double context, double concurrency, size_t *index, struct tt_error *err)
 {
 	char id[64];
 	long have;
+	int64_t ctx;
+	int conc;
+	enum tt_code rc;
 
+	if (context != floor(context) &&
+	    tt_failed(rc = tt__imp_fail_err(im, err, where, "context %g tokens is not an integer", context)))
+		return rc;
+	if (tt_failed(rc = tt__imp_range(im, where, "context", context, 0, TT_IMPORT_MAX_CONTEXT, "tokens",
+				err)))
+		return rc;
 	if (phase == TT_PHASE_PREFILL)
-		snprintf(id, sizeof id, "prefill-%lld", (long long)context);
+		concurrency = 1;
+	if (concurrency != floor(concurrency) &&
+	    tt_failed(rc = tt__imp_fail_err(im, err, where, "concurrency %g is not an integer", concurrency)))
+		return rc;
+	if (tt_failed(rc = tt__imp_range(im, where, "concurrency", concurrency, 1, TT_IMPORT_MAX_CONCURRENCY,
+				"requests", err)))
+		return rc;
+	ctx = (int64_t)context;
+	conc = (int)concurrency;
+	if (phase == TT_PHASE_PREFILL)
+		snprintf(id, sizeof id, "prefill-%lld", (long long)ctx);
 	else
-		snprintf(id, sizeof id, "decode-%lldx%d", (long long)context, concurrency);
-	have = tt_manifest_find_cell(im->m, id);
+		snprintf(id, sizeof id, "decode-%lldx%d", (long long)ctx, conc);
+	have = tt__imp_find_cell(im, id);
 	if (have >= 0)
 		return tt_error_set(err, TT_EFORMAT, "'%s': %s%scell %s (%lld tokens of context, %d "
 				    "at once) appears twice%s", im->file, where ? where : "",
-				    where && where[0] ? ": " : "", id, (long long)context,
-				    concurrency, (size_t)have < im->first_cell ?
+				    where && where[0] ? ": " : "", id, (long long)ctx,
+				    conc, (size_t)have < im->first_cell ?
 				    " (an earlier file of this import has it too)" : "");
-	if (tt_manifest_add_cell(im->m, phase, context, concurrency, index))
+	if (!im->ids && !(im->ids = calloc(1, sizeof *im->ids)))
+		return tt__imp_nomem(im, err);
+	if (im->m->n_cells >= TT_IMPORT_MAX_CELLS)
+		return tt__imp_fail_err(im, err, where, "more than %d cells: more than a run's "
+					"manifest holds (64 MiB, about 190 bytes a cell)",
+					TT_IMPORT_MAX_CELLS);
+	if (add_cell(im, phase, ctx, conc, id, index) || ids_put(im->ids, im->m, *index))
 		return tt__imp_nomem(im, err);
 	return TT_OK;
+}
+
+enum tt_code tt__imp_write(struct tt__imp *im, struct tt_trace_writer *tw, const char *where,
+			   const struct tt_request *r, struct tt_error *err)
+{
+	const int64_t lim = TT_IMPORT_MAX_TRACE_NS;
+	const char *what = NULL;
+	int64_t t = 0;
+
+	if (r->n_chunks > TT_IMPORT_MAX_CHUNKS)
+		return tt__imp_fail_err(im, err, where, "%zu chunks: more than the 2^20 a request of "
+					"a run holds", r->n_chunks);
+	if (r->t_sched_ns < -lim || r->t_sched_ns > lim)
+		what = "its schedule", t = r->t_sched_ns;
+	else if (r->t_send_ns < -lim || r->t_send_ns > lim)
+		what = "its send time", t = r->t_send_ns;
+	else if (r->t_end_ns < -lim || r->t_end_ns > lim)
+		what = "its end", t = r->t_end_ns;
+	for (size_t j = 0; !what && j < r->n_chunks; j++) {
+		if (r->chunks[j].t_ns < -lim || r->chunks[j].t_ns > lim)
+			what = "a chunk's arrival", t = r->chunks[j].t_ns;
+		else if (r->chunks[j].tokens > TT_IMPORT_MAX_CHUNK_TOKENS)
+			return tt__imp_fail_err(im, err, where, "a chunk of %lu tokens: more than the "
+						"2^20 a chunk of a run holds (its output tokens "
+						"spread over too few chunks)",
+						(unsigned long)r->chunks[j].tokens);
+	}
+	if (what)
+		return tt__imp_fail_err(im, err, where, "%s is %lld ns from the run's origin, beyond "
+					"the +-2^60 ns (36 years) a run's trace holds", what,
+					(long long)t);
+	return tt_trace_write_request(tw, r, err);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+long tt__imp_max_in_flight(double *send, double *end, size_t n)
+{
+	size_t k = 0, e = 0;
+	long best = 0;
+
+	/* In flight at s: sent at or before s, ending after s.  Count the sends
+	 * at or before s, less those whose max(send, end) is at or before s. */
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(send[i]))
+			continue;
+		end[k] = isnan(end[i]) || end[i] < send[i] ? send[i] : end[i];
+		send[k] = send[i];
+		k++;
+	}
+	n = k;
+	qsort(send, n, sizeof *send, cmp_double);
+	qsort(end, n, sizeof *end, cmp_double);
+	for (size_t i = 0; i < n; i++) {
+		size_t started = i + 1;
+		long now;
+		while (started < n && send[started] == send[i])
+			started++;
+		while (e < n && end[e] <= send[i])
+			e++;
+		now = (long)started - (long)e;
+		if (now > best)
+			best = now;
+	}
+	return best;
 }
 
 enum tt_code tt__imp_report(struct tt__imp *im, size_t cell, const char *key, double value,
 			    struct tt_error *err)
 {
+	/* Finite as read, but a scale (s to ms) can overflow: the reader
+	 * refuses a figure that is not finite. */
+	if (!isfinite(value))
+		return tt__imp_fail_err(im, err, im->m->cells[cell].id, "reported %s is not a "
+					"finite number once in its unit", key);
 	if (tt_cell_set_reported(&im->m->cells[cell], key, value))
 		return tt__imp_nomem(im, err);
 	return TT_OK;
@@ -250,9 +489,18 @@ enum tt_code tt__imp_set(struct tt__imp *im, char **field, const char *value, st
 enum tt_code tt__imp_note(struct tt__imp *im, const char *key, const char *value,
 			  struct tt_error *err)
 {
+	char *clean;
+	enum tt_code rc;
+
 	if (!value || !value[0] || tt_manifest_note(im->m, key))
 		return TT_OK;
-	return tt_manifest_set_note(im->m, key, value) ? tt__imp_nomem(im, err) : TT_OK;
+	/* A foreign file's server URL or command may carry credentials
+	 * (user:password@, ?api_key=): redacted as the capture redacts. */
+	if (!(clean = tt_redact_secrets(value)))
+		return tt__imp_nomem(im, err);
+	rc = tt_manifest_set_note(im->m, key, clean) ? tt__imp_nomem(im, err) : TT_OK;
+	free(clean);
+	return rc;
 }
 
 enum tt_code tt__imp_unavailable(struct tt__imp *im, const char *figure, struct tt_error *err)
@@ -265,13 +513,18 @@ enum tt_code tt__imp_add_i64(struct tt__imp *im, int64_t **v, size_t *n, int64_t
 {
 	int64_t *nv;
 
-	for (size_t i = 0; i < *n; i++)
-		if ((*v)[i] == x)
-			return TT_OK;
-	if (!(nv = realloc(*v, (*n + 1) * sizeof *nv)))
-		return tt__imp_nomem(im, err);
-	nv[(*n)++] = x;
-	*v = nv;
+	/* The last value again (a matrix's rows, one context each) costs no
+	 * room; duplicates elsewhere go when the lists are made unique. */
+	if (*n && (*v)[*n - 1] == x)
+		return TT_OK;
+	/* Doubling: the capacity is 4, then twice each power of two reached
+	 * (a list shortened in place keeps more room than this assumes). */
+	if (*n == 0 || (*n >= 4 && (*n & (*n - 1)) == 0)) {
+		if (!(nv = realloc(*v, (*n ? *n * 2 : 4) * sizeof *nv)))
+			return tt__imp_nomem(im, err);
+		*v = nv;
+	}
+	(*v)[(*n)++] = x;
 	return TT_OK;
 }
 
@@ -279,13 +532,14 @@ enum tt_code tt__imp_add_int(struct tt__imp *im, int **v, size_t *n, int x, stru
 {
 	int *nv;
 
-	for (size_t i = 0; i < *n; i++)
-		if ((*v)[i] == x)
-			return TT_OK;
-	if (!(nv = realloc(*v, (*n + 1) * sizeof *nv)))
-		return tt__imp_nomem(im, err);
-	nv[(*n)++] = x;
-	*v = nv;
+	if (*n && (*v)[*n - 1] == x)
+		return TT_OK;
+	if (*n == 0 || (*n >= 4 && (*n & (*n - 1)) == 0)) {
+		if (!(nv = realloc(*v, (*n ? *n * 2 : 4) * sizeof *nv)))
+			return tt__imp_nomem(im, err);
+		*v = nv;
+	}
+	(*v)[(*n)++] = x;
 	return TT_OK;
 }
 
@@ -320,6 +574,39 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Sorted, each value once: the new length. */
+static size_t unique_i64(int64_t *v, size_t n)
+{
+	size_t k = 0;
+
+	qsort(v, n, sizeof *v, cmp_i64);
+	for (size_t i = 0; i < n; i++)
+		if (!k || v[k - 1] != v[i])
+			v[k++] = v[i];
+	return k;
+}
+
+/* The run reader takes a manifest of up to 64 MiB (format/run_read.c):
+ * a matrix too large for it is refused here, not written unreadable. */
+#define MAX_MANIFEST_BYTES ((size_t)64 << 20)
+
+static enum tt_code check_manifest_size(const struct tt_manifest *m, struct tt_error *err)
+{
+	char *json = NULL;
+	size_t len;
+	enum tt_code rc = tt_manifest_to_json(m, &json, err);
+
+	if (tt_failed(rc))
+		return rc;
+	len = strlen(json);
+	free(json);
+	if (len > MAX_MANIFEST_BYTES)
+		return tt_error_set(err, TT_EFORMAT, "the imported run's manifest would be %zu bytes "
+				    "(%zu cells), more than the 64 MiB a run's reader takes", len,
+				    m->n_cells);
+	return TT_OK;
+}
+
 /* The figures a report shows; those no reported cell of this file has are
  * recorded as unavailable, and a file without traces has no per-request
  * times at all ("trace": no timeline, no TBT distribution). */
@@ -343,14 +630,14 @@ static enum tt_code mark_unavailable(struct tt__imp *im, struct tt_error *err)
 	}
 	/* No foreign tool here keeps /metrics scrapes in its per-request file:
 	 * active requests are the client's count, queueing is not evidenced. */
-	if (traced && (rc = tt__imp_unavailable(im, "server_metrics", err)))
+	if (traced && tt_failed(rc = tt__imp_unavailable(im, "server_metrics", err)))
 		return rc;
 	if (!any)
 		return TT_OK;
-	if ((rc = tt__imp_unavailable(im, "trace", err)))
+	if (tt_failed(rc = tt__imp_unavailable(im, "trace", err)))
 		return rc;
 	for (size_t k = 0; k < sizeof shown / sizeof *shown; k++)
-		if (!seen[k] && (rc = tt__imp_unavailable(im, shown[k], err)))
+		if (!seen[k] && tt_failed(rc = tt__imp_unavailable(im, shown[k], err)))
 			return rc;
 	return TT_OK;
 }
@@ -376,7 +663,7 @@ static enum tt_code import_one(struct tt_run_writer *w, const char *path, const 
 		memcpy(data, mem, mem_len);
 		data[mem_len] = '\0';
 		len = mem_len;
-	} else if ((rc = read_file(path, &data, &len, err))) {
+	} else if (tt_failed(rc = read_file(path, &data, &len, err))) {
 		return rc;
 	}
 	im.file = path;
@@ -385,6 +672,10 @@ static enum tt_code import_one(struct tt_run_writer *w, const char *path, const 
 	im.w = w;
 	im.m = tt_run_writer_manifest(w);
 	im.first_cell = im.m->n_cells;
+	if (!(im.ids = ids_build(im.m))) {
+		rc = tt__imp_nomem(&im, err);
+		goto cleanup;
+	}
 	if (len == 0) {
 		rc = tt_error_set(err, TT_EFORMAT, "'%s' is empty (0 bytes)", path);
 		goto cleanup;
@@ -392,7 +683,7 @@ static enum tt_code import_one(struct tt_run_writer *w, const char *path, const 
 	if (is_one_json_value(data, len)) {
 		rc = tt__imp_parse(&im, data, len, "", &root, err);
 		/* JSON lines are many values: not an error for a JSON-lines format. */
-		if (rc && f != TT_IMPORT_AIPERF && !(f == TT_IMPORT_AUTO &&
+		if (tt_failed(rc) && f != TT_IMPORT_AIPERF && !(f == TT_IMPORT_AUTO &&
 						     tt__import_sniff(data, len, NULL) == TT_IMPORT_AIPERF))
 			goto cleanup;
 		rc = TT_OK;
@@ -419,7 +710,7 @@ static enum tt_code import_one(struct tt_run_writer *w, const char *path, const 
 	rc = formats[f].fn(&im, root, err);
 	if (rc > TT_WARN)
 		goto cleanup;
-	if ((rc = mark_unavailable(&im, err)))
+	if (tt_failed(rc = mark_unavailable(&im, err)))
 		goto cleanup;
 	if (tt_manifest_add_source(im.m, &im.src)) {
 		rc = tt__imp_nomem(&im, err);
@@ -430,7 +721,7 @@ static enum tt_code import_one(struct tt_run_writer *w, const char *path, const 
 		char note[512];
 		snprintf(note, sizeof note, "%s%s%s", im.src.tool, im.src.tool_version ? " v" : "",
 			 im.src.tool_version ? im.src.tool_version : "");
-		if ((rc = tt__imp_note(&im, "tool", note, err)))
+		if (tt_failed(rc = tt__imp_note(&im, "tool", note, err)))
 			goto cleanup;
 		snprintf(note, sizeof note, "%s (%s, %lld bytes, sha256 %s)", im.src.file,
 			 im.src.format, (long long)len, sha);
@@ -443,16 +734,103 @@ static enum tt_code import_one(struct tt_run_writer *w, const char *path, const 
 		} else {
 			rc = tt__imp_note(&im, "imported_from", note, err);
 		}
-		if (rc)
+		if (tt_failed(rc))
 			goto cleanup;
 	}
 	if (im.newer[0] && warn[0] == '\0')
 		snprintf(warn, warn_len, "'%s': %s", path, im.newer);
 	rc = TT_OK;
 cleanup:
+	ids_free(im.ids);
 	cJSON_Delete(root);
 	free(data);
 	return rc;
+}
+
+/* ---- directories in progress, for tt_import_abandon ------------------- */
+
+/* Fixed slots, no allocation: a signal handler reads them.  A slot is
+ * filled before its flag is set and emptied after the flag is cleared. */
+#define TMP_SLOTS 16
+static char tmp_path[TMP_SLOTS][PATH_MAX];
+static volatile sig_atomic_t tmp_used[TMP_SLOTS];
+
+static int tmp_register(const char *dir)
+{
+	for (int i = 0; i < TMP_SLOTS; i++)
+		if (!tmp_used[i] && strlen(dir) < PATH_MAX) {
+			strcpy(tmp_path[i], dir);
+			tmp_used[i] = 1;
+			return i;
+		}
+	return -1; /* more at once than slots: not removed on a signal */
+}
+
+static void tmp_unregister(int slot)
+{
+	if (slot >= 0)
+		tmp_used[slot] = 0;
+}
+
+/* Remove everything under the directory open as fd, depth-first (a run is
+ * two levels deep: cells/ and its traces).  System calls only. */
+static void rm_at(int fd, int depth)
+{
+	char buf[4096];
+	long n;
+	int removed = 1;
+
+	if (depth > 8)
+		return;
+	/* Passes until one removes nothing (entries removed shift the
+	 * directory under getdents: each pass reads it from the start). */
+	while (removed) {
+		removed = 0;
+		lseek(fd, 0, SEEK_SET);
+		while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+		for (long off = 0; off < n;) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *d = (void *)(buf + off);
+			off += d->reclen;
+			if (strcmp(d->name, ".") == 0 || strcmp(d->name, "..") == 0)
+				continue;
+			if (unlinkat(fd, d->name, 0) == 0) {
+				removed = 1;
+			} else if (errno == EISDIR || errno == EPERM) {
+				int sub = openat(fd, d->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+							     O_CLOEXEC);
+				if (sub >= 0) {
+					rm_at(sub, depth + 1);
+					close(sub);
+				}
+				removed |= unlinkat(fd, d->name, AT_REMOVEDIR) == 0;
+			}
+		}
+	}
+}
+
+void tt_import_abandon(void)
+{
+	int saved = errno;
+
+	for (int i = 0; i < TMP_SLOTS; i++) {
+		int fd;
+		if (!tmp_used[i])
+			continue;
+		fd = open(tmp_path[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			rm_at(fd, 0);
+			close(fd);
+		}
+		rmdir(tmp_path[i]);
+		tmp_used[i] = 0;
+	}
+	errno = saved;
 }
 
 static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
@@ -494,7 +872,7 @@ static enum tt_code import_into(const char *const *paths, size_t n, const void *
 	m.max_tokens = 0;
 	rc = tt_run_writer_create(dir, &m, &w, err);
 	tt_manifest_release(&m);
-	if (rc)
+	if (tt_failed(rc))
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		rc = import_one(w, paths[i], mem, mem_len, opts ? opts->from : TT_IMPORT_AUTO, warn,
@@ -507,11 +885,20 @@ static enum tt_code import_into(const char *const *paths, size_t n, const void *
 		rc = tt_error_set(err, TT_ENOMEM, "out of memory");
 		goto cleanup;
 	}
-	qsort(wm->contexts, wm->n_contexts, sizeof *wm->contexts, cmp_i64);
-	qsort(wm->prefill_contexts, wm->n_prefill_contexts, sizeof *wm->prefill_contexts, cmp_i64);
+	wm->n_contexts = unique_i64(wm->contexts, wm->n_contexts);
+	wm->n_prefill_contexts = unique_i64(wm->prefill_contexts, wm->n_prefill_contexts);
 	qsort(wm->concurrency, wm->n_concurrency, sizeof *wm->concurrency, cmp_int);
+	{
+		size_t k = 0;
+		for (size_t i = 0; i < wm->n_concurrency; i++)
+			if (!k || wm->concurrency[k - 1] != wm->concurrency[i])
+				wm->concurrency[k++] = wm->concurrency[i];
+		wm->n_concurrency = k;
+	}
+	if (tt_failed(rc = check_manifest_size(wm, err)))
+		goto cleanup;
 	rc = tt_run_writer_commit(w, err);
-	if (!rc && warn[0])
+	if (!tt_failed(rc) && warn[0])
 		rc = tt_error_setv(err, TT_WARN, TT_EVERSION, "%s", warn);
 cleanup:
 	tt_run_writer_free(w);
@@ -541,6 +928,7 @@ static enum tt_code import_run(const char *const *paths, size_t n, const void *m
 	char tmp[PATH_MAX];
 	struct stat st;
 	enum tt_code rc;
+	int slot;
 
 	if (n == 0)
 		return tt_error_set(err, TT_EARG, "no file to import");
@@ -551,11 +939,13 @@ static enum tt_code import_run(const char *const *paths, size_t n, const void *m
 		return tt_error_set(err, TT_EARG, "run path '%s' is too long", dir);
 	if (!mkdtemp(tmp))
 		return tt_error_set(err, TT_EIO, "cannot create '%s': %s", tmp, strerror(errno));
+	slot = tmp_register(tmp);
 	rc = import_into(paths, n, mem, mem_len, opts, tmp, err);
 	if (rc <= TT_WARN && rename(tmp, dir) != 0) {
 		rc = tt_error_set(err, TT_EIO, "cannot rename '%s' to '%s': %s", tmp, dir,
 				  strerror(errno));
 	}
+	tmp_unregister(slot);
 	if (rc > TT_WARN)
 		rm_tree(tmp);
 	return rc;
@@ -596,10 +986,20 @@ static int json_text(const char *path)
 	return n > 0 && is_one_json_value(buf, (size_t)n);
 }
 
+/* A private run's directory: its slot is kept in the bytes before the
+ * path (tt__run_adopt hands the path back to free_tmp). */
+struct tmp_dir {
+	int slot;
+	char path[];
+};
+
 static void free_tmp(void *ctx)
 {
-	rm_tree(ctx);
-	free(ctx);
+	struct tmp_dir *t = (struct tmp_dir *)((char *)ctx - offsetof(struct tmp_dir, path));
+
+	tmp_unregister(t->slot);
+	rm_tree(t->path);
+	free(t);
 }
 
 enum tt_code tt_import_open(const char *path, const struct tt_import_opts *opts,
@@ -609,6 +1009,7 @@ enum tt_code tt_import_open(const char *path, const struct tt_import_opts *opts,
 	struct tt_import_opts o = {.from = f};
 	struct tt_error werr;
 	const char *tmpdir = getenv("TMPDIR");
+	struct tmp_dir *t;
 	char *dir;
 	struct tt_run *run = NULL;
 	enum tt_code rc, irc;
@@ -620,23 +1021,25 @@ enum tt_code tt_import_open(const char *path, const struct tt_import_opts *opts,
 		/* A JSON text that is not one we know (truncated, say) is for the
 		 * importer to explain; whatever else is not a foreign file goes to
 		 * the run reader, whose messages say best what is wrong with a run. */
-		if (rc && derr.kind == TT_EFORMAT && json_text(path))
+		if (tt_failed(rc) && derr.kind == TT_EFORMAT && json_text(path))
 			f = TT_IMPORT_AUTO;
-		else if (rc || f == TT_IMPORT_AUTO)
+		else if (tt_failed(rc) || f == TT_IMPORT_AUTO)
 			return tt_run_open(path, out, err);
 		o.from = f;
 	}
 	if (!tmpdir || !tmpdir[0])
 		tmpdir = "/tmp";
-	if (!(dir = malloc(strlen(tmpdir) + 32)))
+	if (!(t = malloc(sizeof *t + strlen(tmpdir) + 32)))
 		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	dir = t->path;
 	sprintf(dir, "%s/tokentrace-import-XXXXXX", tmpdir);
 	if (!mkdtemp(dir)) {
 		rc = tt_error_set(err, TT_EIO, "cannot create a temporary directory in '%s': %s",
 				  tmpdir, strerror(errno));
-		free(dir);
+		free(t);
 		return rc;
 	}
+	t->slot = tmp_register(dir);
 	tt_error_clear(&werr);
 	irc = import_into(&path, 1, NULL, 0, &o, dir, &werr);
 	if (irc > TT_WARN) {
@@ -646,7 +1049,7 @@ enum tt_code tt_import_open(const char *path, const struct tt_import_opts *opts,
 		return irc;
 	}
 	rc = tt_run_open(dir, &run, err);
-	if (rc) {
+	if (tt_failed(rc)) {
 		free_tmp(dir);
 		return rc;
 	}

@@ -75,11 +75,70 @@ static void paragraph(struct flow *f, const char *text, double size, struct rgb 
 	f->y += h + 6;
 }
 
+/* Does every group's column fit the page from y0?  Measured only until one
+ * does not. */
+static int facts_fit(struct flow *f, const struct fact *facts, size_t n, const char *const *groups,
+		     double col_w, double y0)
+{
+	for (size_t g = 0; g < 3; g++) {
+		double y = y0 + 22;
+		for (size_t i = 0; i < n; i++) {
+			struct tstyle vs = tt__tstyle_make(11.5, 0, tt__chart_ink, 0, 0);
+			if (strcmp(facts[i].group, groups[g]) != 0)
+				continue;
+			y += tt__cv_paragraph(f->c, 0, 0, col_w * 0.55 - 10, facts[i].value, &vs, 0) + 3;
+			if (y > bottom())
+				return 0;
+		}
+	}
+	return 1;
+}
+
+/* More facts than a page holds (thousands of notes): each group in turn,
+ * the full width, breaking pages as paragraphs do.  Drawn in three columns
+ * they ran off the first page, unseen, and each drawn far below it cost
+ * more than the last (7,500 notes took 38.5 s). */
+static void facts_flow(struct flow *f, const struct fact *facts, size_t n, const char *const *groups)
+{
+	double w = PAGE_W - 2 * MARGIN, kw = w * 0.25;
+
+	for (size_t g = 0; g < 3; g++) {
+		int any = 0;
+		for (size_t i = 0; i < n && !any; i++)
+			any = strcmp(facts[i].group, groups[g]) == 0;
+		if (!any)
+			continue;
+		if (f->y + 40 > bottom())
+			new_page(f);
+		heading(f, groups[g], 13.5);
+		for (size_t i = 0; i < n; i++) {
+			struct tstyle ks = tt__tstyle_make(11.5, 0, tt__chart_muted, 0, 0);
+			struct tstyle vs = tt__tstyle_make(11.5, 0, tt__chart_ink, 0, 0);
+			double h;
+			if (strcmp(facts[i].group, groups[g]) != 0)
+				continue;
+			ks.max_w = kw;
+			h = tt__cv_paragraph(f->c, 0, 0, w - kw - 10, facts[i].value, &vs, 0);
+			if (f->y + h > bottom())
+				new_page(f);
+			tt__cv_text(f->c, MARGIN, f->y, facts[i].key, &ks);
+			tt__cv_paragraph(f->c, MARGIN + kw + 10, f->y, w - kw - 10, facts[i].value, &vs, 1);
+			f->y += h + 3;
+		}
+		f->y += 10;
+	}
+}
+
 static void facts_page(struct flow *f, const struct fact *facts, size_t n)
 {
 	static const char *const groups[] = {"Hardware", "Engine", "Run"};
 	double col_w = (PAGE_W - 2 * MARGIN - 2 * 24) / 3, y0 = f->y, ymax = f->y;
 	size_t shown = 0;
+
+	if (!facts_fit(f, facts, n, groups, col_w, y0)) {
+		facts_flow(f, facts, n, groups);
+		goto launch;
+	}
 	for (size_t g = 0; g < 3; g++) {
 		/* groups that have facts fill the columns from the left */
 		double x = MARGIN + (double)shown * (col_w + 24), y = y0, kw = 0;
@@ -119,6 +178,7 @@ static void facts_page(struct flow *f, const struct fact *facts, size_t n)
 			ymax = y;
 	}
 	f->y = ymax + 10;
+launch:
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(facts[i].group, "Launch command") != 0)
 			continue;
