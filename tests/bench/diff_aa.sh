@@ -69,6 +69,45 @@ if [ "${ANALYSE_ONLY:-0}" != 1 ]; then
 fi
 [ "${CAPTURE_ONLY:-0}" = 1 ] && exit 0
 
+# The run-to-run allowance (docs/diff.md "One run per side"), estimated on
+# other runs than those judged below: rep-2 of base capture 2i against
+# rep-2 of base capture 2i+1, and the same for rep-3 (2 x PAIRS pairs of
+# independent captures), diffed with --run-allowance 0.  Per figure, d =
+# ln(candidate / base) and w = se_b^2 + se_c^2 (the bootstrap's within-run
+# variances): the allowance a is the standard deviation one run adds,
+# a^2 = (mean d^2 - mean w) / 2, printed in % with the pairs' count.
+for k in 2 3; do
+	for i in $(seq 0 $((PAIRS - 1))); do
+		a="$W/base-$((2 * i))/rep-$k" b="$W/base-$((2 * i + 1))/rep-$k"
+		[ -f "$a/manifest.json" ] && [ -f "$b/manifest.json" ] || continue
+		"$tt" diff "$a" "$b" --run-allowance 0 -f json -o "$W/est-$k-$i.json" -q 2>/dev/null
+	done
+done
+python3 - "$W" <<'PY'
+import glob, json, math, sys
+acc = {}
+for p in sorted(glob.glob(sys.argv[1] + "/est-*.json")):
+    d = json.load(open(p))
+    for c in d["cells"]:
+        for f, v in c["figures"].items():
+            if v["verdict"] in ("unjudged",) or v["ratio"] is None or v["se_log_base"] is None:
+                continue
+            key = (c["id"], f)
+            acc.setdefault(key, []).append((math.log(v["ratio"]), v["se_log_base"] ** 2 + v["se_log_candidate"] ** 2))
+print("run-to-run allowance estimate (pairs of rep-2 and rep-3 runs, --run-allowance 0):")
+byfig = {}
+for (cell, f), xs in sorted(acc.items()):
+    n = len(xs)
+    md2 = sum(x * x for x, _ in xs) / n
+    mw = sum(w for _, w in xs) / n
+    a2 = (md2 - mw) / 2
+    byfig.setdefault(f, []).append(a2)
+    print("  %-16s %-18s pairs %2d  rms ln ratio %6.2f %%  within sd %6.2f %%  allowance %6.2f %%"
+          % (cell, f, n, 100 * math.sqrt(md2), 100 * math.sqrt(mw), 100 * math.sqrt(max(a2, 0))))
+for f, v in sorted(byfig.items()):
+    print("  %-18s allowance, largest over cells: %.2f %%" % (f, 100 * math.sqrt(max(max(v), 0))))
+PY
+
 side() { # $1 capture dir, $2 runs
 	local k out=""
 	for k in $(seq 1 "$2"); do out="$out $1/rep-$k"; done

@@ -99,7 +99,7 @@ if grep -q '^decode-8192x4,decode,8192,4,both,valid,valid,0,total_tok_s,.*,slowe
 if python3 - "$tmp/d.json" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema"] == "tokentrace-diff" and d["version"] == "1.2"
+assert d["schema"] == "tokentrace-diff" and d["version"] == "1.3"
 for k in ("base", "candidate", "method", "summary", "gate", "cells"):
     assert k in d, k
 for k in ("alpha", "replicates", "slices", "seed", "tail", "min_change_pct", "comparisons", "level_each",

@@ -262,17 +262,89 @@ static void side_facts(struct tt_buf *out, int md, const char *name, const struc
 	for (size_t i = 0; i < n; i++) {
 		const struct tt_report *r = tt_diff_side_report(s, i);
 		const struct tt_manifest *m = &r->manifest;
-		tt_buf_printf(out, "%s%s%s: %s (%s %s, %s)\n", md ? "- **" : "",
-			      i ? "" : name, md ? (i ? "** " : "**") : "", r->source,
+		char label[64];
+		if (i)
+			snprintf(label, sizeof label, "%s run %zu", name, i + 1);
+		else
+			snprintf(label, sizeof label, "%s", name);
+		tt_buf_printf(out, "%s%s%s: %s (%s %s, %s)\n", md ? "- **" : "", label,
+			      md ? "**" : "", r->source,
 			      m->engine ? m->engine : "unknown engine",
 			      m->engine_version ? m->engine_version : "",
 			      m->model ? m->model : "unknown model");
 	}
 }
 
+/* The run-to-run allowance as words: "2 %" when every figure has the same,
+ * else "1.5 % to 4 %"; "" when none is set. */
+static void allowance_text(const struct tt_diff *d, char *buf, size_t len)
+{
+	double lo = INFINITY, hi = 0;
+
+	for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
+		double a = d->opts.run_allowance[f];
+		if (a > 0 && a < lo)
+			lo = a;
+		if (a > hi)
+			hi = a;
+	}
+	if (!(hi > 0))
+		buf[0] = '\0';
+	else if (lo == hi)
+		tt__snprintf_c(buf, len, "%g %%", hi);
+	else
+		tt__snprintf_c(buf, len, "%g %% to %g %%", lo, hi);
+}
+
+/* What the verdicts can say, by runs per side (docs/diff.md "Runs, the
+ * unit of evidence"). */
+static void runs_text(const struct tt_diff *d, char *line, size_t len)
+{
+	size_t nb = tt_diff_side_runs(d->base), nc = tt_diff_side_runs(d->cand);
+	char allow[64];
+
+	allowance_text(d, allow, sizeof allow);
+	if (nb > 1 && nc > 1) {
+		tt__snprintf_c(line, len,
+			       "Runs per side %zu and %zu: each interval comes from a hierarchical "
+			       "resampling, runs and then time slices within runs, so it holds the "
+			       "run-to-run spread measured between the replicates.  ", nb, nc);
+		return;
+	}
+	if (nb == 1 && nc == 1)
+		tt__snprintf_c(line, len,
+			       "One run per side: the verdicts cover the noise within each run only "
+			       "and cannot tell a version change from run-to-run drift.  ");
+	else
+		tt__snprintf_c(line, len,
+			       "The %s has one run: its own run-to-run spread is not measured.  ",
+			       nb == 1 ? "base" : "candidate");
+	{
+		size_t n = strlen(line);
+		if (d->n_allowance)
+			tt__snprintf_c(line + n, len - n,
+				       "A run-to-run allowance (%s by figure, measured on repeated "
+				       "captures: docs/diff.md \"One run per side\") was added to "
+				       "%s in %zu comparisons.  ",
+				       allow, nb == 1 && nc == 1 ? "each side" : "that side",
+				       d->n_allowance);
+		else
+			tt__snprintf_c(line + n, len - n,
+				       "No run-to-run allowance was applied.  ");
+		n = strlen(line);
+		tt__snprintf_c(line + n, len - n,
+			       "For a release decision measure replicates (tokentrace-capture "
+			       "--repeat 3) and diff them.  ");
+	}
+}
+
 void tt__diff_method_text(const struct tt_diff *d, char *line, size_t len)
 {
-	tt__snprintf_c(line, len,
+	size_t k;
+
+	runs_text(d, line, len);
+	k = strlen(line);
+	tt__snprintf_c(line + k, len - k,
 		       "Method: bootstrap (%u replicates; decode windows in %u time slices), "
 		       "runs per side %zu and %zu; %zu comparisons held together to a %g%% "
 		       "false-positive rate (Bonferroni: each a t test at %.2g)%s.  "
@@ -298,7 +370,7 @@ void tt__diff_method_text(const struct tt_diff *d, char *line, size_t len)
 
 static void method_line(const struct tt_diff *d, struct tt_buf *out)
 {
-	char line[1200];
+	char line[2400];
 
 	tt__diff_method_text(d, line, sizeof line);
 	tt_buf_printf(out, "%s\n\n", line);
