@@ -447,20 +447,6 @@ int cmd_diff(int argc, char **argv)
 		cli_error("diff: at most %d runs on a side", TT_DIFF_MAX_RUNS);
 		goto cleanup;
 	}
-	/* docs/diff.md "One run per side": a gate on two single runs would
-	 * fail or pass on run-to-run drift as much as on the version. */
-	if (gate.on && nrb == 1 && nrc == 1 && !allow_single) {
-		cli_error("diff: --fail-if-slower refuses to gate on one run per side: a single "
-			  "run cannot tell a version change from run-to-run drift.  Measure "
-			  "replicates (tokentrace-capture --repeat 3) and give them with --base "
-			  "and --candidate, or accept single runs with --allow-single-run");
-		goto cleanup;
-	}
-	if (allow_single && !gate.on) {
-		cli_error("--allow-single-run lets --fail-if-slower gate on one run per side: it "
-			  "needs --fail-if-slower");
-		goto cleanup;
-	}
 	if (figure) {
 		int g = tt_diff_figure_parse(figure);
 		if (g < 0) {
@@ -495,6 +481,20 @@ int cmd_diff(int argc, char **argv)
 		goto cleanup;
 	}
 
+	/* docs/diff.md "One run per side": a gate on two single runs would
+	 * fail or pass on run-to-run drift as much as on the version. */
+	if (gate.on && nrb == 1 && nrc == 1 && !allow_single) {
+		cli_error("diff: --fail-if-slower refuses to gate on one run per side: a single "
+			  "run cannot tell a version change from run-to-run drift.  Measure "
+			  "replicates (tokentrace-capture --repeat 3) and give them with --base "
+			  "and --candidate, or accept single runs with --allow-single-run");
+		goto cleanup;
+	}
+	if (allow_single && !gate.on) {
+		cli_error("--allow-single-run lets --fail-if-slower gate on one run per side: it "
+			  "needs --fail-if-slower");
+		goto cleanup;
+	}
 	tt_error_clear(&err);
 	if (tt_diff_side_create(&dopts, &sb, &err) || tt_diff_side_create(&dopts, &sc, &err)) {
 		cli_error("%s", err.msg);

@@ -243,9 +243,11 @@ struct est {
 
 /* The spread between a side's runs of one figure, pooled over its cells:
  * with two or three runs a cell alone cannot tell it, and the engine's
- * run-to-run noise is taken to be alike in every cell (relative). */
+ * run-to-run noise is taken to be alike in every cell (relative).  vb: the
+ * variance of one run's log figure of a cell about the cell's mean over
+ * runs; df its degrees of freedom (docs/diff.md "Replicates"). */
 struct pooled {
-	double ss, df;
+	double vb, df;
 };
 
 /* The bootstrap of a run that had no trace: nothing known. */
@@ -281,16 +283,31 @@ static size_t run_values(const struct sidemap *m, size_t k, enum tt_diff_figure 
 	return n;
 }
 
+/* The between-run variance of each figure, from the runs x cells table of
+ * log figures (cells every run has): a run's deviation from a cell's mean
+ * is a run effect shared by all cells of the run (its machine load,
+ * warm-up, clocks) plus a part of its own, x_rc = mu_c + rho_r + e_rc.  With
+ * n runs and C cells, MS_R = C sum_r dbar_r^2 / (n - 1) estimates
+ * C s_rho^2 + s_e^2 and MS_E = (sum d_rc^2 - C sum_r dbar_r^2) /
+ * ((n - 1)(C - 1)) estimates s_e^2 (d_rc = x_rc - xbar_c, dbar_r its mean
+ * over the cells); the variance of a cell's run, s_rho^2 + s_e^2, is
+ * MS_R / C + (1 - 1/C) MS_E, with Satterthwaite's degrees of freedom: about
+ * n - 1 when the runs drift as a whole, up to (n - 1) C when each cell
+ * drifts on its own.  Fewer than 2 such cells: the spread pooled over the
+ * cells, with n - 1 degrees of freedom. */
 static void pool_between(const struct sidemap *m, struct pooled *p)
 {
-	double x[TT_DIFF_MAX_RUNS];
+	double x[TT_DIFF_MAX_RUNS], dsum[TT_DIFF_MAX_RUNS];
 	const struct tt__boot *b[TT_DIFF_MAX_RUNS];
+	size_t runs = m->s->n_runs;
 
 	memset(p, 0, TT_DIFF_FIGURE_COUNT_ * sizeof *p);
-	if (m->s->n_runs < 2)
+	if (runs < 2)
 		return;
-	for (size_t i = 0; i < m->n; i++)
-		for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
+	for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
+		double ss_all = 0, df_all = 0, d2 = 0, ssr = 0, C = 0;
+		memset(dsum, 0, sizeof dsum);
+		for (size_t i = 0; i < m->n; i++) {
 			size_t n = run_values(m, i, (enum tt_diff_figure)f, x, b, NULL);
 			double mean = 0;
 			if (n < 2)
@@ -298,9 +315,34 @@ static void pool_between(const struct sidemap *m, struct pooled *p)
 			for (size_t k = 0; k < n; k++)
 				mean += x[k] / (double)n;
 			for (size_t k = 0; k < n; k++)
-				p[f].ss += (x[k] - mean) * (x[k] - mean);
-			p[f].df += (double)(n - 1);
+				ss_all += (x[k] - mean) * (x[k] - mean);
+			df_all += (double)(n - 1);
+			if (n != runs)
+				continue; /* the table holds the cells every run has */
+			for (size_t k = 0; k < n; k++) {
+				dsum[k] += x[k] - mean;
+				d2 += (x[k] - mean) * (x[k] - mean);
+			}
+			C++;
 		}
+		if (C >= 2) {
+			double msr, mse, a1 = 1 / C, a2 = 1 - 1 / C, dfr = (double)(runs - 1),
+				     dfe = (double)(runs - 1) * (C - 1), num, den;
+			for (size_t k = 0; k < runs; k++)
+				ssr += C * (dsum[k] / C) * (dsum[k] / C);
+			msr = ssr / dfr;
+			mse = d2 > ssr ? (d2 - ssr) / dfe : 0;
+			p[f].vb = a1 * msr + a2 * mse;
+			num = p[f].vb * p[f].vb;
+			den = a1 * msr * a1 * msr / dfr + a2 * mse * a2 * mse / dfe;
+			p[f].df = den > 0 ? num / den : dfr;
+			if (p[f].df < dfr)
+				p[f].df = dfr; /* never below the runs' own */
+		} else if (df_all > 0) {
+			p[f].vb = ss_all / df_all;
+			p[f].df = (double)(runs - 1);
+		}
+	}
 }
 
 static void side_estimate(const struct sidemap *m, const struct pooled *pool, size_t k,
@@ -338,7 +380,7 @@ static void side_estimate(const struct sidemap *m, const struct pooled *pool, si
 		 * mean over the runs that have one).  Between runs: the spread of
 		 * the runs' log figures, pooled over the side's cells. */
 		double within = n_se ? se2 / (double)n_se : NAN;
-		double between = s->n_runs > 1 && pool[f].df > 0 ? pool[f].ss / pool[f].df : NAN;
+		double between = s->n_runs > 1 && pool[f].df > 0 ? pool[f].vb : NAN;
 		if (!isnan(between)) {
 			/* The hierarchical bootstrap (docs/diff.md "Replicates"):
 			 * draw n runs with replacement, then the time slices of
