@@ -286,6 +286,10 @@ static void on_begin(void *ctx, size_t cell, int64_t ws, int64_t we)
 	/* A cell whose end was not seen left its slices unscanned: clear all. */
 	int full = c->cell >= 0;
 
+	if (cell < c->m->n_cells && !c->m->cells[cell].trace) {
+		c->cell = -1; /* reported figures only: nothing to resample */
+		return;
+	}
 	if (!c->rb->boot && (c->oom || alloc_rows(c))) {
 		c->oom = 1;
 		c->cell = -1; /* nothing is collected */
