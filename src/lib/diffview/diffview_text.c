@@ -236,8 +236,10 @@ static int t_begin(struct table *t, size_t ncols, const char *const *head, const
 	t->ncols = ncols;
 	tt_buf_init(&t->text, 0);
 	tt_buf_append(&t->text, "", 1); /* offset 0: the empty cell */
-	if (t_row(t))
+	if (t_row(t)) {
+		t_free(t);
 		return -1;
+	}
 	for (size_t k = 0; k < ncols; k++) {
 		t_set(t, k, head[k], NULL);
 		t->right[k] = right ? right[k] : 0;
