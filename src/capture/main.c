@@ -3,6 +3,7 @@
  * opening or resuming the run, running the matrix, the summary. */
 #include <malloc.h>
 #include <math.h>
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -80,10 +81,28 @@ static int repeats_prepare(struct cap_opts *o, struct repeats *r)
 	if (o->repeat <= 1)
 		return -1;
 	r->n = (size_t)o->repeat;
-	if (mkdir(o->out, 0755) != 0 && errno != EEXIST) {
-		fprintf(stderr, "tokentrace-capture: error: cannot create '%s': %s\n", o->out,
-			strerror(errno));
-		return 1;
+	if (mkdir(o->out, 0755) != 0) {
+		DIR *dir;
+		struct dirent *e;
+		int empty = 1;
+		if (errno != EEXIST) {
+			fprintf(stderr, "tokentrace-capture: error: cannot create '%s': %s\n",
+				o->out, strerror(errno));
+			return 1;
+		}
+		/* as for a run: an existing directory only when empty */
+		dir = opendir(o->out);
+		while (dir && (e = readdir(dir)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				empty = 0;
+		if (dir)
+			closedir(dir);
+		if (!dir || !empty) {
+			fprintf(stderr, "tokentrace-capture: error: '%s' already exists and is not "
+					"an empty directory (use --resume to continue it, or another "
+					"-o)\n", o->out);
+			return 1;
+		}
 	}
 	rep_dir(r->first, sizeof r->first, o->out, 0);
 	o->out = r->first;
