@@ -83,6 +83,12 @@ struct tt_diff_opts {
 	double tolerance;    /* %: a change that two point figures (no samples on
 				either side) may show and still count as none; 0: off,
 				such figures are not judged */
+	/* %, per figure: the run-to-run allowance, the relative standard
+	 * deviation by which one run of a setup differs from another beyond
+	 * its sampling noise (docs/diff.md "One run per side", measured).  A
+	 * side of one run (samples) adds its square to its variance, unless
+	 * the other side is a reported point; 0 turns it off. */
+	double run_allowance[TT_DIFF_FIGURE_COUNT_];
 };
 void tt_diff_opts_init(struct tt_diff_opts *o);
 
@@ -121,6 +127,7 @@ struct tt_diff_value {
 	double se_base, se_cand; /* standard errors of the log figures (NaN: none) */
 	enum tt_verdict verdict;
 	int worse;             /* the change is for the worse (slower), judged or not */
+	int allowance;         /* the run-to-run allowance was added to a side of one run */
 	enum tt_diff_basis basis_base, basis_cand; /* what each side's spread comes from */
 	double res_base, res_cand; /* +- each side's figure is known to (point figures:
 				      its printed precision), figure units; 0: exact */
@@ -159,6 +166,7 @@ struct tt_diff {
 	size_t n_faster, n_slower, n_same, n_unjudged; /* over the figures of matched cells */
 	size_t n_within_tol, n_beyond_tol; /* point against point, by the tolerance */
 	size_t n_point;          /* comparisons judged with a point figure on one side */
+	size_t n_allowance;      /* comparisons with the run-to-run allowance on a side */
 	size_t n_status_changed, n_base_only, n_cand_only;
 };
 

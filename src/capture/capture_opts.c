@@ -66,6 +66,8 @@ static const struct opt opts[] = {
 	 OPT_CHOICE, OFF(order), 0, 0, " (context or concurrency)", {"context", "concurrency", NULL}},
 	{NULL, 0, "pause", "DUR", "pause between cells [0]",
 	 OPT_DURATION, OFF(pause_s), 0, 0, "", {0}},
+	{NULL, 0, "repeat", "N", "measure the matrix N times into RUN/rep-1..N, cell by cell [1]",
+	 OPT_TOKENS, OFF(repeat), 0, 0, " (expected a count, e.g. 3)", {0}},
 	{"Open loop", 0, "rates", "LIST", "requests/s per open-loop cell, instead of --concurrency",
 	 OPT_RATES, OFF(rates), OFF(n_rates), 1, " (expected e.g. 1,2,4,8/s)", {0}},
 	{NULL, 0, "arrivals", "constant|poisson|gamma", "gaps between requests [constant]",
@@ -266,6 +268,7 @@ void opts_init(struct cap_opts *o)
 	o->duration_s = 30;
 	o->max_tokens = 4096;
 	o->prefill_repeats = 1;
+	o->repeat = 1;
 	o->scrape_s = 0.25;
 	o->readiness_s = 3;
 	o->readiness_timeout_s = 60;
@@ -487,6 +490,12 @@ static int check_opts(struct cap_opts *o, const char *url)
 	if ((o->rate_sweep || o->slo) && !o->n_rates && !o->resume)
 		return usage_error("--rate-sweep and --slo search rates: give --rates to start from "
 				   "(e.g. --rates 1/s)");
+	if (o->repeat > CAP_REPEAT_MAX)
+		return usage_error("--repeat %lld: at most %d repeats", (long long)o->repeat,
+				   CAP_REPEAT_MAX);
+	if (o->repeat > 1 && (o->rate_sweep || o->slo))
+		return usage_error("--repeat measures a fixed matrix: it does not combine with "
+				   "--rate-sweep or --slo, whose rates depend on what was measured");
 	if (!o->resume && !url)
 		return usage_error("no server URL (e.g. http://127.0.0.1:8000)");
 	if (o->prompt_kind && !strcmp(o->prompt_kind, "token_ids") && !strcmp(o->endpoint, "chat"))

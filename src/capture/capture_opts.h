@@ -9,6 +9,9 @@
 
 struct tt_length_bin;
 
+/* --repeat at most: as many runs as a side of a diff takes (TT_DIFF_MAX_RUNS). */
+#define CAP_REPEAT_MAX 64
+
 struct cap_opts {
 	const char *url;          /* base URL, no trailing slash */
 	const char *out;          /* run directory */
@@ -37,6 +40,8 @@ struct cap_opts {
 	double readiness_timeout_s;
 	double request_timeout_s;
 	double pause_s;
+	int64_t repeat;           /* --repeat: the matrix measured this many times,
+				   * into RUN/rep-1 .. RUN/rep-N (1: RUN itself) */
 	int64_t kv_capacity;      /* -1: detect */
 	int quiet;
 	char **notes; size_t n_notes; /* "key=value" as given */

@@ -35,28 +35,41 @@ static int to_run(enum tt_cell_state st)
 	       st == TT_CELL_FAILED;
 }
 
-int run_matrix(struct cap *c)
+int run_matrix(struct cap *c, struct tt_run_writer *const *reps, size_t n_reps)
 {
 	struct cap_opts *o = c->o;
 	struct tt_error err;
 	enum tt_code rc;
-	struct tt_manifest *wm = tt_run_writer_manifest(c->run);
-	size_t todo = 0, retry = 0;
+	struct tt_manifest *wm;
+	size_t todo = 0, retry = 0, n_cells;
 	double est = 0;
-	unsigned char *run_it = calloc(wm->n_cells + 1, 1);
+	unsigned char *run_it;
 
+	if (n_reps == 0) { /* no --repeat: the one run */
+		reps = &c->run;
+		n_reps = 1;
+	}
+	c->run = reps[0];
+	wm = tt_run_writer_manifest(c->run);
+	n_cells = wm->n_cells;
+	run_it = calloc(n_cells * n_reps + 1, 1);
 	if (!run_it) {
 		fprintf(stderr, "tokentrace-capture: error: out of memory\n");
 		return 1;
 	}
-	/* Decided once: a cell that fails now is not retried in this pass. */
-	for (size_t i = 0; i < wm->n_cells; i++) {
-		enum tt_cell_state st = wm->cells[i].state;
-		if (to_run(st)) {
-			run_it[i] = 1;
-			todo++;
-			retry += st == TT_CELL_FAILED;
-			est += estimate_cell_s(c, &wm->cells[i]);
+	/* Decided once: a cell that fails now is not retried in this pass.
+	 * Repeats (--repeat) are runs of the same matrix, so cell i is the
+	 * same cell in each (docs/capture.md "Repeats"). */
+	for (size_t r = 0; r < n_reps; r++) {
+		struct tt_manifest *rm = tt_run_writer_manifest(reps[r]);
+		for (size_t i = 0; i < n_cells && i < rm->n_cells; i++) {
+			enum tt_cell_state st = rm->cells[i].state;
+			if (to_run(st)) {
+				run_it[i * n_reps + r] = 1;
+				todo++;
+				retry += st == TT_CELL_FAILED;
+				est += estimate_cell_s(c, &rm->cells[i]);
+			}
 		}
 	}
 	if (retry && !o->quiet)
@@ -65,7 +78,7 @@ int run_matrix(struct cap *c)
 	c->run_start = c->progress_t_prev = now_ns();
 	c->next_scrape = now_ns();
 	if (!o->quiet) {
-		char kv[96] = "KV capacity unknown", slots[96] = "";
+		char kv[96] = "KV capacity unknown", slots[96] = "", where[4200];
 		if (wm->kv_capacity_tokens > 0)
 			snprintf(kv, sizeof kv, "KV capacity %lld tokens (%s)",
 				 (long long)wm->kv_capacity_tokens,
@@ -76,7 +89,12 @@ int run_matrix(struct cap *c)
 		else if (wm->slot_context > 0)
 			snprintf(slots, sizeof slots, ", slots of %lld tokens",
 				 (long long)wm->slot_context);
-		fprintf(stderr, "tokentrace-capture: %s%s%s %s, model '%s', %s%s, %zu cell(s) to run into '%s'\n",
+		if (n_reps > 1)
+			snprintf(where, sizeof where, "%zu repeats, '%s' .. '%s'", n_reps,
+				 tt_run_writer_dir(reps[0]), tt_run_writer_dir(reps[n_reps - 1]));
+		else
+			snprintf(where, sizeof where, "'%s'", tt_run_writer_dir(c->run));
+		fprintf(stderr, "tokentrace-capture: %s%s%s %s, model '%s', %s%s, %zu cell(s) to run into %s\n",
 			tt_engine_name(c->engine), wm->engine_version ? " " : "",
 			wm->engine_version ? wm->engine_version : "",
 			c->has_metrics ? "with /metrics" : "without /metrics",
@@ -85,21 +103,34 @@ int run_matrix(struct cap *c)
 			 * through core/text_clean.c); c->model is the server's
 			 * bytes, sent back as they came. */
 			wm->served_model ? wm->served_model : wm->model ? wm->model : "?", kv, slots,
-			todo, tt_run_writer_dir(c->run));
+			todo, where);
 	}
 	c->cell_i = 0;
 	c->remaining_est_s = est;
-	for (size_t i = 0; i < wm->n_cells; i++) {
-		struct tt_cell_info *ci = &wm->cells[i];
+	/* Cell by cell, each cell's repeats in a row: slow drift of the
+	 * machine or the server then falls on every repeat alike, not on the
+	 * last repeats of the matrix. */
+	for (size_t k = 0; k < n_cells * n_reps; k++) {
+		size_t i = k / n_reps, r = k % n_reps;
+		struct tt_cell_info *ci;
 
-		if (!run_it[i])
+		if (!run_it[k])
 			continue;
+		c->run = reps[r];
+		wm = tt_run_writer_manifest(c->run);
+		ci = &wm->cells[i];
 		if (ci->state == TT_CELL_FAILED && !o->quiet)
-			fprintf(stderr, "tokentrace-capture: retrying cell '%s' (failed before: %s)\n",
-				ci->id, ci->reason ? ci->reason : "?");
+			fprintf(stderr, "tokentrace-capture: retrying cell '%s'%s (failed before: %s)\n",
+				ci->id, n_reps > 1 ? " of a repeat" : "", ci->reason ? ci->reason : "?");
 		if (*c->net.stop)
 			break;
-		snprintf(c->cell_label, sizeof c->cell_label, "%s", ci->id);
+		if (n_reps > 1) {
+			char rep[24];
+			snprintf(rep, sizeof rep, " rep %u/%u", (unsigned)(r + 1) % 100u,
+				 (unsigned)n_reps % 100u);
+			snprintf(c->cell_label, sizeof c->cell_label, "%.40s%s", ci->id, rep);
+		} else
+			snprintf(c->cell_label, sizeof c->cell_label, "%s", ci->id);
 		c->cell_est_s = estimate_cell_s(c, ci);
 		c->cell_left_s = NAN;
 		c->ready_wait_s = -1;
@@ -113,13 +144,14 @@ int run_matrix(struct cap *c)
 		if (rc != TT_OK) {
 			progress_clear(c);
 			fprintf(stderr, "tokentrace-capture: error: %s\n", err.msg);
+			c->run = reps[0];
 			free(run_it);
 			return 1;
 		}
 		if (ci->state == TT_CELL_FAILED && !o->quiet) {
 			progress_clear(c);
-			fprintf(stderr, "tokentrace-capture: warning: cell '%s' failed: %s\n", ci->id,
-				ci->reason ? ci->reason : "?");
+			fprintf(stderr, "tokentrace-capture: warning: cell '%s'%s failed: %s\n", ci->id,
+				n_reps > 1 ? " of a repeat" : "", ci->reason ? ci->reason : "?");
 		}
 		if (o->pause_s > 0 && c->cell_i < c->n_cells_run) {
 			int64_t until = now_ns() + (int64_t)(o->pause_s * 1e9);
@@ -128,6 +160,7 @@ int run_matrix(struct cap *c)
 		}
 	}
 	progress_clear(c);
+	c->run = reps[0];
 	free(run_it);
 	return 0;
 }

@@ -29,11 +29,16 @@ static const char usage_text[] =
 	"\n"
 	"  --base RUN...          several runs of the base setup (replicates)\n"
 	"  --candidate RUN...     several runs of the candidate setup\n"
+	"                         (a directory of repeats from tokentrace-capture\n"
+	"                         --repeat N counts as its N runs)\n"
 	"  -f, --format F         term (default on a terminal), md (default otherwise),\n"
 	"                         csv, json, html, pdf (pdf needs -o)\n"
 	"  -o, --output FILE      write to FILE instead of standard output\n"
 	"  --fail-if-slower PCT   exit 1 when a cell is significantly slower by more\n"
-	"                         than PCT (e.g. 5%) in the gate's figure\n"
+	"                         than PCT (e.g. 5%) in the gate's figure; refused\n"
+	"                         with one run per side (exit 2)\n"
+	"  --allow-single-run     gate on one run per side anyway (the verdicts cannot\n"
+	"                         tell a version change from run-to-run drift)\n"
 	"  --figure NAME          the gate's figure: total (default), per-request,\n"
 	"                         ttft, ttft-tail, tbt, tbt-tail, prefill\n"
 	"  --fail-on-status-change  exit 1 when a Valid cell of the base is Requests\n"
@@ -49,6 +54,8 @@ static const char usage_text[] =
 	"  --chart-format F       svg (default), png or pdf for --charts\n"
 	"  --alpha A              false-positive rate of the whole diff (default 0.05)\n"
 	"  --min-change PCT       report significant changes under PCT as none (default 1%)\n"
+	"  --run-allowance PCT    run-to-run allowance of a side of one run, every\n"
+	"                         figure (default: measured per figure; 0 turns it off)\n"
 	"  --replicates N         bootstrap replicates per run and cell (default 200)\n"
 	"  --seed N               bootstrap seed (default 1)\n"
 	"  --skip-first D         start each decode window D later (e.g. 5s)\n"
@@ -59,7 +66,8 @@ static const char usage_text[] =
 	"  -h, --help             show this help\n"
 	"\n"
 	"Exit status: 0 no gate or the gates passed; 1 a gate failed; 2 error\n"
-	"(usage, a run that cannot be read).  Damaged cells are warned about and\n"
+	"(usage, a run that cannot be read, --fail-if-slower on one run per side\n"
+	"without --allow-single-run).  Damaged cells are warned about and\n"
 	"compared on their intact part.\n";
 
 /* "5%", "5", "2.5 %" -> 5, 2.5; -1 when not a percentage >= 0. */
@@ -140,8 +148,73 @@ static int write_charts(const struct tt_diff *d, const char *dir, enum tt_chart_
 	return 0;
 }
 
+/* A directory of repeats (tokentrace-capture --repeat N, formats/
+ * run-set-v1.md): no manifest of its own, runs rep-1 .. rep-N.  Their
+ * count, 0 when path is not one. */
+static size_t run_set_size(const char *path)
+{
+	char p[4200];
+	struct stat st;
+	size_t n = 0;
+
+	snprintf(p, sizeof p, "%s/manifest.json", path);
+	if (stat(p, &st) == 0)
+		return 0;
+	for (;;) {
+		snprintf(p, sizeof p, "%s/rep-%zu/manifest.json", path, n + 1);
+		if (stat(p, &st) != 0 || !S_ISREG(st.st_mode))
+			return n;
+		n++;
+	}
+}
+
+/* The runs of a side, each run set expanded into its repeats (strings
+ * owned by *out, freed by free_runs). */
+static int expand_runs(const char *const *paths, size_t n, char ***out, size_t *n_out)
+{
+	char **v = NULL;
+	size_t k = 0, cap = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t m = run_set_size(paths[i]), parts = m ? m : 1;
+		for (size_t j = 0; j < parts; j++) {
+			char buf[4200];
+			if (k == cap) {
+				size_t nc = cap ? cap * 2 : 8;
+				char **g = realloc(v, nc * sizeof *g);
+				if (!g)
+					goto oom;
+				v = g;
+				cap = nc;
+			}
+			if (m)
+				snprintf(buf, sizeof buf, "%s/rep-%zu", paths[i], j + 1);
+			else
+				snprintf(buf, sizeof buf, "%s", paths[i]);
+			if (!(v[k] = strdup(buf)))
+				goto oom;
+			k++;
+		}
+	}
+	*out = v;
+	*n_out = k;
+	return 0;
+oom:
+	for (size_t i = 0; i < k; i++)
+		free(v[i]);
+	free(v);
+	return -1;
+}
+
+static void free_runs(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 /* Open and analyse every run of a side. */
-static int load_side(const char *name, const char *const *paths, size_t n,
+static int load_side(const char *name, char *const *paths, size_t n,
 		     const struct tt_analysis_opts *ao, struct tt_diff_side *side)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -183,7 +256,9 @@ int cmd_diff(int argc, char **argv)
 	struct tt_error err;
 	struct tt_buf buf;
 	int f, status = 2, no_color = 0, quiet = 0, list = 0; /* 1 base, 2 candidate */
-	int positional = 0, listed = 0, chart_format_set = 0;
+	int positional = 0, listed = 0, chart_format_set = 0, allow_single = 0;
+	char **runs_b = NULL, **runs_c = NULL;
+	size_t nrb = 0, nrc = 0;
 	enum tt_code rc;
 
 	tt_analysis_opts_init(&ao);
@@ -223,12 +298,17 @@ int cmd_diff(int argc, char **argv)
 			gate.status_change = 1;
 			continue;
 		}
+		if (!strcmp(a, "--allow-single-run")) {
+			allow_single = 1;
+			list = 0;
+			continue;
+		}
 		if (a[0] == '-' && a[1]) {
 			static const char *const with_value[] = {
 				"-f", "--format", "-o", "--output", "--fail-if-slower", "--figure",
 				"--tail", "--alpha", "--min-change", "--replicates", "--seed",
 				"--skip-first", "--window", "--cell", "--charts", "--chart-format", "--slo",
-				"--tolerance"};
+				"--tolerance", "--run-allowance"};
 			int known = 0;
 			list = 0;
 			for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
@@ -292,6 +372,14 @@ int cmd_diff(int argc, char **argv)
 					cli_error("--min-change: '%s' is not a percentage (e.g. 2%%)", v);
 					goto cleanup;
 				}
+			} else if (!strcmp(a, "--run-allowance")) {
+				if ((x = parse_pct(v)) < 0 || x > 100) {
+					cli_error("--run-allowance: '%s' is not a percentage in 0..100 "
+						  "(e.g. 2%%; 0 turns it off)", v);
+					goto cleanup;
+				}
+				for (int k = 0; k < TT_DIFF_FIGURE_COUNT_; k++)
+					dopts.run_allowance[k] = x;
 			} else if (!strcmp(a, "--tolerance")) {
 				if ((dopts.tolerance = parse_pct(v)) < 0) {
 					cli_error("--tolerance: '%s' is not a percentage (e.g. 5%%)", v);
@@ -351,7 +439,11 @@ int cmd_diff(int argc, char **argv)
 		cli_error("diff needs a base and a candidate run (see 'tokentrace diff --help')");
 		goto cleanup;
 	}
-	if (n_base > TT_DIFF_MAX_RUNS || n_cand > TT_DIFF_MAX_RUNS) {
+	if (expand_runs(base, n_base, &runs_b, &nrb) || expand_runs(cand, n_cand, &runs_c, &nrc)) {
+		cli_error("out of memory");
+		goto cleanup;
+	}
+	if (nrb > TT_DIFF_MAX_RUNS || nrc > TT_DIFF_MAX_RUNS) {
 		cli_error("diff: at most %d runs on a side", TT_DIFF_MAX_RUNS);
 		goto cleanup;
 	}
@@ -389,12 +481,26 @@ int cmd_diff(int argc, char **argv)
 		goto cleanup;
 	}
 
+	/* docs/diff.md "One run per side": a gate on two single runs would
+	 * fail or pass on run-to-run drift as much as on the version. */
+	if (gate.on && nrb == 1 && nrc == 1 && !allow_single) {
+		cli_error("diff: --fail-if-slower refuses to gate on one run per side: a single "
+			  "run cannot tell a version change from run-to-run drift.  Measure "
+			  "replicates (tokentrace-capture --repeat 3) and give them with --base "
+			  "and --candidate, or accept single runs with --allow-single-run");
+		goto cleanup;
+	}
+	if (allow_single && !gate.on) {
+		cli_error("--allow-single-run lets --fail-if-slower gate on one run per side: it "
+			  "needs --fail-if-slower");
+		goto cleanup;
+	}
 	tt_error_clear(&err);
 	if (tt_diff_side_create(&dopts, &sb, &err) || tt_diff_side_create(&dopts, &sc, &err)) {
 		cli_error("%s", err.msg);
 		goto cleanup;
 	}
-	if (load_side("base", base, n_base, &ao, sb) || load_side("candidate", cand, n_cand, &ao, sc))
+	if (load_side("base", runs_b, nrb, &ao, sb) || load_side("candidate", runs_c, nrc, &ao, sc))
 		goto cleanup;
 	if (tt_diff_compare(sb, sc, &d, &err)) {
 		cli_error("%s", err.msg);
@@ -431,5 +537,7 @@ cleanup:
 	tt_diff_side_free(sc);
 	free(base);
 	free(cand);
+	free_runs(runs_b, nrb);
+	free_runs(runs_c, nrc);
 	return status;
 }

@@ -37,19 +37,26 @@ synth profile-base.csv base3 3
 synth profile-slow.csv slow 4
 synth profile-slow.csv slow2 5
 
+# The synthetic runs differ by their generator's seed only: no run-to-run
+# drift.  The tests of the within-run statistics below turn the measured
+# run-to-run allowance off (--run-allowance 0) and accept gating on one run
+# per side (--allow-single-run); "one run per side" further down tests both.
+one="--allow-single-run --run-allowance 0"
+na="--run-allowance 0"
+
 # --- the gate, both ways ---------------------------------------------------
 expect "gate fails on a 10% slowdown" 1 "gate total_tok_s slower by > 5%: FAIL (2 cells)" -- \
-	"$tt" diff "$tmp/base" "$tmp/slow" --fail-if-slower 5% --format md
+	"$tt" diff "$tmp/base" "$tmp/slow" --fail-if-slower 5% --format md $one
 expect "gate passes above the slowdown" 0 "pass (0 cells)" -- \
-	"$tt" diff "$tmp/base" "$tmp/slow" --fail-if-slower 15%
+	"$tt" diff "$tmp/base" "$tmp/slow" --fail-if-slower 15% $one
 expect "gate passes on noise only" 0 "gate total_tok_s slower by > 5%: pass" -- \
-	"$tt" diff "$tmp/base" "$tmp/base2" --fail-if-slower 5
+	"$tt" diff "$tmp/base" "$tmp/base2" --fail-if-slower 5 $one
 expect "gate on another figure" 0 "gate ttft_p50_ms" -- \
-	"$tt" diff "$tmp/base" "$tmp/slow" --fail-if-slower 5% --figure ttft
+	"$tt" diff "$tmp/base" "$tmp/slow" --fail-if-slower 5% --figure ttft $one
 expect "gate on time between tokens" 1 "gate tbt_p50_ms slower by > 5%: FAIL" -- \
-	"$tt" diff "$tmp/base" "$tmp/slow" --fail-if-slower 5% --figure tbt_p50_ms
+	"$tt" diff "$tmp/base" "$tmp/slow" --fail-if-slower 5% --figure tbt_p50_ms $one
 expect "no gate: exit 0 even when slower" 0 "6 slower" -- \
-	"$tt" diff "$tmp/base" "$tmp/slow"
+	"$tt" diff "$tmp/base" "$tmp/slow" $na
 # --fail-on-status-change: 32K x 4 is Valid in the base and queues in slow;
 # the other way round (queued to Valid) passes; so does noise, and a cell
 # that becomes over capacity fails.
@@ -66,11 +73,11 @@ if grep -q 'Over capacity' "$tmp/profile-over.csv"; then ok "over-capacity profi
 expect "status gate fails on Valid to over capacity" 1 "over capacity: FAIL (1 cell)" -- \
 	"$tt" diff "$tmp/base" "$tmp/over" --fail-on-status-change
 expect "status gate with the slowdown gate: both reported" 1 "gate total_tok_s slower by > 5%: FAIL (2 cells); gate Valid to queued or over capacity: FAIL (1 cell)" -- \
-	"$tt" diff "$tmp/base" "$tmp/slow" --fail-on-status-change --fail-if-slower 5%
+	"$tt" diff "$tmp/base" "$tmp/slow" --fail-on-status-change --fail-if-slower 5% $one
 sed 's/,Requests queued,/,Valid,/' "$here/profile-slow.csv" > "$tmp/profile-slow-valid.csv"
 "$tt" synth --profile "$tmp/profile-slow-valid.csv" -o "$tmp/slowvalid" --seed 7 -q || exit 1
 expect "status gate passes, slowdown gate fails: exit 1" 1 "FAIL (2 cells); gate Valid to queued or over capacity: pass (0 cells)" -- \
-	"$tt" diff "$tmp/base" "$tmp/slowvalid" --fail-on-status-change --fail-if-slower 5%
+	"$tt" diff "$tmp/base" "$tmp/slowvalid" --fail-on-status-change --fail-if-slower 5% $one
 "$tt" diff "$tmp/base" "$tmp/slow" --fail-on-status-change --format json -q -o "$tmp/sg.json"
 if python3 -c "
 import json, sys
@@ -81,30 +88,33 @@ expect "quiet: no summary" 0 "" -- "$tt" diff "$tmp/base" "$tmp/slow" -q
 if [ -s "$tmp/err" ]; then bad "quiet printed: $(cat "$tmp/err")"; else ok "quiet is quiet"; fi
 
 # --- formats ----------------------------------------------------------------
-"$tt" diff "$tmp/base" "$tmp/slow" --format md -q > "$tmp/d.md"
+"$tt" diff "$tmp/base" "$tmp/slow" --format md -q $na > "$tmp/d.md"
 s=$(grep -n '^## Status changes' "$tmp/d.md" | cut -d: -f1)
 d=$(grep -n '^## Decode' "$tmp/d.md" | cut -d: -f1)
 if [ -n "$s" ] && [ -n "$d" ] && [ "$s" -lt "$d" ]; then ok "md: status changes first"; else bad "md: status changes not first"; fi
 if grep -q '| 8K x 4 | Valid | -10.[0-9]% slower' "$tmp/d.md"; then ok "md: slowed cell marked"; else bad "md: 8K x 4 not marked slower: $(grep '8K x 4' "$tmp/d.md" | head -2)"; fi
 if grep -q '^## Cells in one side only' "$tmp/d.md" && grep -q '| 64K x 8 | candidate |' "$tmp/d.md"; then ok "md: one-side cells listed"; else bad "md: one-side cells missing"; fi
 
-"$tt" diff "$tmp/base" "$tmp/slow" --format csv -o "$tmp/d.csv" -q
+"$tt" diff "$tmp/base" "$tmp/slow" --format csv -o "$tmp/d.csv" -q $na
 if head -1 "$tmp/d.csv" | grep -q '^cell,phase,context,concurrency,presence,base_status,candidate_status,status_changed,figure,base,candidate,ratio,change_pct,ci_lo_pct,ci_hi_pct,z,verdict,note$'; then ok "csv: header"; else bad "csv: header $(head -1 "$tmp/d.csv")"; fi
 # 1 prefill cell x 1 figure + 6 decode cells x 6 figures, plus the header
 rows=$(wc -l < "$tmp/d.csv")
 if [ "$rows" = 38 ]; then ok "csv: one row per figure"; else bad "csv: $rows lines, want 38"; fi
 if grep -q '^decode-8192x4,decode,8192,4,both,valid,valid,0,total_tok_s,.*,slower,' "$tmp/d.csv"; then ok "csv: verdict"; else bad "csv: no slower total at 8K x 4"; fi
 
-"$tt" diff "$tmp/base" "$tmp/slow" --format json --fail-if-slower 5% -o "$tmp/d.json" -q
+"$tt" diff "$tmp/base" "$tmp/slow" --format json --fail-if-slower 5% -o "$tmp/d.json" -q $one
 if python3 - "$tmp/d.json" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema"] == "tokentrace-diff" and d["version"] == "1.2"
+assert d["schema"] == "tokentrace-diff" and d["version"] == "1.3"
 for k in ("base", "candidate", "method", "summary", "gate", "cells"):
     assert k in d, k
 for k in ("alpha", "replicates", "slices", "seed", "tail", "min_change_pct", "comparisons", "level_each",
-          "tolerance_pct", "point_comparisons"):
+          "tolerance_pct", "point_comparisons", "runs_base", "runs_candidate", "resampling",
+          "single_run", "run_allowance_pct", "run_allowance_comparisons"):
     assert k in d["method"], k
+assert d["method"]["single_run"] is True and d["method"]["resampling"] == "within_run"
+assert d["method"]["run_allowance_comparisons"] == 0, "--run-allowance 0 applied one"
 for k in ("slower", "faster", "same", "unjudged", "status_changes", "base_only", "candidate_only",
           "within_tolerance", "beyond_tolerance"):
     assert isinstance(d["summary"][k], int), k
@@ -121,7 +131,7 @@ assert cells[-1]["presence"] == "candidate" and cells[-1]["id"] == "decode-65536
 assert cells[-1]["base_status"] is None
 keys = {"base", "candidate", "ratio", "change_pct", "ci_pct", "z", "df", "critical",
         "se_log_base", "se_log_candidate", "verdict", "worse", "note", "basis",
-        "precision_base", "precision_candidate"}
+        "run_allowance", "precision_base", "precision_candidate"}
 slow = 0
 for c in cells:
     for k in ("id", "phase", "context", "concurrency", "presence", "base_status",
@@ -143,7 +153,7 @@ for c in cells:
 assert slow == 2, slow
 EOF
 then ok "json: schema of formats/diff-json.md"; else bad "json: schema"; fi
-"$tt" diff "$tmp/base" "$tmp/slow" --format json --fail-if-slower 5% -q > "$tmp/d2.json"
+"$tt" diff "$tmp/base" "$tmp/slow" --format json --fail-if-slower 5% -q > "$tmp/d2.json" $one
 if cmp -s "$tmp/d.json" "$tmp/d2.json"; then ok "json: same inputs, same output"; else bad "json: not deterministic"; fi
 expect "term" 0 "" -- "$tt" diff "$tmp/base" "$tmp/slow" --format term --no-color
 if grep -q 'Changes found' "$tmp/out" && ! grep -q $'\x1b\[' "$tmp/out"; then ok "term: changes, no colour"; else bad "term output"; fi
@@ -209,6 +219,58 @@ assert o["base_status"] == "valid" and o["base_status_runs"] == {"valid": 2}, o
 EOF
 then ok "json: mixed statuses"; else bad "json: mixed statuses"; fi
 if grep -q '^decode-32768x4,decode,32768,4,both,mixed:valid|requests_queued,mixed:valid|requests_queued,0,' "$tmp/mix.csv"; then ok "csv: mixed statuses"; else bad "csv: mixed: $(grep 32768x4 "$tmp/mix.csv" | head -1)"; fi
+
+# --- one run per side (docs/diff.md "One run per side") ----------------------
+# The gate refuses single runs; --allow-single-run accepts them; the output
+# says in words what one run per side cannot tell and that the measured
+# run-to-run allowance was added; a set of repeats counts as its runs.
+expect "gate refuses one run per side" 2 "refuses to gate on one run per side" -- \
+	"$tt" diff "$tmp/base" "$tmp/slow" --fail-if-slower 5%
+if grep -q "allow-single-run" "$tmp/err"; then ok "refusal names --allow-single-run"; else bad "refusal: $(cat "$tmp/err")"; fi
+expect "gate refuses one run per side, run sets too" 2 "refuses to gate" -- \
+	"$tt" diff --base "$tmp/base" --candidate "$tmp/slow" --fail-if-slower 5%
+expect "--allow-single-run gates" 1 "FAIL (2 cells)" -- \
+	"$tt" diff "$tmp/base" "$tmp/slow" --fail-if-slower 5% --allow-single-run --run-allowance 0
+expect "--allow-single-run needs a gate" 2 "needs --fail-if-slower" -- \
+	"$tt" diff "$tmp/base" "$tmp/slow" --allow-single-run
+expect "bad --run-allowance" 2 "--run-allowance: 'x' is not a percentage" -- \
+	"$tt" diff "$tmp/base" "$tmp/slow" --run-allowance x
+for f in md term; do
+	"$tt" diff "$tmp/base" "$tmp/slow" --format $f --no-color -q > "$tmp/one.$f"
+	if grep -q "One run per side: the verdicts cover the noise within each run only and cannot tell a version change from run-to-run drift" "$tmp/one.$f" &&
+		grep -q "A run-to-run allowance (0.5 % to 125 % by figure, measured on repeated captures" "$tmp/one.$f"; then
+		ok "$f: one run per side said, allowance said"
+	else bad "$f: no single-run wording: $(grep -i 'run' "$tmp/one.$f" | head -3)"; fi
+done
+"$tt" diff "$tmp/base" "$tmp/slow" --format md -q --run-allowance 0 > "$tmp/one0.md"
+if grep -q "No run-to-run allowance was applied" "$tmp/one0.md"; then ok "md: no allowance said"; else bad "md: --run-allowance 0 not said"; fi
+"$tt" diff "$tmp/base" "$tmp/slow" --format html -q -o "$tmp/one.html"
+if grep -q "One run per side: the verdicts cover the noise within each run only" "$tmp/one.html"; then ok "html: one run per side said"; else bad "html: no single-run wording"; fi
+"$tt" diff "$tmp/base" "$tmp/slow" --format json -q -o "$tmp/one.json"
+if python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d['method']
+assert m['single_run'] is True and m['runs_base'] == 1 and m['resampling'] == 'within_run', m
+assert m['run_allowance_pct']['total_tok_s'] == 3.5 and m['run_allowance_comparisons'] > 0, m
+assert any(v['run_allowance'] for c in d['cells'] for v in c['figures'].values())
+" "$tmp/one.json"; then ok "json: single_run, allowance"; else bad "json: single run members"; fi
+# with the allowance, the 10 % slowdown of total tok/s in synthetic runs
+# with 4 s windows is no longer called on one run per side; TBT still is
+"$tt" diff "$tmp/base" "$tmp/slow" --format json -q -o "$tmp/one.json"
+if python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = [c for c in d['cells'] if c['id'] == 'decode-8192x4'][0]['figures']
+assert c['tbt_p50_ms']['verdict'] == 'slower', c['tbt_p50_ms']
+" "$tmp/one.json"; then ok "allowance: TBT slowdown still found"; else bad "allowance: TBT slowdown lost"; fi
+# a set of repeats (capture --repeat) as BASE and CANDIDATE: its runs
+mkdir -p "$tmp/setb" "$tmp/setc"
+cp -r "$tmp/base" "$tmp/setb/rep-1"; cp -r "$tmp/base2" "$tmp/setb/rep-2"
+cp -r "$tmp/slow" "$tmp/setc/rep-1"; cp -r "$tmp/slow2" "$tmp/setc/rep-2"
+expect "run sets gate without --allow-single-run" 1 "FAIL" -- \
+	"$tt" diff "$tmp/setb" "$tmp/setc" --fail-if-slower 5% --format md
+if grep -q "Runs per side 2 and 2: each interval comes from a hierarchical resampling" "$tmp/out"; then ok "run sets: hierarchical said"; else bad "run sets: $(grep -i 'runs per side' "$tmp/out" | head -2)"; fi
 
 # --- malformed inputs: a clear message, exit 2 --------------------------------
 mkdir -p "$tmp/broken"

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff/diff_impl.h" /* the side's runs, to check the variance formula */
 #include "tokentrace/diff.h"
 #include "tokentrace/profile.h"
 #include "tokentrace/run.h"
@@ -182,6 +183,19 @@ static void gen_run(const char *dir, const struct gen *g, uint64_t seed)
 
 /* ---- helpers -------------------------------------------------------------- */
 
+/* Options without the run-to-run allowance: the model's and synth's runs
+ * differ by sampling noise only (no drift between runs), and the tests that
+ * use this check the within-run statistics (docs/diff.md "One run per
+ * side" is tested with the allowance below). */
+static const struct tt_diff_opts *within_only(void)
+{
+	static struct tt_diff_opts o;
+	tt_diff_opts_init(&o);
+	for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++)
+		o.run_allowance[f] = 0;
+	return &o;
+}
+
 static void add_run(struct tt_diff_side *s, const char *dir)
 {
 	struct tt_run *run;
@@ -258,7 +272,7 @@ static void test_model_slowdown_flagged(void **state)
 	gen_run(b, &g1, 2);
 	{
 		const char *base[] = {a, NULL}, *cand[] = {b, NULL};
-		d = diff_of(NULL, base, cand, &sb, &sc);
+		d = diff_of(within_only(), base, cand, &sb, &sc);
 	}
 	for (int i = 0; i < N_CELLS; i++) {
 		const struct tt_diff_cell *c = cell_of(d, TT_PHASE_DECODE, gen_ctx[i], gen_conc[i]);
@@ -301,7 +315,7 @@ static void test_model_noise_false_positive_rate(void **state)
 
 	(void)state;
 	gen_init(&g);
-	tt_diff_opts_init(&o);
+	o = *within_only();
 	o.min_change = 0;
 	for (uint64_t seed = 1; seed <= NOISE_PAIRS; seed++) {
 		struct tt_diff_side *sb, *sc;
@@ -429,7 +443,7 @@ static void test_replicates_add_variance(void **state)
 	}
 	{
 		const char *base[] = {p[0], NULL}, *cand[] = {p[1], NULL};
-		d = diff_of(NULL, base, cand, &sb, &sc);
+		d = diff_of(within_only(), base, cand, &sb, &sc);
 		assert_true(d->n_slower >= N_CELLS); /* every cell's total tok/s at least */
 		for (size_t i = 0; i < d->n_cells; i++)
 			assert_int_equal(d->cells[i].v[TT_DIFF_TOTAL].verdict, TT_VERDICT_SLOWER);
@@ -469,7 +483,7 @@ static void test_deterministic(void **state)
 	gen_init(&g);
 	gen_run(a, &g, 5);
 	gen_run(b, &g, 6);
-	tt_diff_opts_init(&o);
+	o = *within_only();
 	d[0] = diff_of(&o, base, cand, &s[0], &s[1]);
 	d[1] = diff_of(&o, base, cand, &s[2], &s[3]);
 	o.seed = 99;
@@ -540,7 +554,7 @@ static void test_synth_slowdown_and_matrix(void **state)
 	(void)state;
 	synth_to(profile_base, a, 1);
 	synth_to(profile_cand, b, 2);
-	d = diff_of(NULL, base, cand, &sb, &sc);
+	d = diff_of(within_only(), base, cand, &sb, &sc);
 	/* The slowed cells. */
 	c = cell_of(d, TT_PHASE_DECODE, 8192, 4);
 	assert_int_equal(c->v[TT_DIFF_TOTAL].verdict, TT_VERDICT_SLOWER);
@@ -658,6 +672,230 @@ static void test_missing_trace_unjudged(void **state)
 	free(tmp);
 }
 
+
+/* ---- runs that drift: the unit of evidence is the run ------------------- */
+
+/* A run of the model whose every engine step is exp(sigma z) as long, z
+ * standard normal drawn from the run's seed: the whole run faster or slower,
+ * as a busy machine makes it (docs/diff.md "One run per side"). */
+static void gen_drift_run(const char *dir, double sigma, uint64_t seed)
+{
+	struct rng r = {seed * 0x9E3779B97F4A7C15ULL + 3};
+	double z = sqrt(-2 * log(urand(&r))) * cos(2 * M_PI * urand(&r));
+	struct gen g;
+
+	gen_init(&g);
+	for (int c = 0; c < N_CELLS; c++)
+		g.step_factor[c] = exp(sigma * z);
+	gen_run(dir, &g, seed);
+}
+
+/* The side's variance of a figure with replicates is the hierarchical
+ * bootstrap's (runs, then time slices within runs): (S^2 + mean w) / n,
+ * S^2 the between-run spread of the log figures pooled over the cells, w
+ * each run's bootstrap variance (docs/diff.md "Replicates").  Checked
+ * against the side's own numbers, for every cell and figure judged. */
+static void test_hierarchical_variance(void **state)
+{
+	char *tmp = tu_tmpdir("diff-hier"), *p[6];
+	struct tt_diff_side *sb, *sc;
+	struct tt_diff *d;
+	size_t checked = 0;
+
+	(void)state;
+	for (int i = 0; i < 6; i++) {
+		char name[8];
+		snprintf(name, sizeof name, "r%d", i);
+		p[i] = path_in(tmp, name);
+		gen_drift_run(p[i], 0.04, 700 + (uint64_t)i);
+	}
+	{
+		const char *base[] = {p[0], p[1], p[2], NULL}, *cand[] = {p[3], p[4], p[5], NULL};
+		d = diff_of(NULL, base, cand, &sb, &sc);
+	}
+	for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
+		double ss = 0, df = 0;
+		/* S^2: every cell of the base, its 3 runs */
+		for (size_t k = 0; k < sb->runs[0].rep->n_cells; k++) {
+			double x[3], mean = 0;
+			int ok = 1;
+			for (int r = 0; r < 3; r++) {
+				double v = tt__diff_figure_of(&sb->runs[r].rep->cells[k],
+							      (enum tt_diff_figure)f, sb->runs[r].tail_q);
+				ok &= v > 0 && isfinite(v);
+				x[r] = log(v);
+				mean += x[r] / 3;
+			}
+			if (!ok)
+				continue;
+			for (int r = 0; r < 3; r++)
+				ss += (x[r] - mean) * (x[r] - mean);
+			df += 2;
+		}
+		for (size_t k = 0; df > 0 && k < sb->runs[0].rep->n_cells; k++) {
+			const struct tt_cell_figures *cf = &sb->runs[0].rep->cells[k];
+			const struct tt_diff_cell *c = cell_of(d, cf->phase, cf->context, cf->concurrency);
+			const struct tt_diff_value *v = &c->v[f];
+			double w = 0, want;
+			int n_w = 0;
+			if (!v->applies || v->verdict == TT_VERDICT_UNJUDGED)
+				continue;
+			for (int r = 0; r < 3; r++)
+				if (isfinite(sb->runs[r].boot[k][f].se)) {
+					w += sb->runs[r].boot[k][f].se * sb->runs[r].boot[k][f].se;
+					n_w++;
+				}
+			want = (ss / df + (n_w ? w / n_w : 0)) / 3;
+			assert_int_equal(v->basis_base, TT_BASIS_REPLICATES);
+			assert_false(v->allowance);
+			if (fabs(v->se_base * v->se_base - want) > 1e-12 + 1e-9 * want)
+				fail_msg("%s, cell %zu: se^2 %.10g, want (S^2 %.6g + w %.6g) / 3 = %.10g",
+					 tt_diff_figure_key((enum tt_diff_figure)f), k,
+					 v->se_base * v->se_base, ss / df, n_w ? w / n_w : 0, want);
+			checked++;
+		}
+	}
+	assert_true(checked >= N_CELLS * 4);
+	diff_done(d, sb, sc);
+	for (int i = 0; i < 6; i++)
+		free(p[i]);
+	tu_rmrf(tmp);
+	free(tmp);
+}
+
+/* Runs whose whole speed drifts by a known 4 % (lognormal sigma 0.04) from
+ * run to run, on top of their sampling noise.  A/A: base and candidate are
+ * independent runs of the same engine.
+ * - One run per side, within-run intervals only: most diffs cry wolf.
+ * - One run per side with an allowance at least the drift: at most alpha.
+ * - Three runs per side, hierarchical resampling: diffs with any verdict
+ *   at most near alpha, and the side's variance near the truth (the drift
+ *   plus the within-run noise, over 3 runs).
+ * - Three runs per side drifting by 1 %, a true 10 % slowdown of every
+ *   step: found. */
+#define DRIFT_PAIRS 16
+
+static void test_drift_between_runs(void **state)
+{
+	char *tmp = tu_tmpdir("diff-drift"), *p[6];
+	struct tt_diff_opts o0 = *within_only(), oa = *within_only();
+	size_t flagged_within = 0, flagged_allow = 0, flagged_hier = 0, total_n = 0, beyond = 0;
+	size_t found = 0;
+	double var_sum = 0, w_sum = 0, df_sum = 0;
+
+	(void)state;
+	for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++)
+		oa.run_allowance[f] = 5;
+	for (int i = 0; i < 6; i++) {
+		char name[8];
+		snprintf(name, sizeof name, "r%d", i);
+		p[i] = path_in(tmp, name);
+	}
+	for (uint64_t pair = 0; pair < DRIFT_PAIRS; pair++) {
+		struct tt_diff_side *sb, *sc;
+		struct tt_diff *d;
+		for (int i = 0; i < 6; i++) {
+			tu_rmrf(p[i]);
+			gen_drift_run(p[i], 0.04, 9000 + pair * 10 + (uint64_t)i);
+		}
+		{
+			const char *base[] = {p[0], NULL}, *cand[] = {p[3], NULL};
+			d = diff_of(&o0, base, cand, &sb, &sc);
+			flagged_within += d->n_faster + d->n_slower > 0;
+			diff_done(d, sb, sc);
+			d = diff_of(&oa, base, cand, &sb, &sc);
+			flagged_allow += d->n_faster + d->n_slower > 0;
+			assert_true(d->n_allowance > 0);
+			diff_done(d, sb, sc);
+		}
+		{
+			const char *base[] = {p[0], p[1], p[2], NULL}, *cand[] = {p[3], p[4], p[5], NULL};
+			d = diff_of(NULL, base, cand, &sb, &sc);
+			flagged_hier += d->n_faster + d->n_slower > 0;
+			assert_int_equal(d->n_allowance, 0);
+			for (size_t i = 0; i < d->n_cells; i++) {
+				const struct tt_diff_value *v = &d->cells[i].v[TT_DIFF_TOTAL];
+				if (!v->applies || v->verdict == TT_VERDICT_UNJUDGED)
+					continue;
+				total_n++;
+				beyond += fabs(v->z) > v->crit;
+				var_sum += v->se_base * v->se_base;
+				df_sum += v->df;
+				/* the base runs' own bootstrap variance of the cell */
+				for (int r = 0; r < 3; r++) {
+					const struct tt__run_boot *rb = &sb->runs[r];
+					for (size_t k = 0; k < rb->rep->n_cells; k++)
+						if (rb->rep->cells[k].context == d->cells[i].context &&
+						    rb->rep->cells[k].concurrency == d->cells[i].concurrency &&
+						    rb->rep->cells[k].phase == d->cells[i].phase)
+							w_sum += rb->boot[k][TT_DIFF_TOTAL].se *
+								 rb->boot[k][TT_DIFF_TOTAL].se / 3;
+				}
+			}
+			diff_done(d, sb, sc);
+		}
+	}
+	/* a true 10 % slowdown, three runs a side whose runs drift by 1 %:
+	 * every cell's TBT slower (a 4 % drift with 2 degrees of freedom a side
+	 * hides 10 % at the diff's Bonferroni level) */
+	for (int i = 0; i < 3; i++) {
+		tu_rmrf(p[i]);
+		gen_drift_run(p[i], 0.01, 9900 + (uint64_t)i);
+	}
+	for (int i = 3; i < 6; i++) {
+		struct gen g;
+		struct rng r = {(uint64_t)(9900 + i) * 0x9E3779B97F4A7C15ULL + 3};
+		double z = sqrt(-2 * log(urand(&r))) * cos(2 * M_PI * urand(&r));
+		tu_rmrf(p[i]);
+		gen_init(&g);
+		for (int c = 0; c < N_CELLS; c++)
+			g.step_factor[c] = exp(0.01 * z) / 0.9;
+		gen_run(p[i], &g, 9900 + (uint64_t)i);
+	}
+	{
+		struct tt_diff_side *sb, *sc;
+		struct tt_diff *d;
+		const char *base[] = {p[0], p[1], p[2], NULL}, *cand[] = {p[3], p[4], p[5], NULL};
+		d = diff_of(NULL, base, cand, &sb, &sc);
+		for (size_t i = 0; i < d->n_cells; i++) {
+			const struct tt_diff_value *v = &d->cells[i].v[TT_DIFF_TBT_P50];
+			found += v->verdict == TT_VERDICT_SLOWER;
+			printf("  slowdown: TBT p50 %+.1f %%, z %.2f, critical %.2f, df %.1f\n",
+			       v->change_pct, v->z, v->crit, v->df);
+		}
+		diff_done(d, sb, sc);
+	}
+	printf("drift 4 %% between runs, %d A/A pairs: diffs with a verdict: one run a side "
+	       "%zu (within-run only), %zu (allowance 5 %%); three runs a side %zu; "
+	       "total tok/s beyond the critical value with three runs: %zu of %zu; 10 %% slowdown found in "
+	       "%zu of %d cells\n", DRIFT_PAIRS, flagged_within, flagged_allow, flagged_hier,
+	       beyond, total_n, found, N_CELLS);
+	/* within-run intervals alone cannot hold alpha when runs drift */
+	assert_true(flagged_within >= DRIFT_PAIRS / 2);
+	/* 16 diffs at a true 5 %: 0.8 expected; 3 or more has chance ~5 % */
+	assert_true(flagged_allow <= 2);
+	assert_true(flagged_hier <= 2);
+	assert_true(total_n >= DRIFT_PAIRS * N_CELLS);
+	/* the intervals hold the drift: the hierarchical variance of a side's
+	 * total tok/s, averaged over the pairs, is near its truth
+	 * (sigma^2 + within) / 3, not the within-run part alone */
+	{
+		double mean_var = var_sum / (double)total_n, truth = (0.04 * 0.04 + w_sum / (double)total_n) / 3;
+		printf("  mean side variance of ln total tok/s %.3g, truth %.3g, within-run part %.3g\n",
+		       mean_var, truth, w_sum / (double)total_n / 3);
+		assert_true(mean_var > 0.6 * truth && mean_var < 2 * truth);
+		/* the drift is the whole run's: the evidence is 2 runs' worth a
+		 * side (df 2 + 2), not 2 per cell (6 cells: 24) */
+		printf("  mean degrees of freedom of total tok/s: %.1f\n", df_sum / (double)total_n);
+		assert_true(df_sum / (double)total_n < 8);
+	}
+	assert_true(found >= N_CELLS - 1);
+	for (int i = 0; i < 6; i++)
+		free(p[i]);
+	tu_rmrf(tmp);
+	free(tmp);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -669,6 +907,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_synth_slowdown_and_matrix),
 		cmocka_unit_test(test_synth_noise_pairs),
 		cmocka_unit_test(test_missing_trace_unjudged),
+		cmocka_unit_test(test_hierarchical_variance),
+		cmocka_unit_test(test_drift_between_runs),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

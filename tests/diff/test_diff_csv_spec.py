@@ -172,7 +172,9 @@ with tempfile.TemporaryDirectory() as tmp:
     seed = os.path.join(src, "fixtures", "foreign", "llm-inference-bench-report",
                         "speed-test-matrix-lfm2.5-350m-h200.txt")
     cases = [
-        ("synthetic", [base, slow]),
+        # the example of section 6 is without the run-to-run allowance
+        ("synthetic", [base, slow, "--run-allowance", "0"]),
+        ("synthetic, allowance", [base, slow]),
         ("replicates", ["--base", base, base2, "--candidate", slow, slow2]),
         ("mixed statuses", ["--base", base, slow, "--candidate", slow2, base2]),
         ("point/point", [seed, seed]),

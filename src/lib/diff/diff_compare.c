@@ -96,29 +96,115 @@ double tt__diff_figure_of(const struct tt_cell_figures *c, enum tt_diff_figure f
 
 /* ---- cells ------------------------------------------------------------- */
 
-static const struct tt_cell_figures *find_cell(const struct tt_report *r, enum tt_phase ph,
-					       int64_t ctx, int conc)
+/* Where each run of a side has each cell of the diff: at[run * n + k] is
+ * the index of diff cell k in run's report, -1 when the run lacks it.  Built
+ * once from a hash of the cells' keys, so matching is linear in the cells
+ * (a scan per cell made a diff of 20,000 cells take 35 s: issue 20.9). */
+struct sidemap {
+	const struct tt_diff_side *s;
+	long *at;
+	size_t n; /* cells of the diff */
+};
+
+/* Open addressing over the diff's cells by (phase, context, concurrency). */
+struct keyhash {
+	size_t *slot; /* cell index + 1; 0: empty */
+	size_t mask;
+};
+
+static uint64_t key_hash(enum tt_phase ph, int64_t ctx, int conc)
 {
-	for (size_t i = 0; i < r->n_cells; i++)
-		if (r->cells[i].phase == ph && r->cells[i].context == ctx &&
-		    (ph == TT_PHASE_PREFILL || r->cells[i].concurrency == conc))
-			return &r->cells[i];
-	return NULL;
+	uint64_t h = (uint64_t)ph * 0x9E3779B97F4A7C15ULL;
+	h ^= (uint64_t)ctx + 0x632BE59BD9B4E019ULL + (h << 6) + (h >> 2);
+	h ^= (uint64_t)(uint32_t)conc + 0x85EBCA77C2B2AE63ULL + (h << 6) + (h >> 2);
+	h ^= h >> 33;
+	h *= 0xFF51AFD7ED558CCDULL;
+	h ^= h >> 33;
+	return h;
+}
+
+/* A prefill row is one per context: its concurrency does not count. */
+static int key_conc(enum tt_phase ph, int conc)
+{
+	return ph == TT_PHASE_PREFILL ? 1 : conc;
+}
+
+static int keyhash_init(struct keyhash *h, size_t n)
+{
+	size_t cap = 64;
+	while (cap < 2 * n + 2)
+		cap *= 2;
+	h->slot = calloc(cap, sizeof *h->slot);
+	h->mask = cap - 1;
+	return h->slot ? 0 : -1;
+}
+
+/* The diff cell with this key, or -1; with add, a missing key is put at
+ * index add_at (the caller appends that cell). */
+static long keyhash_find(struct keyhash *h, const struct tt_diff_cell *cells, enum tt_phase ph,
+			 int64_t ctx, int conc, size_t add_at, int add)
+{
+	size_t i = (size_t)key_hash(ph, ctx, key_conc(ph, conc)) & h->mask;
+
+	for (;; i = (i + 1) & h->mask) {
+		const struct tt_diff_cell *c;
+		if (!h->slot[i]) {
+			if (add)
+				h->slot[i] = add_at + 1;
+			return -1;
+		}
+		c = &cells[h->slot[i] - 1];
+		if (c->phase == ph && c->context == ctx &&
+		    key_conc(c->phase, c->concurrency) == key_conc(ph, conc))
+			return (long)(h->slot[i] - 1);
+	}
+}
+
+static int sidemap_build(struct sidemap *m, const struct tt_diff_side *s, struct keyhash *h,
+			 const struct tt_diff_cell *cells, size_t n)
+{
+	m->s = s;
+	m->n = n;
+	m->at = malloc((s->n_runs * n > 0 ? s->n_runs * n : 1) * sizeof *m->at);
+	if (!m->at)
+		return -1;
+	for (size_t i = 0; i < s->n_runs * n; i++)
+		m->at[i] = -1;
+	for (size_t r = 0; r < s->n_runs; r++) {
+		const struct tt_report *rep = s->runs[r].rep;
+		for (size_t k = 0; k < rep->n_cells; k++) {
+			const struct tt_cell_figures *c = &rep->cells[k];
+			long at;
+			if (c->phase == TT_PHASE_RATE)
+				continue;
+			at = keyhash_find(h, cells, c->phase, c->context, c->concurrency, 0, 0);
+			if (at >= 0 && m->at[r * n + (size_t)at] < 0) /* the first, as a scan finds */
+				m->at[r * n + (size_t)at] = (long)k;
+		}
+	}
+	return 0;
+}
+
+/* Run r's figures of diff cell k, or NULL. */
+static const struct tt_cell_figures *map_cell(const struct sidemap *m, size_t r, size_t k)
+{
+	long at = m->at[r * m->n + k];
+	return at < 0 ? NULL : &m->s->runs[r].rep->cells[at];
 }
 
 /* A side's status for a cell (docs/diff.md "Status with replicates"): the
  * runs that have the cell counted by status; *st the status they agree on,
  * or the first run's when they do not (mixed).  Returns 0 when no run has
  * the cell. */
-static int side_status(const struct tt_diff_side *s, enum tt_phase ph, int64_t ctx, int conc,
-		       enum tt_status *st, int *mixed, unsigned short *runs)
+static int side_status(const struct sidemap *m, size_t k, enum tt_status *st, int *mixed,
+		       unsigned short *runs)
 {
 	int found = 0;
 
 	*mixed = 0;
 	memset(runs, 0, TT_STATUS_COUNT_ * sizeof *runs);
-	for (size_t i = 0; i < s->n_runs; i++) {
-		const struct tt_cell_figures *c = find_cell(s->runs[i].rep, ph, ctx, conc);
+	for (size_t i = 0; i < m->s->n_runs; i++) {
+		const struct tt_cell_figures *c = map_cell(m, i, k);
 		if (!c)
 			continue;
 		if ((unsigned)c->status < TT_STATUS_COUNT_)
@@ -151,26 +237,31 @@ struct est {
 	const struct tt__boot *only; /* the bootstrap of a side of one run */
 	int point;   /* a side of one run whose figure is a reported point */
 	double res;  /* that point's printed precision (+-), figure units */
+	int allowance; /* the run-to-run allowance was added (one run, samples) */
 	enum tt_diff_basis basis;
 };
 
 /* The spread between a side's runs of one figure, pooled over its cells:
  * with two or three runs a cell alone cannot tell it, and the engine's
- * run-to-run noise is taken to be alike in every cell (relative). */
+ * run-to-run noise is taken to be alike in every cell (relative).  vb: the
+ * variance of one run's log figure of a cell about the cell's mean over
+ * runs; df its degrees of freedom (docs/diff.md "Replicates"). */
 struct pooled {
-	double ss, df;
+	double vb, df;
 };
 
+/* The bootstrap of a run that had no trace: nothing known. */
+static const struct tt__boot no_boot = {NAN, 0, 0, 0, {0}, {0}};
+
 /* The log figures of the runs of a side that have the cell; n returned. */
-static size_t run_values(const struct tt_diff_side *s, enum tt_phase ph, int64_t ctx, int conc,
-			 enum tt_diff_figure f, double *x, const struct tt__boot **b,
-			 struct est *e)
+static size_t run_values(const struct sidemap *m, size_t k, enum tt_diff_figure f, double *x,
+			 const struct tt__boot **b, struct est *e)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < s->n_runs; i++) {
-		const struct tt__run_boot *rb = &s->runs[i];
-		const struct tt_cell_figures *c = find_cell(rb->rep, ph, ctx, conc);
+	for (size_t i = 0; i < m->s->n_runs; i++) {
+		const struct tt__run_boot *rb = &m->s->runs[i];
+		const struct tt_cell_figures *c = map_cell(m, i, k);
 		double v;
 		if (!c)
 			continue;
@@ -186,54 +277,93 @@ static size_t run_values(const struct tt_diff_side *s, enum tt_phase ph, int64_t
 			e->res = rb->res[c - rb->rep->cells][f];
 		}
 		x[n] = log(v);
-		b[n] = &rb->boot[c - rb->rep->cells][f];
+		b[n] = rb->boot ? &rb->boot[c - rb->rep->cells][f] : &no_boot;
 		n++;
 	}
 	return n;
 }
 
-static void pool_between(const struct tt_diff_side *s, const struct tt_diff *d,
-			 struct pooled *p)
+/* The between-run variance of each figure, from the runs x cells table of
+ * log figures (cells every run has): a run's deviation from a cell's mean
+ * is a run effect shared by all cells of the run (its machine load,
+ * warm-up, clocks) plus a part of its own, x_rc = mu_c + rho_r + e_rc.  With
+ * n runs and C cells, MS_R = C sum_r dbar_r^2 / (n - 1) estimates
+ * C s_rho^2 + s_e^2 and MS_E = (sum d_rc^2 - C sum_r dbar_r^2) /
+ * ((n - 1)(C - 1)) estimates s_e^2 (d_rc = x_rc - xbar_c, dbar_r its mean
+ * over the cells); the variance of a cell's run, s_rho^2 + s_e^2, is
+ * MS_R / C + (1 - 1/C) MS_E, with Satterthwaite's degrees of freedom: about
+ * n - 1 when the runs drift as a whole, up to (n - 1) C when each cell
+ * drifts on its own.  Fewer than 2 such cells: the spread pooled over the
+ * cells, with n - 1 degrees of freedom. */
+static void pool_between(const struct sidemap *m, struct pooled *p)
 {
-	double x[TT_DIFF_MAX_RUNS];
+	double x[TT_DIFF_MAX_RUNS], dsum[TT_DIFF_MAX_RUNS];
 	const struct tt__boot *b[TT_DIFF_MAX_RUNS];
+	size_t runs = m->s->n_runs;
 
 	memset(p, 0, TT_DIFF_FIGURE_COUNT_ * sizeof *p);
-	for (size_t i = 0; i < d->n_cells; i++)
-		for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
-			const struct tt_diff_cell *dc = &d->cells[i];
-			size_t n = run_values(s, dc->phase, dc->context, dc->concurrency,
-					      (enum tt_diff_figure)f, x, b, NULL);
+	if (runs < 2)
+		return;
+	for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
+		double ss_all = 0, df_all = 0, d2 = 0, ssr = 0, C = 0;
+		memset(dsum, 0, sizeof dsum);
+		for (size_t i = 0; i < m->n; i++) {
+			size_t n = run_values(m, i, (enum tt_diff_figure)f, x, b, NULL);
 			double mean = 0;
 			if (n < 2)
 				continue;
 			for (size_t k = 0; k < n; k++)
 				mean += x[k] / (double)n;
 			for (size_t k = 0; k < n; k++)
-				p[f].ss += (x[k] - mean) * (x[k] - mean);
-			p[f].df += (double)(n - 1);
+				ss_all += (x[k] - mean) * (x[k] - mean);
+			df_all += (double)(n - 1);
+			if (n != runs)
+				continue; /* the table holds the cells every run has */
+			for (size_t k = 0; k < n; k++) {
+				dsum[k] += x[k] - mean;
+				d2 += (x[k] - mean) * (x[k] - mean);
+			}
+			C++;
 		}
+		if (C >= 2) {
+			double msr, mse, a1 = 1 / C, a2 = 1 - 1 / C, dfr = (double)(runs - 1),
+				     dfe = (double)(runs - 1) * (C - 1), num, den;
+			for (size_t k = 0; k < runs; k++)
+				ssr += C * (dsum[k] / C) * (dsum[k] / C);
+			msr = ssr / dfr;
+			mse = d2 > ssr ? (d2 - ssr) / dfe : 0;
+			p[f].vb = a1 * msr + a2 * mse;
+			num = p[f].vb * p[f].vb;
+			den = a1 * msr * a1 * msr / dfr + a2 * mse * a2 * mse / dfe;
+			p[f].df = den > 0 ? num / den : dfr;
+			if (p[f].df < dfr)
+				p[f].df = dfr; /* never below the runs' own */
+		} else if (df_all > 0) {
+			p[f].vb = ss_all / df_all;
+			p[f].df = (double)(runs - 1);
+		}
+	}
 }
 
-static void side_estimate(const struct tt_diff_side *s, const struct pooled *pool,
-			  enum tt_phase ph, int64_t ctx, int conc, enum tt_diff_figure f,
-			  struct est *e)
+static void side_estimate(const struct sidemap *m, const struct pooled *pool, size_t k,
+			  enum tt_diff_figure f, struct est *e)
 {
+	const struct tt_diff_side *s = m->s;
 	double x[TT_DIFF_MAX_RUNS], sum = 0, se2 = 0, df_within = 0;
 	const struct tt__boot *b[TT_DIFF_MAX_RUNS];
 	size_t n, n_se = 0;
 
 	memset(e, 0, sizeof *e);
-	n = run_values(s, ph, ctx, conc, f, x, b, e);
+	n = run_values(m, k, f, x, b, e);
 	e->runs = n;
 	e->mu = e->var = e->df = NAN;
 	if (n == 0)
 		return;
-	for (size_t k = 0; k < n; k++) {
-		sum += x[k];
-		if (isfinite(b[k]->se) && b[k]->units > 1) {
-			se2 += b[k]->se * b[k]->se;
-			df_within += (double)(b[k]->units - 1);
+	for (size_t i = 0; i < n; i++) {
+		sum += x[i];
+		if (isfinite(b[i]->se) && b[i]->units > 1) {
+			se2 += b[i]->se * b[i]->se;
+			df_within += (double)(b[i]->units - 1);
 			n_se++;
 		} else {
 			e->no_se++;
@@ -246,13 +376,17 @@ static void side_estimate(const struct tt_diff_side *s, const struct pooled *poo
 	if (!e->point)
 		e->res = 0;
 	{
-		/* Per run: the bootstrap's variance (within the run) and, with
-		 * replicates, the pooled spread between runs, which holds the
-		 * within part too; the larger decides. */
+		/* Within a run: the bootstrap's variance of its log figure (the
+		 * mean over the runs that have one).  Between runs: the spread of
+		 * the runs' log figures, pooled over the side's cells. */
 		double within = n_se ? se2 / (double)n_se : NAN;
-		double between = s->n_runs > 1 && pool[f].df > 0 ? pool[f].ss / pool[f].df : NAN;
-		if (!isnan(between) && (isnan(within) || between > within)) {
-			e->var = between / (double)n;
+		double between = s->n_runs > 1 && pool[f].df > 0 ? pool[f].vb : NAN;
+		if (!isnan(between)) {
+			/* The hierarchical bootstrap (docs/diff.md "Replicates"):
+			 * draw n runs with replacement, then the time slices of
+			 * each drawn run; the variance of the mean of the drawn
+			 * runs' log figures is (between + within) / n. */
+			e->var = (between + (isnan(within) ? 0 : within)) / (double)n;
 			e->df = pool[f].df;
 			e->basis = TT_BASIS_REPLICATES;
 		} else if (!isnan(within)) {
@@ -364,17 +498,14 @@ static int cell_order(const void *x, const void *y)
 	return a->concurrency - b->concurrency;
 }
 
-static int add_key(struct tt_diff *d, size_t *cap, const struct tt_cell_figures *c)
+static int add_key(struct tt_diff *d, size_t *cap, struct keyhash *h,
+		   const struct tt_cell_figures *c)
 {
 	/* Open-loop cells share concurrency 0 and are told apart by their
 	 * rate: their curves are shown whole by diffview (docs/diff.md
 	 * "Open-loop curves"), not matched and tested here. */
 	if (c->phase == TT_PHASE_RATE)
 		return 0;
-	for (size_t i = 0; i < d->n_cells; i++)
-		if (d->cells[i].phase == c->phase && d->cells[i].context == c->context &&
-		    (c->phase == TT_PHASE_PREFILL || d->cells[i].concurrency == c->concurrency))
-			return 0;
 	if (d->n_cells == *cap) {
 		size_t n = *cap ? *cap * 2 : 32;
 		struct tt_diff_cell *g = realloc(d->cells, n * sizeof *g);
@@ -383,6 +514,8 @@ static int add_key(struct tt_diff *d, size_t *cap, const struct tt_cell_figures 
 		d->cells = g;
 		*cap = n;
 	}
+	if (keyhash_find(h, d->cells, c->phase, c->context, c->concurrency, d->n_cells, 1) >= 0)
+		return 0;
 	memset(&d->cells[d->n_cells], 0, sizeof *d->cells);
 	d->cells[d->n_cells].phase = c->phase;
 	d->cells[d->n_cells].context = c->context;
@@ -488,7 +621,9 @@ enum tt_code tt_diff_compare(const struct tt_diff_side *base, const struct tt_di
 	struct tt_diff *d;
 	struct pooled pool_b[TT_DIFF_FIGURE_COUNT_], pool_c[TT_DIFF_FIGURE_COUNT_];
 	const struct tt__boot *(*only)[TT_DIFF_FIGURE_COUNT_][2] = NULL;
-	size_t cap = 0;
+	struct keyhash h = {NULL, 0};
+	struct sidemap mb = {base, NULL, 0}, mc = {cand, NULL, 0};
+	size_t cap = 0, total = 0;
 
 	if (!base || !cand || !base->n_runs || !cand->n_runs)
 		return tt_error_set(err, TT_EARG, "a diff needs at least one run on each side");
@@ -502,25 +637,31 @@ enum tt_code tt_diff_compare(const struct tt_diff_side *base, const struct tt_di
 	for (int side = 0; side < 2; side++) {
 		const struct tt_diff_side *s = side ? cand : base;
 		for (size_t i = 0; i < s->n_runs; i++)
+			total += s->runs[i].rep->n_cells;
+	}
+	if (keyhash_init(&h, total))
+		goto oom;
+	for (int side = 0; side < 2; side++) {
+		const struct tt_diff_side *s = side ? cand : base;
+		for (size_t i = 0; i < s->n_runs; i++)
 			for (size_t k = 0; k < s->runs[i].rep->n_cells; k++)
-				if (add_key(d, &cap, &s->runs[i].rep->cells[k])) {
-					tt_diff_free(d);
-					return tt_error_set(err, TT_ENOMEM, "out of memory");
-				}
+				if (add_key(d, &cap, &h, &s->runs[i].rep->cells[k]))
+					goto oom;
 	}
-	pool_between(base, d, pool_b);
-	pool_between(cand, d, pool_c);
+	if (sidemap_build(&mb, base, &h, d->cells, d->n_cells) ||
+	    sidemap_build(&mc, cand, &h, d->cells, d->n_cells))
+		goto oom;
+	free(h.slot);
+	h.slot = NULL;
+	pool_between(&mb, pool_b);
+	pool_between(&mc, pool_c);
 	only = calloc(d->n_cells ? d->n_cells : 1, sizeof *only);
-	if (!only) {
-		tt_diff_free(d);
-		return tt_error_set(err, TT_ENOMEM, "out of memory");
-	}
+	if (!only)
+		goto oom;
 	for (size_t i = 0; i < d->n_cells; i++) {
 		struct tt_diff_cell *dc = &d->cells[i];
-		int hb = side_status(base, dc->phase, dc->context, dc->concurrency, &dc->base_status,
-				     &dc->base_mixed, dc->base_runs);
-		int hc = side_status(cand, dc->phase, dc->context, dc->concurrency, &dc->cand_status,
-				     &dc->cand_mixed, dc->cand_runs);
+		int hb = side_status(&mb, i, &dc->base_status, &dc->base_mixed, dc->base_runs);
+		int hc = side_status(&mc, i, &dc->cand_status, &dc->cand_mixed, dc->cand_runs);
 
 		dc->presence = hb && hc ? TT_DIFF_BOTH : hb ? TT_DIFF_BASE_ONLY : TT_DIFF_CAND_ONLY;
 		dc->status_changed = hb && hc && statuses_differ(dc->base_runs, dc->cand_runs);
@@ -538,10 +679,8 @@ enum tt_code tt_diff_compare(const struct tt_diff_side *base, const struct tt_di
 			v->verdict = TT_VERDICT_UNJUDGED;
 			if (!v->applies)
 				continue;
-			side_estimate(base, pool_b, dc->phase, dc->context, dc->concurrency,
-				      (enum tt_diff_figure)f, &eb);
-			side_estimate(cand, pool_c, dc->phase, dc->context, dc->concurrency,
-				      (enum tt_diff_figure)f, &ec);
+			side_estimate(&mb, pool_b, i, (enum tt_diff_figure)f, &eb);
+			side_estimate(&mc, pool_c, i, (enum tt_diff_figure)f, &ec);
 			if (eb.runs)
 				v->base = exp(eb.mu);
 			if (ec.runs)
@@ -575,6 +714,25 @@ enum tt_code tt_diff_compare(const struct tt_diff_side *base, const struct tt_di
 				note_side(v->note, sizeof v->note, nb ? "base" : "candidate",
 					  nb ? &eb : &ec, nb ? dc->base_status : dc->cand_status);
 				continue;
+			}
+			/* A side of one captured run: what another run of the
+			 * same setup would differ by beyond its sampling noise,
+			 * measured on this kind of capture (docs/diff.md "One run
+			 * per side"), unless the other side is a reported point
+			 * (whose own run-to-run variance is unknown anyway: "Runs
+			 * without traces"). */
+			if (eb.basis != TT_BASIS_POINT && ec.basis != TT_BASIS_POINT) {
+				double ab = d->opts.run_allowance[f] / 100, ac = ab;
+				if (eb.basis == TT_BASIS_SAMPLES && ab > 0) {
+					eb.var += ab * ab / (double)eb.runs;
+					eb.allowance = 1;
+				}
+				if (ec.basis == TT_BASIS_SAMPLES && ac > 0) {
+					ec.var += ac * ac / (double)ec.runs;
+					ec.allowance = 1;
+				}
+				v->allowance = eb.allowance || ec.allowance;
+				d->n_allowance += (size_t)v->allowance;
 			}
 			/* A point side: its sampling and run-to-run variance are
 			 * unknown (0 here); the interval is the other side's
@@ -635,10 +793,19 @@ enum tt_code tt_diff_compare(const struct tt_diff_side *base, const struct tt_di
 		}
 	}
 	free(only);
+	free(mb.at);
+	free(mc.at);
 	if (d->n_cells)
 		qsort(d->cells, d->n_cells, sizeof *d->cells, cell_order);
 	*out = d;
 	return TT_OK;
+oom:
+	free(h.slot);
+	free(mb.at);
+	free(mc.at);
+	free(only);
+	tt_diff_free(d);
+	return tt_error_set(err, TT_ENOMEM, "out of memory");
 }
 
 void tt_diff_free(struct tt_diff *d)

@@ -30,8 +30,10 @@ int tt__boot_rank_interval(const struct tt__boot *b, double k, double *lo, doubl
 
 struct tt__run_boot {
 	struct tt_report *rep;          /* owned */
-	double (*tbt_cdf)[TT__CDF_POINTS]; /* rep->n_cells rows */
-	struct tt__boot (*boot)[TT_DIFF_FIGURE_COUNT_]; /* rep->n_cells rows */
+	/* rep->n_cells rows each; NULL when no cell had a trace (a run of
+	 * reported figures only): no bootstrap, no distribution */
+	double (*tbt_cdf)[TT__CDF_POINTS];
+	struct tt__boot (*boot)[TT_DIFF_FIGURE_COUNT_];
 	int have_samples;               /* the hook saw raw samples (a trace was read) */
 	unsigned char *point;           /* rep->n_cells: the cell has reported figures, no trace */
 	double (*res)[TT_DIFF_FIGURE_COUNT_]; /* rep->n_cells rows: a point figure's

@@ -527,7 +527,8 @@ static const double *cell_cdf(const struct tt_diff_side *s, const struct tt_diff
 		for (size_t i = 0; i < rep->n_cells; i++)
 			if (rep->cells[i].phase == dc->phase && rep->cells[i].context == dc->context &&
 			    rep->cells[i].concurrency == dc->concurrency)
-				return isfinite(s->runs[r].tbt_cdf[i][50]) ? s->runs[r].tbt_cdf[i] : NULL;
+				return s->runs[r].tbt_cdf && isfinite(s->runs[r].tbt_cdf[i][50])
+					       ? s->runs[r].tbt_cdf[i] : NULL;
 	}
 	return NULL;
 }

@@ -12,7 +12,7 @@
 #include "text/render_impl.h"
 
 #define DIFF_SCHEMA "tokentrace-diff"
-#define DIFF_VERSION "1.2"
+#define DIFF_VERSION "1.3"
 
 static cJSON *num(double v)
 {
@@ -112,6 +112,21 @@ enum tt_code tt__diff_render_json(const struct tt_diff *d, const struct tt_diff_
 	put(&oom, o, "point_comparisons", num((double)d->n_point));
 	put(&oom, o, "comparisons", num((double)d->n_tests));
 	put(&oom, o, "level_each", num(d->level));
+	{
+		/* docs/diff.md "Runs, the unit of evidence" */
+		size_t nb = tt_diff_side_runs(d->base), nc = tt_diff_side_runs(d->cand);
+		cJSON *a;
+		put(&oom, o, "runs_base", num((double)nb));
+		put(&oom, o, "runs_candidate", num((double)nc));
+		put(&oom, o, "resampling",
+		    cJSON_CreateString(nb > 1 && nc > 1 ? "hierarchical" : "within_run"));
+		put(&oom, o, "single_run", cJSON_CreateBool(nb == 1 && nc == 1));
+		a = put(&oom, o, "run_allowance_pct", cJSON_CreateObject());
+		for (int f = 0; a && f < TT_DIFF_FIGURE_COUNT_; f++)
+			put(&oom, a, tt_diff_figure_key((enum tt_diff_figure)f),
+			    num(d->opts.run_allowance[f]));
+		put(&oom, o, "run_allowance_comparisons", num((double)d->n_allowance));
+	}
 
 	o = put(&oom, root, "summary", cJSON_CreateObject());
 	put(&oom, o, "slower", num((double)d->n_slower));
@@ -201,6 +216,7 @@ enum tt_code tt__diff_render_json(const struct tt_diff *d, const struct tt_diff_
 					 tt_diff_basis_key(v->basis_cand));
 				put(&oom, fo, "basis", cJSON_CreateString(basis));
 			}
+			put(&oom, fo, "run_allowance", cJSON_CreateBool(v->allowance));
 			put(&oom, fo, "precision_base", num(v->res_base));
 			put(&oom, fo, "precision_candidate", num(v->res_cand));
 			put(&oom, fo, "note", v->note[0] ? cJSON_CreateString(v->note) : cJSON_CreateNull());

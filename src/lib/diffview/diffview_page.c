@@ -244,7 +244,7 @@ enum tt_code tt_diff_render_html(const struct tt_diff *d, const struct tt_diff_g
 {
 	struct dfact *facts = calloc(MAX_FACTS, sizeof *facts);
 	size_t nf, nb = tt_diff_side_runs(d->base), nc = tt_diff_side_runs(d->cand);
-	char line[1200], a[96], b[96], c[96], sb[256], sc[256];
+	char line[2400], a[96], b[96], c[96], sb[256], sc[256];
 	struct tt_buf img;
 	enum tt_code rc = TT_OK;
 
@@ -486,7 +486,7 @@ enum tt_code tt_diff_render_pdf(const struct tt_diff *d, const struct tt_diff_ga
 	struct pager pg;
 	struct dfact *facts = calloc(MAX_FACTS, sizeof *facts);
 	size_t nf;
-	char line[1200];
+	char line[2400];
 	enum tt_code rc;
 	const struct rgb yellow = RGB_HEX(0xFFF1B8), orange = RGB_HEX(0xFBD0B0),
 			 purple = RGB_HEX(0xD8CDEA);

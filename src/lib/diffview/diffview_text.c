@@ -110,14 +110,17 @@ static void tail_name(const struct tt_diff *d, enum tt_diff_figure f, char *buf,
 
 /* ---- a table drawn as md pipes or aligned term columns ------------------- */
 
+/* A table's cells point into one text buffer (a diff of 100,000 cells has
+ * 600,000 rows in md: fixed-size cells took 7 KB a cell). */
 struct cellt {
-	char s[160]; /* room for two mixed statuses ("Mixed: 2 Valid, 1 ... -> ...") */
+	size_t off; /* of the text in the table's buffer */
 	const char *color;
 };
 
 struct table {
 	size_t ncols, nrows, cap;
 	struct cellt *c;
+	struct tt_buf text;
 	int right[MAXCOL];
 };
 
@@ -131,9 +134,15 @@ static int t_row(struct table *t)
 		t->c = c;
 		t->cap = cap;
 	}
+	/* every cell empty: the text at offset 0 is "" */
 	memset(&t->c[t->nrows * t->ncols], 0, t->ncols * sizeof *t->c);
 	t->nrows++;
 	return 0;
+}
+
+static const char *t_text(const struct table *t, const struct cellt *c)
+{
+	return t->text.data && !t->text.failed ? t->text.data + c->off : "";
 }
 
 static void t_set(struct table *t, size_t col, const char *s, const char *color)
@@ -141,13 +150,21 @@ static void t_set(struct table *t, size_t col, const char *s, const char *color)
 	struct cellt *c = &t->c[(t->nrows - 1) * t->ncols + col];
 	size_t n = strlen(s);
 
-	/* cut at the cell's size, as snprintf would (a longer status list
+	/* cut at 159 bytes, as the fixed cells did (a longer status list
 	 * than any real diff has) */
-	if (n >= sizeof c->s)
-		n = sizeof c->s - 1;
-	memcpy(c->s, s, n);
-	c->s[n] = 0;
+	if (n > 159)
+		n = 159;
+	c->off = t->text.len;
+	tt_buf_append(&t->text, s, n);
+	tt_buf_append(&t->text, "", 1);
 	c->color = color;
+}
+
+static void t_free(struct table *t)
+{
+	free(t->c);
+	t->c = NULL;
+	tt_buf_release(&t->text);
 }
 
 static size_t width_of(const char *s)
@@ -162,29 +179,35 @@ static void t_draw(const struct table *t, int md, int color, struct tt_buf *out)
 {
 	size_t w[MAXCOL] = {0};
 
+	if (t->text.failed) { /* out of memory while filling: the output fails too */
+		out->failed = 1;
+		return;
+	}
+
 	for (size_t r = 0; r < t->nrows; r++)
 		for (size_t k = 0; k < t->ncols; k++) {
-			size_t n = width_of(t->c[r * t->ncols + k].s);
+			size_t n = width_of(t_text(t, &t->c[r * t->ncols + k]));
 			if (n > w[k])
 				w[k] = n;
 		}
 	for (size_t r = 0; r < t->nrows; r++) {
 		for (size_t k = 0; k < t->ncols; k++) {
 			const struct cellt *c = &t->c[r * t->ncols + k];
+			const char *cs = t_text(t, c);
 			if (md) {
-				tt_buf_printf(out, "| %s ", c->s);
+				tt_buf_printf(out, "| %s ", cs);
 				continue;
 			}
-			size_t padn = w[k] - width_of(c->s);
+			size_t padn = w[k] - width_of(cs);
 			if (k)
 				tt_buf_puts(out, "  ");
 			if (t->right[k])
 				for (size_t i = 0; i < padn; i++)
 					tt_buf_puts(out, " ");
 			if (color && c->color)
-				tt_buf_printf(out, "\x1b[%sm%s\x1b[0m", c->color, c->s);
+				tt_buf_printf(out, "\x1b[%sm%s\x1b[0m", c->color, cs);
 			else
-				tt_buf_puts(out, c->s);
+				tt_buf_puts(out, cs);
 			if (!t->right[k] && k + 1 < t->ncols)
 				for (size_t i = 0; i < padn; i++)
 					tt_buf_puts(out, " ");
@@ -211,8 +234,12 @@ static int t_begin(struct table *t, size_t ncols, const char *const *head, const
 {
 	memset(t, 0, sizeof *t);
 	t->ncols = ncols;
-	if (t_row(t))
+	tt_buf_init(&t->text, 0);
+	tt_buf_append(&t->text, "", 1); /* offset 0: the empty cell */
+	if (t_row(t)) {
+		t_free(t);
 		return -1;
+	}
 	for (size_t k = 0; k < ncols; k++) {
 		t_set(t, k, head[k], NULL);
 		t->right[k] = right ? right[k] : 0;
@@ -237,17 +264,89 @@ static void side_facts(struct tt_buf *out, int md, const char *name, const struc
 	for (size_t i = 0; i < n; i++) {
 		const struct tt_report *r = tt_diff_side_report(s, i);
 		const struct tt_manifest *m = &r->manifest;
-		tt_buf_printf(out, "%s%s%s: %s (%s %s, %s)\n", md ? "- **" : "",
-			      i ? "" : name, md ? (i ? "** " : "**") : "", r->source,
+		char label[64];
+		if (i)
+			snprintf(label, sizeof label, "%s run %zu", name, i + 1);
+		else
+			snprintf(label, sizeof label, "%s", name);
+		tt_buf_printf(out, "%s%s%s: %s (%s %s, %s)\n", md ? "- **" : "", label,
+			      md ? "**" : "", r->source,
 			      m->engine ? m->engine : "unknown engine",
 			      m->engine_version ? m->engine_version : "",
 			      m->model ? m->model : "unknown model");
 	}
 }
 
+/* The run-to-run allowance as words: "2 %" when every figure has the same,
+ * else "1.5 % to 4 %"; "" when none is set. */
+static void allowance_text(const struct tt_diff *d, char *buf, size_t len)
+{
+	double lo = INFINITY, hi = 0;
+
+	for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
+		double a = d->opts.run_allowance[f];
+		if (a > 0 && a < lo)
+			lo = a;
+		if (a > hi)
+			hi = a;
+	}
+	if (!(hi > 0))
+		buf[0] = '\0';
+	else if (lo == hi)
+		tt__snprintf_c(buf, len, "%g %%", hi);
+	else
+		tt__snprintf_c(buf, len, "%g %% to %g %%", lo, hi);
+}
+
+/* What the verdicts can say, by runs per side (docs/diff.md "Runs, the
+ * unit of evidence"). */
+static void runs_text(const struct tt_diff *d, char *line, size_t len)
+{
+	size_t nb = tt_diff_side_runs(d->base), nc = tt_diff_side_runs(d->cand);
+	char allow[64];
+
+	allowance_text(d, allow, sizeof allow);
+	if (nb > 1 && nc > 1) {
+		tt__snprintf_c(line, len,
+			       "Runs per side %zu and %zu: each interval comes from a hierarchical "
+			       "resampling, runs and then time slices within runs, so it holds the "
+			       "run-to-run spread measured between the replicates.  ", nb, nc);
+		return;
+	}
+	if (nb == 1 && nc == 1)
+		tt__snprintf_c(line, len,
+			       "One run per side: the verdicts cover the noise within each run only "
+			       "and cannot tell a version change from run-to-run drift.  ");
+	else
+		tt__snprintf_c(line, len,
+			       "The %s has one run: its own run-to-run spread is not measured.  ",
+			       nb == 1 ? "base" : "candidate");
+	{
+		size_t n = strlen(line);
+		if (d->n_allowance)
+			tt__snprintf_c(line + n, len - n,
+				       "A run-to-run allowance (%s by figure, measured on repeated "
+				       "captures: docs/diff.md \"One run per side\") was added to "
+				       "%s in %zu comparisons.  ",
+				       allow, nb == 1 && nc == 1 ? "each side" : "that side",
+				       d->n_allowance);
+		else
+			tt__snprintf_c(line + n, len - n,
+				       "No run-to-run allowance was applied.  ");
+		n = strlen(line);
+		tt__snprintf_c(line + n, len - n,
+			       "For a release decision measure replicates (tokentrace-capture "
+			       "--repeat 3) and diff them.  ");
+	}
+}
+
 void tt__diff_method_text(const struct tt_diff *d, char *line, size_t len)
 {
-	tt__snprintf_c(line, len,
+	size_t k;
+
+	runs_text(d, line, len);
+	k = strlen(line);
+	tt__snprintf_c(line + k, len - k,
 		       "Method: bootstrap (%u replicates; decode windows in %u time slices), "
 		       "runs per side %zu and %zu; %zu comparisons held together to a %g%% "
 		       "false-positive rate (Bonferroni: each a t test at %.2g)%s.  "
@@ -273,7 +372,7 @@ void tt__diff_method_text(const struct tt_diff *d, char *line, size_t len)
 
 static void method_line(const struct tt_diff *d, struct tt_buf *out)
 {
-	char line[1200];
+	char line[2400];
 
 	tt__diff_method_text(d, line, sizeof line);
 	tt_buf_printf(out, "%s\n\n", line);
@@ -375,7 +474,7 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 			t_set(&t, 2, tt__diff_status_text(dc, 1, 0, c, sizeof c), "33");
 		}
 		t_draw(&t, md, color, out);
-		free(t.c);
+		t_free(&t);
 	}
 	if (d->n_base_only || d->n_cand_only) {
 		static const char *const h[] = {"Cell", "Only in", "Status"};
@@ -397,7 +496,7 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 			      NULL);
 		}
 		t_draw(&t, md, color, out);
-		free(t.c);
+		t_free(&t);
 	}
 	/* Prefill rows: one figure each. */
 	any = 0;
@@ -430,7 +529,7 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 			t_set(&t, 5, tt_verdict_name(v->verdict), verdict_color(v->verdict));
 		}
 		t_draw(&t, md, color, out);
-		free(t.c);
+		t_free(&t);
 	}
 	/* Decode: the matrix of changes. */
 	any = 0;
@@ -472,7 +571,7 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 			}
 		}
 		t_draw(&t, md, color, out);
-		free(t.c);
+		t_free(&t);
 		tt_buf_puts(out, "A change in parentheses was not judged (Notes say why); one "
 				 "without a word is no significant change.\n\n");
 	}
@@ -517,7 +616,7 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 			t_draw(&t, md, color, out);
 		else
 			tt_buf_puts(out, "No significant change.\n\n");
-		free(t.c);
+		t_free(&t);
 	}
 	/* Why figures were not judged: each reason once, with a count. */
 	{
@@ -548,7 +647,7 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 	}
 	return 0;
 oom:
-	free(t.c);
+	t_free(&t);
 	return -1;
 }
 
