@@ -107,6 +107,11 @@ void net_step(struct net *c, int timeout_ms)
 	}
 	n = epoll_wait(c->epfd, evs, (int)(sizeof evs / sizeof evs[0]), timeout_ms);
 	c->tm.wake++;
+	/* the loop's CPU wait so far, once a wake (about 1 us): the wait
+	 * between two reads of a stream bounds how late the second one's
+	 * stamps can be (docs/capture.md "When a stamp is late") */
+	if (n > 0)
+		c->tm.wait_wake = arrival_cpu_wait(&c->tm);
 	for (int i = 0; i < n; i++) {
 		int flags = 0;
 		if (evs[i].events & (EPOLLIN | EPOLLHUP))

@@ -79,9 +79,12 @@ static int on_event(void *ctx, const char *data, size_t len)
 			if (!nf)
 				return 1;
 			x->fallback = nf;
-			nt = realloc(x->chunk_text, ncap);
+			/* the text bytes, then the timing bytes, moved up */
+			nt = realloc(x->chunk_text, 2 * ncap);
 			if (!nt)
 				return 1;
+			if (x->cap_chunks)
+				memmove(nt + ncap, nt + x->cap_chunks, x->n_chunks);
 			x->chunk_text = nt;
 			x->cap_chunks = ncap;
 		}
@@ -95,6 +98,21 @@ static int on_event(void *ctx, const char *data, size_t len)
 		 * (both are upper bounds of arrival; the later of the two is). */
 		if (x->n_chunks && a.t < x->chunks[x->n_chunks - 1].t_ns)
 			a.t = x->chunks[x->n_chunks - 1].t_ns;
+		/* One read gave the previous chunk and this one the same
+		 * time: the newest bytes' stamp, late for the earlier chunk
+		 * (run-v1 3.5 "Capture timing"). */
+		if (x->n_chunks && a.id == x->last_id) {
+			x->chunk_text[x->cap_chunks + x->n_chunks - 1] |= TT_TIMING_SHARED;
+			x->net->tm.chunks_shared++;
+		} else {
+			x->wait_look_before = x->n_chunks ? x->wait_look : x->wait_send;
+			x->wait_look = x->net->tm.wait_wake;
+		}
+		x->last_id = a.id;
+		x->chunk_text[x->cap_chunks + x->n_chunks] =
+			a.src == STAMP_KERNEL ? 0 : TT_TIMING_NOT_KERNEL;
+		if (!x->n_chunks)
+			x->wait_first = arrival_cpu_wait(&x->net->tm);
 		x->chunks[x->n_chunks].t_ns = a.t;
 		x->chunks[x->n_chunks].tokens = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 		/* run-v1 3.5: reasoning and answer text kept apart */
@@ -155,6 +173,7 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *ud)
 		 * says; the others carry the callback's time. */
 		if (n_early) {
 			x->now.src = early.src;
+			x->now.id = early.id;
 			x->now.t = rel_ns(x->net, early.t);
 			x->now.fb.looked = rel_ns(x->net, early.fb.looked);
 			x->now.fb.callback = rel_ns(x->net, t);
@@ -162,6 +181,7 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *ud)
 		}
 		if (n > n_early) {
 			x->now.src = STAMP_CALLBACK;
+			x->now.id = ++x->net->tm.looks; /* this callback's own time */
 			x->now.t = x->now.fb.looked = x->now.fb.callback = rel_ns(x->net, t);
 			gen_bytes(x, ptr + n_early, n - n_early);
 		}
@@ -218,6 +238,9 @@ static void xfer_settle_times(struct net *c, struct xfer *x)
 	if (x->kind != XFER_GEN)
 		return;
 	arrival_settle(&c->tm, &x->tm, x->chunks, x->fallback, x->n_chunks);
+	if (x->tm.use_fallback) /* none of its times is the kernel's now */
+		for (size_t i = 0; i < x->n_chunks; i++)
+			x->chunk_text[x->cap_chunks + i] |= TT_TIMING_NOT_KERNEL;
 }
 
 /* libcurl closes a connection (the server said Connection: close, or it
@@ -255,6 +278,7 @@ static int prereq_cb(void *ud, char *conn_primary_ip, char *conn_local_ip,
 	(void)conn_primary_ip;
 	(void)conn_primary_port;
 	x->t_send = rel_ns(x->net, now_ns());
+	x->wait_send = arrival_cpu_wait(&x->net->tm);
 	arrival_request_sent(&x->net->tm, &x->tm, key, x);
 	return CURL_PREREQFUNC_OK;
 }
@@ -325,6 +349,9 @@ struct xfer *xfer_get(struct net *c, enum xfer_kind kind)
 	tt_sse_reset(&x->sse);
 	tt_oai_stream_init(&x->st);
 	x->n_chunks = 0;
+	x->last_id = 0;
+	x->wait_send = x->wait_first = x->wait_look = x->wait_look_before = -1;
+	x->tm.steps0 = c->tm.clock_steps;
 	memset(x->tm.by_src, 0, sizeof x->tm.by_src);
 	x->tm.settled = 0;
 	x->tm.counts_known = 0;
@@ -585,6 +612,20 @@ void gen_record(struct net *c, struct xfer *x, CURLcode res, enum tt_finish forc
 	r.n_chunks = x->n_chunks;
 	/* every chunk's text was looked at (on_event); the sink owns it now */
 	r.chunk_text = x->n_chunks ? x->chunk_text : NULL;
+	/* the capture's own timing (run-v1 3.5): how late its times can be */
+	{
+		int64_t w_end = arrival_cpu_wait(&c->tm);
+		r.timing_recorded = 1;
+		r.chunk_timing = x->n_chunks ? x->chunk_text + x->cap_chunks : NULL;
+		r.cpu_wait_ns = x->wait_send >= 0 && w_end >= x->wait_send ? w_end - x->wait_send : -1;
+		r.cpu_wait_first_ns = x->wait_send < 0 ? -1 :
+				      x->wait_first >= x->wait_send ? x->wait_first - x->wait_send :
+				      r.cpu_wait_ns;
+		r.cpu_wait_last_ns = x->n_chunks && x->wait_look_before >= 0 &&
+					     x->wait_look >= x->wait_look_before ?
+				     x->wait_look - x->wait_look_before : -1;
+		r.clock_steps = (uint32_t)(arrival_clock_steps(&c->tm) - x->tm.steps0);
+	}
 	sink_request(c->sink, &r, x->n_chunks ? x->chunks : NULL, error);
 	for (int i = 0; i < STAMP_N; i++)
 		c->tm.stamps_by_src[i] += x->tm.by_src[i];

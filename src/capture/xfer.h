@@ -77,7 +77,16 @@ struct xfer {
 	struct arrival now;     /* of the piece being parsed (trace time) */
 	struct chunk_fallback *fallback; /* per chunk, beside chunks[] (see
 					  * struct req_timing) */
-	uint8_t *chunk_text;    /* per chunk, beside chunks[]: TT_TEXT_* (run-v1 3.5) */
+	uint8_t *chunk_text;    /* per chunk, beside chunks[]: TT_TEXT_* (run-v1 3.5),
+				 * then from chunk_text + cap_chunks the
+				 * TT_TIMING_* bytes (one allocation: the sink
+				 * frees chunk_text) */
+	uint64_t last_id;       /* arrival.id of the last chunk recorded */
+	int64_t wait_send, wait_first; /* the loop's run delay (arrival_cpu_wait)
+				 * at the send and at the first chunk; -1 */
+	int64_t wait_look, wait_look_before; /* its wake samples (timing.wait_wake)
+				 * at the last chunk's read and at the read of
+				 * an earlier look before it; -1 */
 	/* raw body (tm.raw): we undo the chunked framing, so byte counts
 	 * match the socket's (see struct fd_stamp) */
 	int chunked;
