@@ -35,9 +35,6 @@ enum tt_phase {
 /* Minor version of a manifest that records a sweep, an SLO search or an
  * output-length histogram (formats/run-v1.md 2.4, 1.3 members). */
 #define TT_RUN_FORMAT_MINOR_SWEEP 3
-/* Minor version of a run whose traces record the capture's timing
- * (formats/run-v1.md 3.5, trace minor 2); the manifest holds nothing new. */
-#define TT_RUN_FORMAT_MINOR_TIMING 4
 
 /* One bin of an output-length histogram (formats/length-hist-v1.md):
  * lengths min..max (both included) drawn with this relative weight. */

@@ -69,7 +69,11 @@ struct timing {
 	int sched_fd;               /* /proc/thread-self/schedstat of the loop's
 				     * thread; -1 unknown */
 	int64_t chunks_shared;      /* chunks recorded with TT_TIMING_SHARED */
-	int64_t wait_wake;          /* arrival_cpu_wait at this wake (net_step) */
+	/* arrival_cpu_wait at the last three wakes with work (net_step),
+	 * newest first; -1 unknown.  A socket read at wake k had no data
+	 * when wake k-1 gathered its ready sockets, so the wait that can have
+	 * delayed its read lies after wake k-2's sample. */
+	int64_t wait_wake[3];
 };
 
 /* The timing state of one request.  A kernel stamp is the receive time of

@@ -108,8 +108,6 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	keep_on_cpu(&o);
-	/* its traces record the capture's timing (formats/run-v1.md 3.5) */
-	c.made.format_minor = TT_RUN_FORMAT_MINOR_TIMING;
 
 	status = run_open(&c, url_arg);
 	if (status == 0)

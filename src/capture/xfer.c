@@ -40,6 +40,46 @@ static void resp_append(struct xfer *x, const char *p, size_t n)
 	x->resp[x->resp_len] = '\0';
 }
 
+/* M-timing: a sample of the loop's CPU wait taken at the next wake is an
+ * upper end for everything this pass did for x (its send, its read). */
+enum { WAIT_SENT, WAIT_FIRST, WAIT_LOOK };
+struct wait_pend {
+	struct xfer *x;
+	uint64_t gen;
+	int what;
+};
+
+static void wait_later(struct net *c, struct xfer *x, int what)
+{
+	if (c->tm.sched_fd < 0)
+		return;
+	if (c->n_pend == c->cap_pend) {
+		size_t nc = c->cap_pend ? c->cap_pend * 2 : 64;
+		struct wait_pend *np = realloc(c->pend, nc * sizeof *np);
+		if (!np)
+			return; /* unknown then: filled at the record */
+		c->pend = np;
+		c->cap_pend = nc;
+	}
+	c->pend[c->n_pend++] = (struct wait_pend){x, x->gen, what};
+}
+
+void xfer_fill_waits(struct net *c, int64_t sample)
+{
+	for (size_t i = 0; i < c->n_pend; i++) {
+		struct xfer *x = c->pend[i].x;
+		if (x->gen != c->pend[i].gen)
+			continue; /* recorded and reused since */
+		if (c->pend[i].what == WAIT_SENT && x->wait_sent < 0)
+			x->wait_sent = sample;
+		else if (c->pend[i].what == WAIT_FIRST && x->first_after < 0)
+			x->first_after = sample;
+		else if (c->pend[i].what == WAIT_LOOK && x->look_after < 0)
+			x->look_after = sample;
+	}
+	c->n_pend = 0;
+}
+
 static int on_event(void *ctx, const char *data, size_t len)
 {
 	struct xfer *x = ctx;
@@ -105,14 +145,21 @@ static int on_event(void *ctx, const char *data, size_t len)
 			x->chunk_text[x->cap_chunks + x->n_chunks - 1] |= TT_TIMING_SHARED;
 			x->net->tm.chunks_shared++;
 		} else {
-			x->wait_look_before = x->n_chunks ? x->wait_look : x->wait_send;
-			x->wait_look = x->net->tm.wait_wake;
+			/* a new read: its chunk arrived after wake k-2's sample
+			 * (and after the send); its read is done by the next
+			 * wake's sample */
+			int64_t base = x->net->tm.wait_wake[2];
+			x->look_base = base > x->wait_send ? base : x->wait_send;
+			x->look_after = -1;
+			wait_later(x->net, x, WAIT_LOOK);
+			if (!x->n_chunks) {
+				x->first_base = x->look_base;
+				wait_later(x->net, x, WAIT_FIRST);
+			}
 		}
 		x->last_id = a.id;
 		x->chunk_text[x->cap_chunks + x->n_chunks] =
 			a.src == STAMP_KERNEL ? 0 : TT_TIMING_NOT_KERNEL;
-		if (!x->n_chunks)
-			x->wait_first = arrival_cpu_wait(&x->net->tm);
 		x->chunks[x->n_chunks].t_ns = a.t;
 		x->chunks[x->n_chunks].tokens = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 		/* run-v1 3.5: reasoning and answer text kept apart */
@@ -279,6 +326,8 @@ static int prereq_cb(void *ud, char *conn_primary_ip, char *conn_local_ip,
 	(void)conn_primary_port;
 	x->t_send = rel_ns(x->net, now_ns());
 	x->wait_send = arrival_cpu_wait(&x->net->tm);
+	x->wait_sent = -1;
+	wait_later(x->net, x, WAIT_SENT);
 	arrival_request_sent(&x->net->tm, &x->tm, key, x);
 	return CURL_PREREQFUNC_OK;
 }
@@ -350,7 +399,9 @@ struct xfer *xfer_get(struct net *c, enum xfer_kind kind)
 	tt_oai_stream_init(&x->st);
 	x->n_chunks = 0;
 	x->last_id = 0;
-	x->wait_send = x->wait_first = x->wait_look = x->wait_look_before = -1;
+	x->wait_send = x->wait_sent = -1;
+	x->first_base = x->first_after = x->look_base = x->look_after = -1;
+	x->gen++;
 	x->tm.steps0 = c->tm.clock_steps;
 	memset(x->tm.by_src, 0, sizeof x->tm.by_src);
 	x->tm.settled = 0;
@@ -617,13 +668,19 @@ void gen_record(struct net *c, struct xfer *x, CURLcode res, enum tt_finish forc
 		int64_t w_end = arrival_cpu_wait(&c->tm);
 		r.timing_recorded = 1;
 		r.chunk_timing = x->n_chunks ? x->chunk_text + x->cap_chunks : NULL;
-		r.cpu_wait_ns = x->wait_send >= 0 && w_end >= x->wait_send ? w_end - x->wait_send : -1;
-		r.cpu_wait_first_ns = x->wait_send < 0 ? -1 :
-				      x->wait_first >= x->wait_send ? x->wait_first - x->wait_send :
-				      r.cpu_wait_ns;
-		r.cpu_wait_last_ns = x->n_chunks && x->wait_look_before >= 0 &&
-					     x->wait_look >= x->wait_look_before ?
-				     x->wait_look - x->wait_look_before : -1;
+		/* a sample still to come is replaced by this one, later */
+		int64_t sent = x->wait_sent >= 0 ? x->wait_sent : w_end;
+		int64_t first = x->first_after >= 0 ? x->first_after : w_end;
+		int64_t look = x->look_after >= 0 ? x->look_after : w_end;
+		int known = x->wait_send >= 0 && w_end >= 0;
+		r.cpu_wait_ns = known ? w_end - x->wait_send : -1;
+		if (!known)
+			r.cpu_wait_first_ns = -1;
+		else if (!x->n_chunks || x->first_base < 0)
+			r.cpu_wait_first_ns = r.cpu_wait_ns;
+		else /* the send's pass, and the first chunk's read */
+			r.cpu_wait_first_ns = (sent - x->wait_send) + (first - x->first_base);
+		r.cpu_wait_last_ns = known && x->n_chunks && x->look_base >= 0 ? look - x->look_base : -1;
 		r.clock_steps = (uint32_t)(arrival_clock_steps(&c->tm) - x->tm.steps0);
 	}
 	sink_request(c->sink, &r, x->n_chunks ? x->chunks : NULL, error);
