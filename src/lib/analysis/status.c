@@ -144,7 +144,8 @@ static void client_overloaded_reason(struct tt_cell_figures *f)
 		       "ms, per-request tok/s %.4g could be %.4g to %s",
 		       q->cpu_wait_max_ms, 100 * q->cpu_wait_share, q->doubtful_ttft,
 		       q->ttft_requests, q->chunks ? 100.0 * (double)q->chunks_shared / (double)q->chunks : 0.0,
-		       f->ttft_ms.p50, q->ttft_p50_low_ms, f->per_request_tok_s.p50,
+		       f->ttft_ms.p50, q->ttft_p50_low_ms < 1e-3 ? 0 : q->ttft_p50_low_ms,
+		       f->per_request_tok_s.p50,
 		       q->per_request_p50_low, hi);
 }
 
