@@ -68,7 +68,6 @@ struct timing {
 	uint64_t looks;             /* numbers looks and callback pieces (arrival.id) */
 	int sched_fd;               /* /proc/thread-self/schedstat of the loop's
 				     * thread; -1 unknown */
-	int64_t chunks_shared;      /* chunks recorded with TT_TIMING_SHARED */
 	/* arrival_cpu_wait at the last three wakes with work (net_step),
 	 * newest first; -1 unknown.  A socket read at wake k had no data
 	 * when wake k-1 gathered its ready sockets, so the wait that can have

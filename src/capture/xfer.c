@@ -143,7 +143,6 @@ static int on_event(void *ctx, const char *data, size_t len)
 		 * (run-v1 3.5 "Capture timing"). */
 		if (x->n_chunks && a.id == x->last_id) {
 			x->chunk_text[x->cap_chunks + x->n_chunks - 1] |= TT_TIMING_SHARED;
-			x->net->tm.chunks_shared++;
 		} else {
 			/* a new read: its chunk arrived after wake k-2's sample
 			 * (and after the send); its read is done by the next
