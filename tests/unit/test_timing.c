@@ -19,6 +19,7 @@
 #include <zstd.h>
 
 #include "tokentrace/analysis.h"
+#include "tokentrace/run.h"
 #include "tokentrace/trace.h"
 
 #include "testutil.h"
@@ -330,6 +331,35 @@ static void test_unknown_wait(void **state)
 	tt_manifest_release(&c.m);
 }
 
+/* A starved capture of run format 1.4 (fixtures/runs/README.md): its
+ * timing read back, both decode cells Client overloaded, every TTFT of
+ * the measured requests doubtful, some stamps shared. */
+static void test_fixture_starved(void **state)
+{
+	struct tt_report *rep = NULL;
+	struct tt_run *run = NULL;
+	struct tt_error err;
+	int decode = 0;
+
+	(void)state;
+	assert_int_equal(tt_run_open(TT_FIXTURES "/runs/starved14.tar.zst", &run, &err), TT_OK);
+	assert_true(tt_analyze(run, NULL, &rep, &err) <= TT_WARN);
+	for (size_t i = 0; i < rep->n_cells; i++) {
+		const struct tt_cell_figures *f = &rep->cells[i];
+		if (f->phase != TT_PHASE_DECODE)
+			continue;
+		decode++;
+		assert_int_equal(f->status, TT_STATUS_CLIENT_OVERLOADED);
+		assert_true(f->timing.requests > 0);
+		assert_int_equal(f->timing.doubtful_ttft, f->timing.ttft_requests);
+		assert_true(f->timing.chunks_shared > 0);
+		assert_true(f->timing.could_move > 0.5);
+	}
+	assert_int_equal(decode, 2);
+	tt_report_free(rep);
+	tt_run_free(run);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -340,6 +370,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_small_wait_valid),
 		cmocka_unit_test(test_not_recorded),
 		cmocka_unit_test(test_unknown_wait),
+		cmocka_unit_test(test_fixture_starved),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }
