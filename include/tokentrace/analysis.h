@@ -32,7 +32,10 @@ enum tt_status {
 				      * the tokens asked (judged after Errors) */
 	TT_STATUS_NOT_SUSTAINED = 9, /* "Rate not sustained": an open-loop cell's
 				      * client or server fell behind its schedule */
-	TT_STATUS_COUNT_ = 10
+	TT_STATUS_CLIENT_OVERLOADED = 10, /* "Client overloaded": the capture waited
+				      * for a CPU long enough that its times could
+				      * move a median by more than 1 % (M-timing) */
+	TT_STATUS_COUNT_ = 11
 };
 const char *tt_status_name(enum tt_status s);   /* "Requests queued" */
 const char *tt_status_key(enum tt_status s);    /* "requests_queued" */
@@ -77,6 +80,29 @@ struct tt_rate_figures {
 	int slo_ok;
 };
 
+/* How far the capture's own timing can be trusted (docs/metrics.md
+ * M-timing), from the timing its trace recorded (formats/run-v1.md 3.5,
+ * run format 1.4).  requests 0: not recorded, every other member 0 / NaN. */
+/* M-timing: a median the capture's CPU wait could move by more than this
+ * share makes the cell Client overloaded. */
+#define TT_TIMING_MOVE_LIMIT 0.01
+struct tt_timing_quality {
+	long requests;             /* measured requests meeting the window with timing recorded */
+	long doubtful_ttft;        /* of M-ttft's, those whose capture waited >= 1 ms for a
+				    * CPU between send and first chunk (or unknown) */
+	long ttft_requests;        /* M-ttft's requests with timing recorded */
+	long chunks;               /* their token-bearing chunks in the window */
+	long chunks_shared;        /* of which shared a stamp with a later chunk */
+	long chunks_not_kernel;    /* of which were not timed by the kernel */
+	long clock_steps;          /* requests during which the wall clock was stepped */
+	double cpu_wait_max_ms;    /* the longest CPU wait of one request, send to end */
+	double cpu_wait_share;     /* sum of the requests' waits / sum of their durations */
+	double ttft_p50_low_ms;    /* M-ttft's median with every TTFT at its lower bound */
+	double per_request_p50_low, per_request_p50_high; /* M-per-request's median, bounds */
+	double could_move;         /* largest relative change of those medians from the
+				    * recorded ones (0.01 = 1 %) */
+};
+
 struct tt_cell_figures {
 	size_t cell;               /* index into the manifest's cells */
 	enum tt_phase phase;
@@ -84,7 +110,7 @@ struct tt_cell_figures {
 	int concurrency;
 	enum tt_status status;
 	char reason[512];          /* human sentence with the deciding evidence */
-	struct tt_evidence evidence[12];
+	struct tt_evidence evidence[16];
 	size_t n_evidence;
 
 	/* decode: output tok/s in the window; prefill: prompt tok/s */
@@ -155,6 +181,8 @@ struct tt_cell_figures {
 	long answer_tokens;        /* window tokens in answer-phase chunks; -1 unknown */
 	struct tt_dist ttfr_ms;    /* send to the first reasoning token (M-ttfr) */
 	struct tt_dist ttfa_ms;    /* send to the first answer token (M-ttfa) */
+	/* M-timing: the capture's timing quality; decode only */
+	struct tt_timing_quality timing;
 };
 
 /* The samples behind the figures, as the analyzer counts them (for

@@ -59,6 +59,14 @@ struct tt_chunk {
 #define TT_TEXT_ANSWER 1u    /* non-empty delta.content / text */
 #define TT_TEXT_REASONING 2u /* non-empty delta.reasoning_content / reasoning */
 
+/* How a chunk's time was taken (struct tt_request.chunk_timing)
+ * (formats/run-v1.md 3.5, "Capture timing", trace minor 2). */
+#define TT_TIMING_SHARED 1u     /* one read gave this chunk and a later token-bearing
+				 * chunk of the request the same stamp: the chunk may
+				 * have arrived earlier than its time says */
+#define TT_TIMING_NOT_KERNEL 2u /* the time is when the capture looked or its
+				 * callback ran, not the kernel's receive stamp */
+
 struct tt_request {
 	uint32_t slot;         /* worker slot, 0..C-1 */
 	uint32_t seq;          /* per-slot sequence number, from 0 */
@@ -77,6 +85,19 @@ struct tt_request {
 	/* n_chunks TT_TEXT_* bytes, which text each chunk carried; NULL: not
 	 * recorded (an older or synthetic trace).  Not owned. */
 	const uint8_t *chunk_text;
+	/* Capture timing (formats/run-v1.md 3.5, trace minor 2); all 0/NULL
+	 * when timing_recorded is 0 (an older, synthetic or imported trace). */
+	int timing_recorded;
+	int64_t cpu_wait_first_ns; /* the capture's network thread waited this long
+				    * for a CPU between the send and the first
+				    * token-bearing chunk (the whole request without
+				    * one); -1 unknown */
+	int64_t cpu_wait_last_ns;  /* ... between the read of the chunks before the last
+				    * token-bearing chunk's read and that read; -1 unknown */
+	int64_t cpu_wait_ns;       /* ... between the send and the end; -1 unknown */
+	uint32_t clock_steps;      /* wall-clock steps seen while the request ran */
+	const uint8_t *chunk_timing; /* n_chunks TT_TIMING_* bytes; NULL: not
+				      * recorded.  Not owned. */
 };
 
 /* One value of one series of one /metrics scrape.  Label text is the

@@ -7,6 +7,8 @@
  * the bytes reached this machine.  At a request's end its connection's
  * TCP_INFO and the wall clock decide whether the stamps stand. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <arpa/inet.h>
@@ -127,6 +129,7 @@ void peek_socket(struct timing *c, int fd)
 		return;
 	st = &c->stamps[fd];
 	st->wake = c->wake;
+	st->id = ++c->looks;
 	st->covered = (size_t)r;
 	st->t = st->looked = now_ns();
 	st->kernel = 0;
@@ -172,6 +175,7 @@ int64_t piece_time(struct timing *c, struct req_timing *x, size_t n, struct arri
 			*n_early = n < st->covered ? n : st->covered;
 			st->covered -= *n_early;
 			early->src = st->kernel ? STAMP_KERNEL : STAMP_WAKE;
+			early->id = st->id;
 			early->t = st->t < t ? st->t : t;
 			early->fb.looked = st->looked < t ? st->looked : t;
 			early->fb.callback = t;
@@ -238,11 +242,42 @@ void arrival_settle(struct timing *c, struct req_timing *x, struct tt_chunk *chu
 	}
 }
 
+int64_t arrival_cpu_wait(struct timing *c)
+{
+	char buf[96];
+	ssize_t n;
+	unsigned long long run, wait;
+
+	if (c->sched_fd < 0)
+		return -1;
+	/* "<ns on the CPU> <ns runnable, waiting for it> <times run>" */
+	n = pread(c->sched_fd, buf, sizeof buf - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu", &run, &wait) != 2 || wait > INT64_MAX)
+		return -1;
+	return (int64_t)wait;
+}
+
+uint64_t arrival_clock_steps(struct timing *c)
+{
+	(void)clock_stepped(c);
+	return c->clock_steps;
+}
+
 void arrival_init(struct timing *c)
 {
 	c->cur_fd = -1;
 	c->clock_fd = -1;
 	(void)clock_stepped(c); /* arms the step detector */
+	/* this thread's own, read with pread at each request's send, first
+	 * chunk and end (about 2 us each) */
+	c->sched_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	if (c->sched_fd >= 0 && arrival_cpu_wait(c) < 0) {
+		close(c->sched_fd);
+		c->sched_fd = -1;
+	}
 }
 
 void arrival_release(struct timing *c)
@@ -254,6 +289,9 @@ void arrival_release(struct timing *c)
 	if (c->clock_fd >= 0)
 		close(c->clock_fd);
 	c->clock_fd = -1;
+	if (c->sched_fd >= 0)
+		close(c->sched_fd);
+	c->sched_fd = -1;
 	c->n_stamps = 0;
 }
 

@@ -19,6 +19,8 @@
  * bytes that arrived after the look never get the earlier time. */
 struct fd_stamp {
 	uint64_t wake;
+	uint64_t id;    /* this look's number (timing.looks): pieces that share it
+			 * share its stamp */
 	int64_t t;
 	int64_t looked; /* when we looked (t's fallback, see struct req_timing) */
 	size_t covered;
@@ -40,6 +42,8 @@ struct chunk_fallback {
  * fallbacks (equal to t for a piece timed by the callback). */
 struct arrival {
 	int64_t t;
+	uint64_t id;    /* the look (or callback) the time came from: chunks with
+			 * one id got one stamp (TT_TIMING_SHARED) */
 	enum stamp_src src;
 	struct chunk_fallback fb;
 };
@@ -61,6 +65,14 @@ struct timing {
 	int *port_fd;               /* local end (local_key) -> socket; -1 none */
 	int64_t stamps_by_src[STAMP_N]; /* chunks recorded, by how timed */
 	int64_t settled_ooo, settled_miscount, settled_unknown, settled_clock; /* requests */
+	uint64_t looks;             /* numbers looks and callback pieces (arrival.id) */
+	int sched_fd;               /* /proc/thread-self/schedstat of the loop's
+				     * thread; -1 unknown */
+	/* arrival_cpu_wait at the last three wakes with work (net_step),
+	 * newest first; -1 unknown.  A socket read at wake k had no data
+	 * when wake k-1 gathered its ready sockets, so the wait that can have
+	 * delayed its read lies after wake k-2's sample. */
+	int64_t wait_wake[3];
 };
 
 /* The timing state of one request.  A kernel stamp is the receive time of
@@ -90,7 +102,14 @@ struct req_timing {
 				 * FALLBACK_CALLBACK (miscounted, unknown) */
 };
 
-/* Arm the wall-clock step detector; cur_fd and clock_fd start at -1. */
+/* The calling thread's run delay so far (ns it was runnable but waiting
+ * for a CPU: /proc/thread-self/schedstat, opened by arrival_init on the
+ * loop's thread); -1 unknown. */
+int64_t arrival_cpu_wait(struct timing *c);
+/* Wall-clock steps noticed so far (checks for a new one first). */
+uint64_t arrival_clock_steps(struct timing *c);
+/* Arm the wall-clock step detector; cur_fd and clock_fd start at -1.
+ * Called on the thread that runs the loop. */
 void arrival_init(struct timing *c);
 void arrival_release(struct timing *c);
 /* A connection's local end as a number: its port, plus 65536 for IPv6

@@ -107,6 +107,8 @@ static const struct opt opts[] = {
 	 OPT_DURATION, OFF(readiness_timeout_s), 0, 0, "", {0}},
 	{NULL, 0, "scrape-interval", "DUR", "/metrics scrape period, 0 = off [250ms]",
 	 OPT_DURATION, OFF(scrape_s), 0, 0, "", {0}},
+	{NULL, 0, "no-realtime", NULL, "stay at normal priority (no SCHED_FIFO)",
+	 OPT_FLAG, OFF(no_realtime), 0, 0, "", {0}},
 	{"Server facts", 0, "kv-capacity", "N", "KV cache capacity in tokens [detected]",
 	 OPT_TOKENS, OFF(kv_capacity), 0, 0, "", {0}},
 	{NULL, 0, "server-log", "FILE", "vLLM log with 'GPU KV cache size: N tokens'",

@@ -61,6 +61,7 @@ struct cap_opts {
 				   * canonical (tt_slo_format) */
 	char slo_buf[160];        /* ... held here */
 	uint64_t given;           /* bit i: option i of the table was given */
+	int no_realtime;          /* --no-realtime: keep the normal priority */
 };
 
 /* The defaults (docs/capture.md, "Options"). */

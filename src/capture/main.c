@@ -1,10 +1,12 @@
 /* tokentrace-capture: record a speed-test matrix from a live server
  * (docs/capture.md).  The program's steps, each its own module: options,
  * opening or resuming the run, running the matrix, the summary. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT, SCHED_RESET_ON_FORK */
+#include <errno.h>
 #include <malloc.h>
 #include <math.h>
 #include <dirent.h>
-#include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +151,42 @@ static void repeats_close(struct repeats *r)
 		tt_run_writer_free(r->w[k]);
 }
 
+/* The loop's thread takes its times as it reads the sockets: a capture
+ * that waits for a CPU reads several events of a stream at once, and they
+ * share the newest one's stamp (docs/capture.md "When a stamp is late").
+ * So it asks for a real-time priority (SCHED_FIFO, low: 10, so the
+ * kernel's own real-time threads still come first; the writer thread and
+ * anything started later go back to normal, SCHED_RESET_ON_FORK), and says
+ * when it cannot have it, or when the machine has more runnable work than
+ * CPUs for it. */
+static void keep_on_cpu(const struct cap_opts *o)
+{
+	double load[1];
+	int cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		cpus = CPU_COUNT(&set); /* taskset: the CPUs it may use */
+	if (!o->no_realtime) {
+		struct sched_param sp;
+		memset(&sp, 0, sizeof sp);
+		sp.sched_priority = 10;
+		if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) != 0)
+			fprintf(stderr,
+				"warning: cannot run at real-time priority (SCHED_FIFO: %s): on a "
+				"busy machine the capture may wait for a CPU, and chunks it then "
+				"reads together share one time; the report marks cells where that "
+				"could move a figure (Client overloaded)\n",
+				strerror(errno));
+	}
+	if (!o->quiet && getloadavg(load, 1) == 1 && cpus > 0 && load[0] > cpus)
+		fprintf(stderr,
+			"warning: the machine is overcommitted: load average %.2f on %d CPU%s "
+			"the capture may use%s\n",
+			load[0], cpus, cpus == 1 ? "" : "s",
+			o->no_realtime ? "; without real-time priority its times may be late" : "");
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -208,6 +246,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	keep_on_cpu(&o);
 
 	status = run_open(&c, url_arg);
 	if (status == 0 && reps.n > 1)

@@ -6,6 +6,7 @@
  * every open connection.  Each readable socket is peeked (arrival.c) right
  * before libcurl reads it. */
 #include <errno.h>
+#include <stdlib.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 #include <string.h>
@@ -64,6 +65,7 @@ enum tt_code net_init(struct net *c, struct tt_error *err)
 		return tt_error_set(err, TT_ENET, "cannot create an epoll set: %s", strerror(errno));
 	c->curl_timer = -1;
 	arrival_init(&c->tm);
+	c->tm.wait_wake[0] = c->tm.wait_wake[1] = c->tm.wait_wake[2] = -1;
 	c->multi = curl_multi_init();
 	if (!c->multi)
 		return tt_error_set(err, TT_ENOMEM, "cannot create a libcurl multi handle");
@@ -82,6 +84,9 @@ enum tt_code net_init(struct net *c, struct tt_error *err)
 void net_cleanup(struct net *c)
 {
 	xfer_free_all(c);
+	free(c->pend);
+	c->pend = NULL;
+	c->n_pend = c->cap_pend = 0;
 	if (c->multi)
 		curl_multi_cleanup(c->multi);
 	c->multi = NULL;
@@ -107,6 +112,17 @@ void net_step(struct net *c, int timeout_ms)
 	}
 	n = epoll_wait(c->epfd, evs, (int)(sizeof evs / sizeof evs[0]), timeout_ms);
 	c->tm.wake++;
+	/* the loop's CPU wait so far, once a wake (about 1 us): the wait
+	 * between two reads of a stream bounds how late the second one's
+	 * stamps can be (docs/capture.md "When a stamp is late") */
+	if (n > 0 || c->n_pend) {
+		int64_t w = arrival_cpu_wait(&c->tm);
+		c->tm.wait_wake[2] = c->tm.wait_wake[1];
+		c->tm.wait_wake[1] = c->tm.wait_wake[0];
+		c->tm.wait_wake[0] = w;
+		if (c->n_pend)
+			xfer_fill_waits(c, w);
+	}
 	for (int i = 0; i < n; i++) {
 		int flags = 0;
 		if (evs[i].events & (EPOLLIN | EPOLLHUP))

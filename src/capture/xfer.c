@@ -40,6 +40,46 @@ static void resp_append(struct xfer *x, const char *p, size_t n)
 	x->resp[x->resp_len] = '\0';
 }
 
+/* M-timing: a sample of the loop's CPU wait taken at the next wake is an
+ * upper end for everything this pass did for x (its send, its read). */
+enum { WAIT_SENT, WAIT_FIRST, WAIT_LOOK };
+struct wait_pend {
+	struct xfer *x;
+	uint64_t gen;
+	int what;
+};
+
+static void wait_later(struct net *c, struct xfer *x, int what)
+{
+	if (c->tm.sched_fd < 0)
+		return;
+	if (c->n_pend == c->cap_pend) {
+		size_t nc = c->cap_pend ? c->cap_pend * 2 : 64;
+		struct wait_pend *np = realloc(c->pend, nc * sizeof *np);
+		if (!np)
+			return; /* unknown then: filled at the record */
+		c->pend = np;
+		c->cap_pend = nc;
+	}
+	c->pend[c->n_pend++] = (struct wait_pend){x, x->gen, what};
+}
+
+void xfer_fill_waits(struct net *c, int64_t sample)
+{
+	for (size_t i = 0; i < c->n_pend; i++) {
+		struct xfer *x = c->pend[i].x;
+		if (x->gen != c->pend[i].gen)
+			continue; /* recorded and reused since */
+		if (c->pend[i].what == WAIT_SENT && x->wait_sent < 0)
+			x->wait_sent = sample;
+		else if (c->pend[i].what == WAIT_FIRST && x->first_after < 0)
+			x->first_after = sample;
+		else if (c->pend[i].what == WAIT_LOOK && x->look_after < 0)
+			x->look_after = sample;
+	}
+	c->n_pend = 0;
+}
+
 static int on_event(void *ctx, const char *data, size_t len)
 {
 	struct xfer *x = ctx;
@@ -79,9 +119,12 @@ static int on_event(void *ctx, const char *data, size_t len)
 			if (!nf)
 				return 1;
 			x->fallback = nf;
-			nt = realloc(x->chunk_text, ncap);
+			/* the text bytes, then the timing bytes, moved up */
+			nt = realloc(x->chunk_text, 2 * ncap);
 			if (!nt)
 				return 1;
+			if (x->cap_chunks)
+				memmove(nt + ncap, nt + x->cap_chunks, x->n_chunks);
 			x->chunk_text = nt;
 			x->cap_chunks = ncap;
 		}
@@ -95,6 +138,27 @@ static int on_event(void *ctx, const char *data, size_t len)
 		 * (both are upper bounds of arrival; the later of the two is). */
 		if (x->n_chunks && a.t < x->chunks[x->n_chunks - 1].t_ns)
 			a.t = x->chunks[x->n_chunks - 1].t_ns;
+		/* One read gave the previous chunk and this one the same
+		 * time: the newest bytes' stamp, late for the earlier chunk
+		 * (run-v1 3.5 "Capture timing"). */
+		if (x->n_chunks && a.id == x->last_id) {
+			x->chunk_text[x->cap_chunks + x->n_chunks - 1] |= TT_TIMING_SHARED;
+		} else {
+			/* a new read: its chunk arrived after wake k-2's sample
+			 * (and after the send); its read is done by the next
+			 * wake's sample */
+			int64_t base = x->net->tm.wait_wake[2];
+			x->look_base = base > x->wait_send ? base : x->wait_send;
+			x->look_after = -1;
+			wait_later(x->net, x, WAIT_LOOK);
+			if (!x->n_chunks) {
+				x->first_base = x->look_base;
+				wait_later(x->net, x, WAIT_FIRST);
+			}
+		}
+		x->last_id = a.id;
+		x->chunk_text[x->cap_chunks + x->n_chunks] =
+			a.src == STAMP_KERNEL ? 0 : TT_TIMING_NOT_KERNEL;
 		x->chunks[x->n_chunks].t_ns = a.t;
 		x->chunks[x->n_chunks].tokens = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 		/* run-v1 3.5: reasoning and answer text kept apart */
@@ -155,6 +219,7 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *ud)
 		 * says; the others carry the callback's time. */
 		if (n_early) {
 			x->now.src = early.src;
+			x->now.id = early.id;
 			x->now.t = rel_ns(x->net, early.t);
 			x->now.fb.looked = rel_ns(x->net, early.fb.looked);
 			x->now.fb.callback = rel_ns(x->net, t);
@@ -162,6 +227,7 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *ud)
 		}
 		if (n > n_early) {
 			x->now.src = STAMP_CALLBACK;
+			x->now.id = ++x->net->tm.looks; /* this callback's own time */
 			x->now.t = x->now.fb.looked = x->now.fb.callback = rel_ns(x->net, t);
 			gen_bytes(x, ptr + n_early, n - n_early);
 		}
@@ -218,6 +284,9 @@ static void xfer_settle_times(struct net *c, struct xfer *x)
 	if (x->kind != XFER_GEN)
 		return;
 	arrival_settle(&c->tm, &x->tm, x->chunks, x->fallback, x->n_chunks);
+	if (x->tm.use_fallback) /* none of its times is the kernel's now */
+		for (size_t i = 0; i < x->n_chunks; i++)
+			x->chunk_text[x->cap_chunks + i] |= TT_TIMING_NOT_KERNEL;
 }
 
 /* libcurl closes a connection (the server said Connection: close, or it
@@ -255,6 +324,9 @@ static int prereq_cb(void *ud, char *conn_primary_ip, char *conn_local_ip,
 	(void)conn_primary_ip;
 	(void)conn_primary_port;
 	x->t_send = rel_ns(x->net, now_ns());
+	x->wait_send = arrival_cpu_wait(&x->net->tm);
+	x->wait_sent = -1;
+	wait_later(x->net, x, WAIT_SENT);
 	arrival_request_sent(&x->net->tm, &x->tm, key, x);
 	return CURL_PREREQFUNC_OK;
 }
@@ -325,6 +397,11 @@ struct xfer *xfer_get(struct net *c, enum xfer_kind kind)
 	tt_sse_reset(&x->sse);
 	tt_oai_stream_init(&x->st);
 	x->n_chunks = 0;
+	x->last_id = 0;
+	x->wait_send = x->wait_sent = -1;
+	x->first_base = x->first_after = x->look_base = x->look_after = -1;
+	x->gen++;
+	x->tm.steps0 = c->tm.clock_steps;
 	memset(x->tm.by_src, 0, sizeof x->tm.by_src);
 	x->tm.settled = 0;
 	x->tm.counts_known = 0;
@@ -585,6 +662,26 @@ void gen_record(struct net *c, struct xfer *x, CURLcode res, enum tt_finish forc
 	r.n_chunks = x->n_chunks;
 	/* every chunk's text was looked at (on_event); the sink owns it now */
 	r.chunk_text = x->n_chunks ? x->chunk_text : NULL;
+	/* the capture's own timing (run-v1 3.5): how late its times can be */
+	{
+		int64_t w_end = arrival_cpu_wait(&c->tm);
+		r.timing_recorded = 1;
+		r.chunk_timing = x->n_chunks ? x->chunk_text + x->cap_chunks : NULL;
+		/* a sample still to come is replaced by this one, later */
+		int64_t sent = x->wait_sent >= 0 ? x->wait_sent : w_end;
+		int64_t first = x->first_after >= 0 ? x->first_after : w_end;
+		int64_t look = x->look_after >= 0 ? x->look_after : w_end;
+		int known = x->wait_send >= 0 && w_end >= 0;
+		r.cpu_wait_ns = known ? w_end - x->wait_send : -1;
+		if (!known)
+			r.cpu_wait_first_ns = -1;
+		else if (!x->n_chunks || x->first_base < 0)
+			r.cpu_wait_first_ns = r.cpu_wait_ns;
+		else /* the send's pass, and the first chunk's read */
+			r.cpu_wait_first_ns = (sent - x->wait_send) + (first - x->first_base);
+		r.cpu_wait_last_ns = known && x->n_chunks && x->look_base >= 0 ? look - x->look_base : -1;
+		r.clock_steps = (uint32_t)(arrival_clock_steps(&c->tm) - x->tm.steps0);
+	}
 	sink_request(c->sink, &r, x->n_chunks ? x->chunks : NULL, error);
 	for (int i = 0; i < STAMP_N; i++)
 		c->tm.stamps_by_src[i] += x->tm.by_src[i];

@@ -44,6 +44,9 @@ struct net {
 	int64_t tokens_total;
 	int64_t errors_total;
 	int gen_active;
+	/* transfers waiting for the next wake's CPU-wait sample (xfer.c) */
+	struct wait_pend *pend;
+	size_t n_pend, cap_pend;
 };
 
 static inline int64_t rel_ns(const struct net *c, int64_t t) { return t - c->origin; }
@@ -77,7 +80,19 @@ struct xfer {
 	struct arrival now;     /* of the piece being parsed (trace time) */
 	struct chunk_fallback *fallback; /* per chunk, beside chunks[] (see
 					  * struct req_timing) */
-	uint8_t *chunk_text;    /* per chunk, beside chunks[]: TT_TEXT_* (run-v1 3.5) */
+	uint8_t *chunk_text;    /* per chunk, beside chunks[]: TT_TEXT_* (run-v1 3.5),
+				 * then from chunk_text + cap_chunks the
+				 * TT_TIMING_* bytes (one allocation: the sink
+				 * frees chunk_text) */
+	uint64_t last_id;       /* arrival.id of the last chunk recorded */
+	/* M-timing (docs/capture.md "When a stamp is late"): the loop's run
+	 * delay (arrival_cpu_wait) at the send, at the first wake after the
+	 * pass that sent it, and around the reads of the first and of the
+	 * latest token-bearing chunk: a base before the chunk can have
+	 * arrived, and a sample after the read; -1 not (yet) known */
+	int64_t wait_send, wait_sent;
+	int64_t first_base, first_after, look_base, look_after;
+	uint64_t gen;           /* counts the uses of this xfer (wait_later) */
 	/* raw body (tm.raw): we undo the chunked framing, so byte counts
 	 * match the socket's (see struct fd_stamp) */
 	int chunked;
@@ -105,6 +120,9 @@ void xfer_cancel(struct net *c, struct xfer *x);
 /* End a transfer that has been silent past --request-timeout: removed and
  * handed to its done callback as a timeout. */
 void xfer_timeout(struct net *c, struct xfer *x, int64_t now);
+/* The loop's CPU wait so far, sampled at a wake: fill in the transfers
+ * that waited for a sample after their send or read (M-timing). */
+void xfer_fill_waits(struct net *c, int64_t sample);
 void xfer_put(struct net *c, struct xfer *x);
 /* Free every transfer put back (at the end). */
 void xfer_free_all(struct net *c);

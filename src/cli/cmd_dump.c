@@ -95,6 +95,21 @@ static int on_request(void *ctx, const struct tt_request *r)
 	} else {
 		fputs("null", stdout);
 	}
+	/* run-v1 3.5 "Capture timing": only when recorded (trace minor 2) */
+	if (r->timing_recorded) {
+		fputs(",\"timing\":{\"cpu_wait_first_ns\":", stdout);
+		r->cpu_wait_first_ns >= 0 ? printf("%lld", (long long)r->cpu_wait_first_ns)
+					  : fputs("null", stdout);
+		fputs(",\"cpu_wait_last_ns\":", stdout);
+		r->cpu_wait_last_ns >= 0 ? printf("%lld", (long long)r->cpu_wait_last_ns)
+					 : fputs("null", stdout);
+		fputs(",\"cpu_wait_ns\":", stdout);
+		r->cpu_wait_ns >= 0 ? printf("%lld", (long long)r->cpu_wait_ns) : fputs("null", stdout);
+		printf(",\"clock_steps\":%u,\"chunks\":[", r->clock_steps);
+		for (size_t i = 0; i < r->n_chunks; i++)
+			printf("%s%u", i ? "," : "", r->chunk_timing ? r->chunk_timing[i] : 0u);
+		fputs("]}", stdout);
+	}
 	fputs("}\n", stdout);
 	return ferror(stdout) ? 1 : 0;
 }

@@ -11,6 +11,7 @@
 
 struct tt_hist;
 struct tt__rate_acc;
+struct tt__timing_acc;
 
 struct dvec {
 	double *v;
@@ -70,6 +71,8 @@ struct tt_cell_analyzer {
 
 	struct tt__rate_acc *open_loop; /* M-rate; open-loop cells only */
 	double offered;                 /* their rate */
+	struct tt__timing_acc *timing;  /* M-timing; NULL until a request
+					 * with capture timing (timing.c) */
 };
 
 /* Copy a string into a fixed field, cut to fit. */
@@ -79,6 +82,14 @@ static inline void copy_text(char *dst, size_t n, const char *src)
 	memcpy(dst, src, len);
 	dst[len] = '\0';
 }
+
+/* M-timing (timing.c): a measured request's capture timing, given its
+ * first and last token-bearing chunk times and tokens as the figures took
+ * them; the cell's timing quality; the accumulator freed. */
+void tt__timing_request(struct tt_cell_analyzer *a, const struct tt_request *r, int64_t first,
+			int64_t last, long first_tokens, long total_tokens);
+void tt__timing_figures(struct tt_cell_analyzer *a, struct tt_cell_figures *f);
+void tt__timing_free(struct tt_cell_analyzer *a);
 
 /* Decide the cell's status from its figures (status.c, docs/metrics.md
  * "M-status"). */

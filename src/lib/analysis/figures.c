@@ -537,6 +537,7 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 		if (a->opts.hook && a->opts.hook->rate)
 			a->opts.hook->rate(a->opts.hook->ctx, a->index, first, tok_s);
 	}
+	tt__timing_request(a, r, first, last, first_tokens, total_tokens); /* M-timing */
 	if ((r->finish == TT_FINISH_STOP || r->finish == TT_FINISH_LENGTH) && r->t_end_ns >= ws &&
 	    r->t_end_ns < we)
 		a->completed++; /* M-completed */
@@ -941,6 +942,7 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 		}
 		dist_of(&a->ttfr, &a->opts, &f->ttfr_ms);
 		dist_of(&a->ttfa, &a->opts, &f->ttfa_ms);
+		tt__timing_figures(a, f); /* M-timing */
 		server_figures(a, f);
 		if (f->has_server_metrics && a->n_gauge[TT_GAUGE_RUNNING] > 0) {
 			/* M-active: mean of the server's running gauge over the window. */
@@ -961,6 +963,7 @@ void tt_cell_analyzer_free(struct tt_cell_analyzer *a)
 		return;
 	free(a->tbt);
 	tt__rate_acc_free(a->open_loop);
+	tt__timing_free(a);
 	free(a->ttft.v);
 	free(a->end_ttft.v);
 	free(a->ttfr.v);

@@ -38,6 +38,9 @@ static const struct {
 	{"Rate not sustained", "rate_not_sustained",
 	 "Rate not sustained: an open-loop cell's client sent late or its server completed fewer "
 	 "requests than were due; latencies from the due time grow with the backlog."},
+	{"Client overloaded", "client_overloaded",
+	 "Client overloaded: the capture waited for a CPU while chunks arrived, so some times "
+	 "are late; the median TTFT or per-request tok/s could be off by more than 1 %."},
 };
 
 const char *tt_status_name(enum tt_status s)
@@ -110,6 +113,42 @@ static void short_reason(const struct tt_cell_analyzer *a, struct tt_cell_figure
 		 how, f->short_max_tokens, c->reason ? ": " : "", c->reason ? c->reason : "");
 }
 
+/* M-timing: the capture's CPU wait could move a median by more than 1 %
+ * (timing.c bounds each request's TTFT and rate by its wait). */
+static void client_overloaded(const struct tt_cell_analyzer *a, struct tt_cell_figures *f)
+{
+	const struct tt_timing_quality *q = &f->timing;
+	(void)a;
+	if (q->requests <= 0)
+		return; /* not recorded: nothing to judge */
+	evidence(f, TT_STATUS_CLIENT_OVERLOADED, "capture CPU wait: median change bound",
+		 q->could_move, ">", TT_TIMING_MOVE_LIMIT);
+	if (q->clock_steps > 0)
+		evidence(f, TT_STATUS_VALID, "warning: requests with a wall-clock step",
+			 (double)q->clock_steps, ">", 0);
+}
+
+static void client_overloaded_reason(struct tt_cell_figures *f)
+{
+	const struct tt_timing_quality *q = &f->timing;
+	char hi[48];
+
+	if (isinf(q->per_request_p50_high))
+		snprintf(hi, sizeof hi, "unbounded");
+	else
+		tt__snprintf_c(hi, sizeof hi, "%.4g", q->per_request_p50_high);
+	tt__snprintf_c(f->reason, sizeof f->reason,
+		       "the capture waited for a CPU up to %.3g ms in one request (%.2g %% of "
+		       "their time; %ld of %ld requests >= 1 ms before the first token; %.2g %% "
+		       "of chunks shared a stamp): median TTFT %.4g ms could be as low as %.4g "
+		       "ms, per-request tok/s %.4g could be %.4g to %s",
+		       q->cpu_wait_max_ms, 100 * q->cpu_wait_share, q->doubtful_ttft,
+		       q->ttft_requests, q->chunks ? 100.0 * (double)q->chunks_shared / (double)q->chunks : 0.0,
+		       f->ttft_ms.p50, q->ttft_p50_low_ms < 1e-3 ? 0 : q->ttft_p50_low_ms,
+		       f->per_request_tok_s.p50,
+		       q->per_request_p50_low, hi);
+}
+
 /* Decide the status from the evidence, most severe first ("M-status"). */
 void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 {
@@ -167,6 +206,7 @@ void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 			 (double)o->min_tokens);
 		evidence(f, TT_STATUS_TOO_FEW, "requests with a first token", (double)f->ttft_ms.n, "<",
 			 1);
+		client_overloaded(a, f);
 		/* M-cache: a warning, not a status (it argues for "valid") */
 		if (isfinite(f->cached_share))
 			evidence(f, TT_STATUS_VALID, "warning: prompt share served from cache",
@@ -179,7 +219,8 @@ void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 			 (double)f->ttft_ms.n, "<", 1);
 	}
 	{
-		static const enum tt_status order[] = {TT_STATUS_DAMAGED, TT_STATUS_ERRORS,
+		static const enum tt_status order[] = {TT_STATUS_DAMAGED,
+						       TT_STATUS_CLIENT_OVERLOADED, TT_STATUS_ERRORS,
 						       TT_STATUS_NOT_SUSTAINED, TT_STATUS_SHORT, TT_STATUS_QUEUED,
 						       TT_STATUS_CUT_SHORT, TT_STATUS_TOO_FEW};
 		const char *sig = NULL;
@@ -190,6 +231,8 @@ void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 			}
 		if (f->status == TT_STATUS_DAMAGED)
 			copy_text(f->reason, sizeof f->reason, f->damage);
+		else if (f->status == TT_STATUS_CLIENT_OVERLOADED)
+			client_overloaded_reason(f);
 		else if (f->status == TT_STATUS_ERRORS)
 			snprintf(f->reason, sizeof f->reason, "%ld request%s failed", f->errors,
 				 f->errors == 1 ? "" : "s");

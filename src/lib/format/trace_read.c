@@ -24,6 +24,8 @@ struct decoder {
 	size_t chunks_cap;
 	uint8_t *text_col;   /* the text column of the request being decoded */
 	size_t text_col_cap;
+	uint8_t *timing_col; /* its capture timing column (trace minor 2) */
+	size_t timing_col_cap;
 	char *text;
 	size_t text_cap;
 	struct tt_sample *samples;
@@ -230,6 +232,26 @@ static int decode_request(struct decoder *d, struct tt_cursor *c, uint32_t unit,
 		for (uint64_t i = 0; i < n; i++)
 			d->text_col[i] = (uint8_t)(tt_get_u8(c) & (TT_TEXT_ANSWER | TT_TEXT_REASONING));
 		r.chunk_text = d->text_col;
+	}
+	/* Trace minor 2: the capture timing, absent in older records (3.5). */
+	if (c->p < c->end && tt_get_u8(c) == 1) {
+		v = tt_get_varint(c);
+		r.cpu_wait_first_ns = v ? (int64_t)((v - 1) & INT64_MAX) : -1;
+		v = tt_get_varint(c);
+		r.cpu_wait_last_ns = v ? (int64_t)((v - 1) & INT64_MAX) : -1;
+		v = tt_get_varint(c);
+		r.cpu_wait_ns = v ? (int64_t)((v - 1) & INT64_MAX) : -1;
+		v = tt_get_varint(c);
+		r.clock_steps = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+		if (!c->ok || n > (uint64_t)(c->end - c->p))
+			return -1;
+		if (grow((void **)&d->timing_col, &d->timing_col_cap, n ? n : 1, 1))
+			return -2;
+		for (uint64_t i = 0; i < n; i++)
+			d->timing_col[i] = (uint8_t)(tt_get_u8(c) &
+						     (TT_TIMING_SHARED | TT_TIMING_NOT_KERNEL));
+		r.chunk_timing = d->timing_col;
+		r.timing_recorded = 1;
 	}
 	if (big) {
 		d->implausible = "a chunk claims over 2^20 tokens";
@@ -570,6 +592,7 @@ cleanup:
 	free(d.seen);
 	free(d.chunks);
 	free(d.text_col);
+	free(d.timing_col);
 	free(d.text);
 	free(d.samples);
 	free(d.strs);

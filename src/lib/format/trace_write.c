@@ -159,7 +159,7 @@ static enum tt_code begin_frame(struct tt_trace_writer *w, int64_t t_ns, struct 
 	memcpy(p, "TTRC", 4);
 	n = 4;
 	n += tt_put_varint(p + n, 1);
-	n += tt_put_varint(p + n, 1); /* minor 1: the text column (3.5) */
+	n += tt_put_varint(p + n, 2); /* minor 2: the capture timing of 3.5 */
 	n += tt_put_varint(p + n, w->unit);
 	n += tt_put_varint(p + n, tt_zigzag(w->base));
 	w->in_frame = 1;
@@ -224,7 +224,7 @@ enum tt_code tt_trace_write_request(struct tt_trace_writer *w, const struct tt_r
 				    struct tt_error *err)
 {
 	size_t errlen = r->error ? strlen(r->error) : 0;
-	size_t need = 128 + errlen + r->n_chunks * 21;
+	size_t need = 170 + errlen + r->n_chunks * 22; /* + 3 varints and a timing byte per chunk */
 	size_t n = 0;
 	int64_t sched, send, end, prev;
 	enum tt_code rc;
@@ -279,6 +279,17 @@ enum tt_code tt_trace_write_request(struct tt_trace_writer *w, const struct tt_r
 	if (r->chunk_text)
 		for (size_t i = 0; i < r->n_chunks; i++)
 			w->scratch[n++] = (uint8_t)(r->chunk_text[i] & (TT_TEXT_ANSWER | TT_TEXT_REASONING));
+	/* minor 2, the capture timing: only when recorded (absent = unknown) */
+	if (r->timing_recorded) {
+		w->scratch[n++] = 1;
+		n += tt_put_varint(w->scratch + n, r->cpu_wait_first_ns >= 0 ? (uint64_t)r->cpu_wait_first_ns + 1 : 0);
+		n += tt_put_varint(w->scratch + n, r->cpu_wait_last_ns >= 0 ? (uint64_t)r->cpu_wait_last_ns + 1 : 0);
+		n += tt_put_varint(w->scratch + n, r->cpu_wait_ns >= 0 ? (uint64_t)r->cpu_wait_ns + 1 : 0);
+		n += tt_put_varint(w->scratch + n, r->clock_steps);
+		for (size_t i = 0; i < r->n_chunks; i++)
+			w->scratch[n++] = r->chunk_timing ? (uint8_t)(r->chunk_timing[i] &
+					 (TT_TIMING_SHARED | TT_TIMING_NOT_KERNEL)) : 0;
+	}
 	return finish_record(w, 2, n, err);
 }
 

@@ -145,6 +145,17 @@ static const char css[] =
  * stays as it was: Rate not sustained takes Requests queued's colour, as
  * in the PDF. */
 static const char css_rate[] = ".s9{background:#fff1d6}";
+/* Likewise on a page with a Client overloaded cell: Errors' colour, as in
+ * the PDF (its figures are wrong, not only incomplete). */
+static const char css_overloaded[] = ".s10{background:#fde2d6}";
+
+static int has_overloaded(const struct tt_report *r)
+{
+	for (size_t i = 0; i < r->n_cells; i++)
+		if (r->cells[i].status == TT_STATUS_CLIENT_OVERLOADED)
+			return 1;
+	return 0;
+}
 
 static void facts_html(struct tt_buf *b, const struct fact *f, size_t n)
 {
@@ -286,9 +297,10 @@ enum tt_code tt__report_html(const struct tt_report *r, struct tt_run *run,
 	esc(out, tt_version());
 	tt_buf_puts(out, "\">\n<title>");
 	esc(out, title);
-	tt_buf_printf(out, "</title>\n<style>%s%s</style>\n</head>\n<body>\n<main>\n<header>"
+	tt_buf_printf(out, "</title>\n<style>%s%s%s</style>\n</head>\n<body>\n<main>\n<header>"
 			   "<h1>Speed test matrix</h1><p class=\"sub\">",
-		      css, tt__render_has_rate_cells(r) ? css_rate : "");
+		      css, tt__render_has_rate_cells(r) ? css_rate : "",
+		      has_overloaded(r) ? css_overloaded : "");
 	esc(out, sub);
 	tt_buf_puts(out, "</p></header>\n");
 	n_charts = tt__report_chart_list(r, run, charts, sizeof charts / sizeof charts[0]);

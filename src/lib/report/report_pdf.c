@@ -249,7 +249,8 @@ static void draw_cell_text(struct canvas *c, const char *s, double x, double y, 
 		static const struct rgb chip[TT_STATUS_COUNT_] = {
 			{1, 1, 1}, {1.0, 0.945, 0.84}, {0.925, 0.93, 0.945}, {0.99, 0.885, 0.84},
 			{0.925, 0.93, 0.945}, {0.925, 0.93, 0.945}, {0.925, 0.93, 0.945},
-			{0.925, 0.93, 0.945}, {1.0, 0.945, 0.84}, {1.0, 0.945, 0.84}};
+			{0.925, 0.93, 0.945}, {1.0, 0.945, 0.84}, {1.0, 0.945, 0.84},
+			{0.99, 0.885, 0.84}};
 		tt__cv_measure(c, s, size, 0, &tw, &th);
 		tt__cv_rect(c, x - 3, y - 1, fmin(tw, w) + 6, th + 2,
 			chip[status < TT_STATUS_COUNT_ ? status : 2]);

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #define REPORT_SCHEMA "tokentrace-report"
-#define REPORT_VERSION "1.3"
+#define REPORT_VERSION "1.4"
 
 /* Analysis thresholds that are 0 in the options mean these (analysis.h). */
 #define DEFAULT_QUEUED_SHARE 0.05
@@ -436,6 +436,26 @@ static void cell_object(struct jctx *j, const struct tt_report *r, size_t idx, c
 		}
 	} else {
 		attach(j, o, "slo", cJSON_CreateNull());
+	}
+	/* 1.4: the capture's timing quality (M-timing), only where recorded */
+	if (counts && c->timing.requests > 0) {
+		const struct tt_timing_quality *q = &c->timing;
+		s = put_obj(j, o, "timing");
+		if (s) {
+			put_count(j, s, "requests", (double)q->requests);
+			put_count(j, s, "ttft_requests", (double)q->ttft_requests);
+			put_count(j, s, "doubtful_ttft", (double)q->doubtful_ttft);
+			put_count(j, s, "chunks", (double)q->chunks);
+			put_count(j, s, "chunks_shared", (double)q->chunks_shared);
+			put_count(j, s, "chunks_not_kernel", (double)q->chunks_not_kernel);
+			put_count(j, s, "clock_steps", (double)q->clock_steps);
+			put_num(j, s, "cpu_wait_max_ms", q->cpu_wait_max_ms);
+			put_num(j, s, "cpu_wait_share", q->cpu_wait_share);
+			put_num(j, s, "ttft_ms_p50_low", q->ttft_p50_low_ms);
+			put_num(j, s, "per_request_tok_s_p50_low", q->per_request_p50_low);
+			put_num(j, s, "per_request_tok_s_p50_high", q->per_request_p50_high);
+			put_num(j, s, "could_move", q->could_move);
+		}
 	}
 }
 

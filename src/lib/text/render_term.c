@@ -197,6 +197,7 @@ static const char *status_color(enum tt_status s)
 	case TT_STATUS_SHORT:
 	case TT_STATUS_NOT_SUSTAINED: return "33";
 	case TT_STATUS_ERRORS:
+	case TT_STATUS_CLIENT_OVERLOADED:
 	case TT_STATUS_DAMAGED: return "31";
 	case TT_STATUS_OVER_CAPACITY:
 	case TT_STATUS_NOT_RUN: return "2";
@@ -210,7 +211,7 @@ static const char *status_color(enum tt_status s)
 static char status_tag(enum tt_status s)
 {
 	static const char tags[TT_STATUS_COUNT_] = {0, 'Q', 'X', 'E', 'F', 'C', 'D', 'N', 'S',
-							    'R'};
+							    'R', 'L'};
 
 	return (unsigned)s < TT_STATUS_COUNT_ ? tags[s] : '?';
 }
