@@ -157,7 +157,7 @@ int cli_next(const struct cli_cmd *c, struct cli_iter *it, const char **val)
 		cli_print_help(c, stdout);
 		return CLI_HELP;
 	}
-	if (!o->arg) {
+	if (!o->arg || (o->flags & CLI_LIST)) {
 		if (eq) {
 			cli_error("option '--%s' takes no value", o->lng);
 			return CLI_BAD;

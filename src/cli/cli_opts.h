@@ -15,7 +15,10 @@ struct cli_opt {
 	const char *lng;  /* "format" for --format */
 	const char *arg;  /* the value's name in --help ("F"), NULL for a flag */
 	const char *help; /* its lines in --help, separated by '\n' */
+	unsigned flags;   /* CLI_LIST: arg is shown but not taken (the option
+			   * starts a list of the positional arguments after it) */
 };
+#define CLI_LIST 1u
 
 struct cli_cmd {
 	const char *name;          /* "report": in messages */
@@ -35,7 +38,7 @@ enum {
 	CLI_BAD = -3   /* wrong usage: the error was printed; exit 2 */
 };
 #define CLI_OPT_HELP 1000
-#define CLI_HELP_ENTRY {CLI_OPT_HELP, 'h', "help", NULL, "show this help"}
+#define CLI_HELP_ENTRY {CLI_OPT_HELP, 'h', "help", NULL, "show this help", 0}
 
 struct cli_iter {
 	int i, argc;

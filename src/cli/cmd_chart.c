@@ -43,19 +43,19 @@ enum { O_OUTPUT = 1, O_WIDTH, O_HEIGHT, O_DPI, O_CELL, O_CONCURRENCY, O_AS, O_SK
        O_WINDOW, O_SLO };
 
 static const struct cli_opt options[] = {
-	{O_OUTPUT, 'o', "output", "FILE", "where to write the chart (.png, .svg or .pdf)"},
-	{O_WIDTH, 0, "width", "W", "width: PNG pixels, SVG/PDF CSS pixels (default 960)"},
-	{O_HEIGHT, 0, "height", "H", "height, same units (default 600)"},
-	{O_DPI, 0, "dpi", "D", "PNG pixel density: 192 draws twice as large (default 96)"},
+	{O_OUTPUT, 'o', "output", "FILE", "where to write the chart (.png, .svg or .pdf)", 0},
+	{O_WIDTH, 0, "width", "W", "width: PNG pixels, SVG/PDF CSS pixels (default 960)", 0},
+	{O_HEIGHT, 0, "height", "H", "height, same units (default 600)", 0},
+	{O_DPI, 0, "dpi", "D", "PNG pixel density: 192 draws twice as large (default 96)", 0},
 	{O_CELL, 0, "cell", "ID", "timeline: the cell to show, e.g. decode-8192x16\n"
-				 "(default: the highest concurrency at the smallest context)"},
-	{O_CONCURRENCY, 0, "concurrency", "C", "tbt-cdf: the concurrency level (default: the highest)"},
-	{O_AS, 0, "as", "FORMAT", "all: chart format, svg, png or pdf (default svg)"},
-	{O_SKIP_FIRST, 0, "skip-first", "D", "start each decode window D later (e.g. 5s), as report"},
-	{O_WINDOW, 0, "window", "D", "measure at most D of each window (e.g. 10s), as report"},
+				 "(default: the highest concurrency at the smallest context)", 0},
+	{O_CONCURRENCY, 0, "concurrency", "C", "tbt-cdf: the concurrency level (default: the highest)", 0},
+	{O_AS, 0, "as", "FORMAT", "all: chart format, svg, png or pdf (default svg)", 0},
+	{O_SKIP_FIRST, 0, "skip-first", "D", "start each decode window D later (e.g. 5s), as report", 0},
+	{O_WINDOW, 0, "window", "D", "measure at most D of each window (e.g. 10s), as report", 0},
 	{O_SLO, 0, "slo", "LIST", "heatmap: outline the highest concurrency per context\n"
 				 "meeting these SLOs; open-loop charts: SLOs for goodput\n"
-				 "and the SLO limit (as report's --slo)"},
+				 "and the SLO limit (as report's --slo)", 0},
 	CLI_HELP_ENTRY,
 };
 

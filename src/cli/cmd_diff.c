@@ -17,58 +17,77 @@
 #include "tokentrace/run.h"
 #include "tokentrace/units.h"
 
+#include "cli_opts.h"
 #include "commands.h"
 
-static const char usage_text[] =
+enum {
+	O_BASE = 1, O_CANDIDATE, O_FORMAT, O_OUTPUT, O_FAIL_IF_SLOWER, O_ALLOW_SINGLE_RUN,
+	O_FIGURE, O_FAIL_ON_STATUS_CHANGE, O_TOLERANCE, O_TAIL, O_CELL, O_CHARTS,
+	O_CHART_FORMAT, O_ALPHA, O_MIN_CHANGE, O_RUN_ALLOWANCE, O_REPLICATES, O_SEED,
+	O_SKIP_FIRST, O_WINDOW, O_SLO, O_NO_COLOR, O_QUIET
+};
+
+static const struct cli_opt options[] = {
+	{O_BASE, 0, "base", "RUN...", "several runs of the base setup (replicates)", CLI_LIST},
+	{O_CANDIDATE, 0, "candidate", "RUN...", "several runs of the candidate setup\n"
+						"(a directory of repeats from tokentrace-capture\n"
+						"--repeat N counts as its N runs)", CLI_LIST},
+	{O_FORMAT, 'f', "format", "F", "term (default on a terminal), md (default otherwise),\n"
+				       "csv, json, html, pdf (pdf needs -o)", 0},
+	{O_OUTPUT, 'o', "output", "FILE", "write to FILE instead of standard output", 0},
+	{O_FAIL_IF_SLOWER, 0, "fail-if-slower", "PCT",
+	 "exit 1 when a cell is significantly slower by more\n"
+	 "than PCT (e.g. 5%) in the gate's figure; refused\n"
+	 "with one run per side (exit 2)", 0},
+	{O_ALLOW_SINGLE_RUN, 0, "allow-single-run", NULL,
+	 "gate on one run per side anyway (the verdicts cannot\n"
+	 "tell a version change from run-to-run drift)", 0},
+	{O_FIGURE, 0, "figure", "NAME", "the gate's figure: total (default), per-request,\n"
+				       "ttft, ttft-tail, tbt, tbt-tail, prefill", 0},
+	{O_FAIL_ON_STATUS_CHANGE, 0, "fail-on-status-change", NULL,
+	 "exit 1 when a Valid cell of the base is Requests\n"
+	 "queued or Over capacity in the candidate", 0},
+	{O_TOLERANCE, 0, "tolerance", "PCT", "compare two single reported figures (imported runs\n"
+					    "without samples): within or beyond +-PCT (e.g. 5%);\n"
+					    "no significance is claimed (default: not compared)", 0},
+	{O_TAIL, 0, "tail", "P", "tail percentile of TTFT and TBT (default 90)", 0},
+	{O_CELL, 0, "cell", "ID", "the cell whose time between tokens the html and pdf\n"
+				 "overlay (e.g. decode-8192x16; default: the largest change)", 0},
+	{O_CHARTS, 0, "charts", "DIR", "also write every chart as DIR/diff-KIND.svg (or .png\n"
+				      "with --chart-format png)", 0},
+	{O_CHART_FORMAT, 0, "chart-format", "F", "svg (default), png or pdf for --charts", 0},
+	{O_ALPHA, 0, "alpha", "A", "false-positive rate of the whole diff (default 0.05)", 0},
+	{O_MIN_CHANGE, 0, "min-change", "PCT",
+	 "report significant changes under PCT as none (default 1%)", 0},
+	{O_RUN_ALLOWANCE, 0, "run-allowance", "PCT",
+	 "run-to-run allowance of a side of one run, every\n"
+	 "figure (default: measured per figure; 0 turns it off)", 0},
+	{O_REPLICATES, 0, "replicates", "N", "bootstrap replicates per run and cell (default 200)", 0},
+	{O_SEED, 0, "seed", "N", "bootstrap seed (default 1)", 0},
+	{O_SKIP_FIRST, 0, "skip-first", "D", "start each decode window D later (e.g. 5s)", 0},
+	{O_WINDOW, 0, "window", "D", "measure at most D of each window (e.g. 10s)", 0},
+	{O_SLO, 0, "slo", "LIST", "open-loop curves: each side's SLO limit (M-rate-limit)", 0},
+	{O_NO_COLOR, 0, "no-color", NULL, "no colour in term output (NO_COLOR is respected too)", 0},
+	{O_QUIET, 'q', "quiet", NULL, "no summary line on standard error", 0},
+	{CLI_OPT_HELP, 'h', "help", NULL, "show this help", 0},
+};
+
+static const struct cli_cmd diff_cmd = {
+	"diff",
 	"usage: tokentrace diff BASE CANDIDATE [options]\n"
 	"       tokentrace diff --base RUN... --candidate RUN... [options]\n"
 	"\n"
 	"Compare two runs (engine versions, settings) cell by cell: each figure's\n"
 	"change, a confidence interval from the raw traces, and a verdict (faster,\n"
 	"slower, no significant change).  Method and assumptions: docs/diff.md.\n"
-	"\n"
-	"  --base RUN...          several runs of the base setup (replicates)\n"
-	"  --candidate RUN...     several runs of the candidate setup\n"
-	"                         (a directory of repeats from tokentrace-capture\n"
-	"                         --repeat N counts as its N runs)\n"
-	"  -f, --format F         term (default on a terminal), md (default otherwise),\n"
-	"                         csv, json, html, pdf (pdf needs -o)\n"
-	"  -o, --output FILE      write to FILE instead of standard output\n"
-	"  --fail-if-slower PCT   exit 1 when a cell is significantly slower by more\n"
-	"                         than PCT (e.g. 5%) in the gate's figure; refused\n"
-	"                         with one run per side (exit 2)\n"
-	"  --allow-single-run     gate on one run per side anyway (the verdicts cannot\n"
-	"                         tell a version change from run-to-run drift)\n"
-	"  --figure NAME          the gate's figure: total (default), per-request,\n"
-	"                         ttft, ttft-tail, tbt, tbt-tail, prefill\n"
-	"  --fail-on-status-change  exit 1 when a Valid cell of the base is Requests\n"
-	"                         queued or Over capacity in the candidate\n"
-	"  --tolerance PCT        compare two single reported figures (imported runs\n"
-	"                         without samples): within or beyond +-PCT (e.g. 5%);\n"
-	"                         no significance is claimed (default: not compared)\n"
-	"  --tail P               tail percentile of TTFT and TBT (default 90)\n"
-	"  --cell ID              the cell whose time between tokens the html and pdf\n"
-	"                         overlay (e.g. decode-8192x16; default: the largest change)\n"
-	"  --charts DIR           also write every chart as DIR/diff-KIND.svg (or .png\n"
-	"                         with --chart-format png)\n"
-	"  --chart-format F       svg (default), png or pdf for --charts\n"
-	"  --alpha A              false-positive rate of the whole diff (default 0.05)\n"
-	"  --min-change PCT       report significant changes under PCT as none (default 1%)\n"
-	"  --run-allowance PCT    run-to-run allowance of a side of one run, every\n"
-	"                         figure (default: measured per figure; 0 turns it off)\n"
-	"  --replicates N         bootstrap replicates per run and cell (default 200)\n"
-	"  --seed N               bootstrap seed (default 1)\n"
-	"  --skip-first D         start each decode window D later (e.g. 5s)\n"
-	"  --window D             measure at most D of each window (e.g. 10s)\n"
-	"  --slo LIST             open-loop curves: each side's SLO limit (M-rate-limit)\n"
-	"  --no-color             no colour in term output (NO_COLOR is respected too)\n"
-	"  -q, --quiet            no summary line on standard error\n"
-	"  -h, --help             show this help\n"
+	"\n",
+	NULL,
 	"\n"
 	"Exit status: 0 no gate or the gates passed; 1 a gate failed; 2 error\n"
 	"(usage, a run that cannot be read, --fail-if-slower on one run per side\n"
 	"without --allow-single-run).  Damaged cells are warned about and\n"
-	"compared on their intact part.\n";
+	"compared on their intact part.\n",
+	25, options, sizeof options / sizeof *options};
 
 /* "5%", "5", "2.5 %" -> 5, 2.5; -1 when not a percentage >= 0. */
 static double parse_pct(const char *s)
@@ -94,21 +113,6 @@ static int parse_num(const char *s, double *out)
 	errno = 0;
 	*out = strtod(s, &end);
 	return end == s || *end || errno || !isfinite(*out) ? -1 : 0;
-}
-
-static int write_out(const char *path, const char *data, size_t len)
-{
-	FILE *f = path ? fopen(path, "wb") : stdout;
-
-	if (!f) {
-		cli_error("cannot create '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	if (fwrite(data, 1, len, f) != len || (path ? fclose(f) : fflush(f)) != 0) {
-		cli_error("cannot write '%s'", path ? path : "standard output");
-		return -1;
-	}
-	return 0;
 }
 
 /* Every chart of the diff into dir (created if missing). */
@@ -260,6 +264,9 @@ int cmd_diff(int argc, char **argv)
 	char **runs_b = NULL, **runs_c = NULL;
 	size_t nrb = 0, nrc = 0;
 	enum tt_code rc;
+	struct cli_iter it;
+	const char *v;
+	int id;
 
 	tt_analysis_opts_init(&ao);
 	tt_diff_opts_init(&dopts);
@@ -272,163 +279,162 @@ int cmd_diff(int argc, char **argv)
 		cli_error("out of memory");
 		goto cleanup;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+	cli_iter_init(&it, argc, argv);
+	while ((id = cli_next(&diff_cmd, &it, &v)) != CLI_END) {
 		double x;
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage_text, stdout);
+		switch (id) {
+		case CLI_HELP:
 			status = 0;
 			goto cleanup;
-		}
-		if (!strcmp(a, "--base") || !strcmp(a, "--candidate")) {
-			list = a[2] == 'b' ? 1 : 2;
+		case CLI_BAD:
+			goto cleanup;
+		case O_BASE:
+		case O_CANDIDATE:
+			list = id == O_BASE ? 1 : 2;
 			listed = 1;
 			continue;
-		}
-		if (!strcmp(a, "--no-color")) {
+		case O_NO_COLOR:
 			no_color = 1;
 			continue;
-		}
-		if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+		case O_QUIET:
 			quiet = 1;
 			continue;
-		}
-		if (!strcmp(a, "--fail-on-status-change")) {
+		case O_FAIL_ON_STATUS_CHANGE:
 			gate.status_change = 1;
 			continue;
-		}
-		if (!strcmp(a, "--allow-single-run")) {
+		case O_ALLOW_SINGLE_RUN:
 			allow_single = 1;
 			list = 0;
 			continue;
-		}
-		if (a[0] == '-' && a[1]) {
-			static const char *const with_value[] = {
-				"-f", "--format", "-o", "--output", "--fail-if-slower", "--figure",
-				"--tail", "--alpha", "--min-change", "--replicates", "--seed",
-				"--skip-first", "--window", "--cell", "--charts", "--chart-format", "--slo",
-				"--tolerance", "--run-allowance"};
-			int known = 0;
-			list = 0;
-			for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
-				known |= !strcmp(a, with_value[k]);
-			if (!known) {
-				cli_error("diff: unknown option '%s' (see 'tokentrace diff --help')", a);
+		case CLI_ARG:
+			if (list == 1) {
+				base[n_base++] = v;
+			} else if (list == 2) {
+				cand[n_cand++] = v;
+			} else if (listed) {
+				cli_error("diff: '%s': runs go after --base or --candidate, not on their "
+					  "own", v);
 				goto cleanup;
-			}
-			if (!v) {
-				cli_error("option '%s' needs a value", a);
+			} else if (positional == 0) {
+				base[n_base++] = v;
+				positional++;
+			} else if (positional == 1) {
+				cand[n_cand++] = v;
+				positional++;
+			} else {
+				cli_error("diff takes two runs (BASE CANDIDATE), got a third: '%s'; "
+					  "several runs of a side go after --base or --candidate", v);
 				goto cleanup;
-			}
-			i++;
-			if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
-				fmt = v;
-			} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-				out = v;
-			} else if (!strcmp(a, "--fail-if-slower")) {
-				if ((gate.threshold_pct = parse_pct(v)) < 0) {
-					cli_error("--fail-if-slower: '%s' is not a percentage (e.g. 5%%)", v);
-					goto cleanup;
-				}
-				gate.on = 1;
-			} else if (!strcmp(a, "--slo")) {
-				if (tt_slo_parse(v, &ao.slo, &err) != TT_OK) {
-					cli_error("--slo: %s", err.msg);
-					goto cleanup;
-				}
-			} else if (!strcmp(a, "--figure")) {
-				figure = v;
-			} else if (!strcmp(a, "--cell")) {
-				cell = v;
-			} else if (!strcmp(a, "--charts")) {
-				charts = v;
-			} else if (!strcmp(a, "--chart-format")) {
-				chart_format_set = 1;
-				if (!strcmp(v, "svg"))
-					chart_format = TT_CHART_SVG;
-				else if (!strcmp(v, "png"))
-					chart_format = TT_CHART_PNG;
-				else if (!strcmp(v, "pdf"))
-					chart_format = TT_CHART_PDF;
-				else {
-					cli_error("--chart-format: '%s' is not svg, png or pdf", v);
-					goto cleanup;
-				}
-			} else if (!strcmp(a, "--tail")) {
-				if (parse_num(v, &x) || !(x > 50 && x < 100)) {
-					cli_error("--tail: '%s' is not a percentile in (50, 100), e.g. 90", v);
-					goto cleanup;
-				}
-				dopts.tail = x;
-			} else if (!strcmp(a, "--alpha")) {
-				if (parse_num(v, &x) || !(x > 0 && x < 0.5)) {
-					cli_error("--alpha: '%s' is not a rate in (0, 0.5), e.g. 0.05", v);
-					goto cleanup;
-				}
-				dopts.alpha = x;
-			} else if (!strcmp(a, "--min-change")) {
-				if ((dopts.min_change = parse_pct(v)) < 0) {
-					cli_error("--min-change: '%s' is not a percentage (e.g. 2%%)", v);
-					goto cleanup;
-				}
-			} else if (!strcmp(a, "--run-allowance")) {
-				if ((x = parse_pct(v)) < 0 || x > 100) {
-					cli_error("--run-allowance: '%s' is not a percentage in 0..100 "
-						  "(e.g. 2%%; 0 turns it off)", v);
-					goto cleanup;
-				}
-				for (int k = 0; k < TT_DIFF_FIGURE_COUNT_; k++)
-					dopts.run_allowance[k] = x;
-			} else if (!strcmp(a, "--tolerance")) {
-				if ((dopts.tolerance = parse_pct(v)) < 0) {
-					cli_error("--tolerance: '%s' is not a percentage (e.g. 5%%)", v);
-					goto cleanup;
-				}
-			} else if (!strcmp(a, "--replicates")) {
-				if (parse_num(v, &x) || x < 50 || x > 100000 || x != floor(x)) {
-					cli_error("--replicates: '%s' is not a whole number in 50..100000", v);
-					goto cleanup;
-				}
-				dopts.replicates = (unsigned)x;
-			} else if (!strcmp(a, "--seed")) {
-				char *end;
-				errno = 0;
-				dopts.seed = strtoull(v, &end, 10);
-				if (end == v || *end || errno || v[0] == '-') {
-					cli_error("--seed: '%s' is not a whole number", v);
-					goto cleanup;
-				}
-			} else if (!strcmp(a, "--skip-first")) {
-				if ((ao.skip_first_s = tt_parse_duration(v)) < 0) {
-					cli_error("--skip-first: '%s' is not a duration (e.g. 5s)", v);
-					goto cleanup;
-				}
-			} else if (!strcmp(a, "--window")) {
-				if ((ao.window_s = tt_parse_duration(v)) <= 0) {
-					cli_error("--window: '%s' is not a positive duration (e.g. 10s)", v);
-					goto cleanup;
-				}
 			}
 			continue;
+		default:
+			break;
 		}
-		if (list == 1) {
-			base[n_base++] = a;
-		} else if (list == 2) {
-			cand[n_cand++] = a;
-		} else if (listed) {
-			cli_error("diff: '%s': runs go after --base or --candidate, not on their own", a);
-			goto cleanup;
-		} else if (positional == 0) {
-			base[n_base++] = a;
-			positional++;
-		} else if (positional == 1) {
-			cand[n_cand++] = a;
-			positional++;
-		} else {
-			cli_error("diff takes two runs (BASE CANDIDATE), got a third: '%s'; several runs "
-				  "of a side go after --base or --candidate", a);
-			goto cleanup;
+		/* an option with a value ends a list of runs */
+		list = 0;
+		switch (id) {
+		case O_FORMAT:
+			fmt = v;
+			break;
+		case O_OUTPUT:
+			out = v;
+			break;
+		case O_FAIL_IF_SLOWER:
+			if ((gate.threshold_pct = parse_pct(v)) < 0) {
+				cli_error("--fail-if-slower: '%s' is not a percentage (e.g. 5%%)", v);
+				goto cleanup;
+			}
+			gate.on = 1;
+			break;
+		case O_SLO:
+			if (cli_slo(v, &ao.slo))
+				goto cleanup;
+			break;
+		case O_FIGURE:
+			figure = v;
+			break;
+		case O_CELL:
+			cell = v;
+			break;
+		case O_CHARTS:
+			charts = v;
+			break;
+		case O_CHART_FORMAT:
+			chart_format_set = 1;
+			if (!strcmp(v, "svg"))
+				chart_format = TT_CHART_SVG;
+			else if (!strcmp(v, "png"))
+				chart_format = TT_CHART_PNG;
+			else if (!strcmp(v, "pdf"))
+				chart_format = TT_CHART_PDF;
+			else {
+				cli_error("--chart-format: '%s' is not svg, png or pdf", v);
+				goto cleanup;
+			}
+			break;
+		case O_TAIL:
+			if (parse_num(v, &x) || !(x > 50 && x < 100)) {
+				cli_error("--tail: '%s' is not a percentile in (50, 100), e.g. 90", v);
+				goto cleanup;
+			}
+			dopts.tail = x;
+			break;
+		case O_ALPHA:
+			if (parse_num(v, &x) || !(x > 0 && x < 0.5)) {
+				cli_error("--alpha: '%s' is not a rate in (0, 0.5), e.g. 0.05", v);
+				goto cleanup;
+			}
+			dopts.alpha = x;
+			break;
+		case O_MIN_CHANGE:
+			if ((dopts.min_change = parse_pct(v)) < 0) {
+				cli_error("--min-change: '%s' is not a percentage (e.g. 2%%)", v);
+				goto cleanup;
+			}
+			break;
+		case O_RUN_ALLOWANCE:
+			if ((x = parse_pct(v)) < 0 || x > 100) {
+				cli_error("--run-allowance: '%s' is not a percentage in 0..100 "
+					  "(e.g. 2%%; 0 turns it off)", v);
+				goto cleanup;
+			}
+			for (int k = 0; k < TT_DIFF_FIGURE_COUNT_; k++)
+				dopts.run_allowance[k] = x;
+			break;
+		case O_TOLERANCE:
+			if ((dopts.tolerance = parse_pct(v)) < 0) {
+				cli_error("--tolerance: '%s' is not a percentage (e.g. 5%%)", v);
+				goto cleanup;
+			}
+			break;
+		case O_REPLICATES:
+			if (parse_num(v, &x) || x < 50 || x > 100000 || x != floor(x)) {
+				cli_error("--replicates: '%s' is not a whole number in 50..100000", v);
+				goto cleanup;
+			}
+			dopts.replicates = (unsigned)x;
+			break;
+		case O_SEED: {
+			char *end;
+			errno = 0;
+			dopts.seed = strtoull(v, &end, 10);
+			if (end == v || *end || errno || v[0] == '-') {
+				cli_error("--seed: '%s' is not a whole number", v);
+				goto cleanup;
+			}
+			break;
+		}
+		case O_SKIP_FIRST:
+			if (cli_duration("--skip-first", v, "5s", &ao.skip_first_s))
+				goto cleanup;
+			break;
+		case O_WINDOW:
+			if ((ao.window_s = tt_parse_duration(v)) <= 0) {
+				cli_error("--window: '%s' is not a positive duration (e.g. 10s)", v);
+				goto cleanup;
+			}
+			break;
 		}
 	}
 	if (listed && positional) {
@@ -521,7 +527,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (charts && write_charts(d, charts, chart_format, cell, &gate))
 		goto cleanup;
-	if (write_out(out, buf.data ? buf.data : "", buf.len))
+	if (cli_write_out(out, buf.data ? buf.data : "", buf.len))
 		goto cleanup;
 	if (!quiet) {
 		char line[600];

@@ -12,8 +12,8 @@
 enum { O_CELL = 1, O_SCRAPES };
 
 static const struct cli_opt options[] = {
-	{O_CELL, 0, "cell", "ID", "only this cell, e.g. decode-8192x16"},
-	{O_SCRAPES, 0, "scrapes", NULL, "print the /metrics scrapes too"},
+	{O_CELL, 0, "cell", "ID", "only this cell, e.g. decode-8192x16", 0},
+	{O_SCRAPES, 0, "scrapes", NULL, "print the /metrics scrapes too", 0},
 	CLI_HELP_ENTRY,
 };
 

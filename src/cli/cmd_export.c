@@ -17,12 +17,12 @@
 enum { O_WHAT = 1, O_FORMAT, O_OUTPUT, O_SKIP_FIRST, O_WINDOW, O_SLO };
 
 static const struct cli_opt options[] = {
-	{O_WHAT, 0, "what", "WHAT", "requests, chunks, scrapes or cells (required)"},
-	{O_FORMAT, 'f', "format", "F", "csv (default) or jsonl (one JSON object a line)"},
-	{O_OUTPUT, 'o', "output", "FILE", "write to FILE instead of standard output"},
-	{O_SKIP_FIRST, 0, "skip-first", "D", "cells: start each decode window D later, as report"},
-	{O_WINDOW, 0, "window", "D", "cells: measure at most D of each window, as report"},
-	{O_SLO, 0, "slo", "LIST", "cells: goodput under these SLOs, as report"},
+	{O_WHAT, 0, "what", "WHAT", "requests, chunks, scrapes or cells (required)", 0},
+	{O_FORMAT, 'f', "format", "F", "csv (default) or jsonl (one JSON object a line)", 0},
+	{O_OUTPUT, 'o', "output", "FILE", "write to FILE instead of standard output", 0},
+	{O_SKIP_FIRST, 0, "skip-first", "D", "cells: start each decode window D later, as report", 0},
+	{O_WINDOW, 0, "window", "D", "cells: measure at most D of each window, as report", 0},
+	{O_SLO, 0, "slo", "LIST", "cells: goodput under these SLOs, as report", 0},
 	CLI_HELP_ENTRY,
 };
 

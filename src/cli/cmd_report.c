@@ -23,17 +23,17 @@ enum {
 
 static const struct cli_opt options[] = {
 	{O_FORMAT, 'f', "format", "F", "term (default on a terminal), md (default otherwise),\n"
-				       "csv, json, html, pdf (pdf needs -o)"},
-	{O_OUTPUT, 'o', "output", "FILE", "write to FILE instead of standard output"},
-	{O_SKIP_FIRST, 0, "skip-first", "D", "start each decode window D later (e.g. 5s)"},
-	{O_WINDOW, 0, "window", "D", "measure at most D of each window (e.g. 10s; 0: all of it)"},
+				       "csv, json, html, pdf (pdf needs -o)", 0},
+	{O_OUTPUT, 'o', "output", "FILE", "write to FILE instead of standard output", 0},
+	{O_SKIP_FIRST, 0, "skip-first", "D", "start each decode window D later (e.g. 5s)", 0},
+	{O_WINDOW, 0, "window", "D", "measure at most D of each window (e.g. 10s; 0: all of it)", 0},
 	{O_QUANTILES, 0, "quantiles", "LIST", "percentiles besides the median (default 90,99); the\n"
-					    "term and md reports then add a Tails table"},
+					    "term and md reports then add a Tails table", 0},
 	{O_STALLS, 0, "stalls", "D", "per-token gaps longer than D count as stalls (default\n"
-				    "100ms); term and md add the Tails table"},
+				    "100ms); term and md add the Tails table", 0},
 	{O_SLO, 0, "slo", "LIST", "goodput under SLOs, e.g. ttft=500ms,tbt=50ms@p99,e2e=30s,\n"
-				 "attain=90 (docs/metrics.md M-goodput)"},
-	{O_NO_COLOR, 0, "no-color", NULL, "no colour in term output (NO_COLOR is respected too)"},
+				 "attain=90 (docs/metrics.md M-goodput)", 0},
+	{O_NO_COLOR, 0, "no-color", NULL, "no colour in term output (NO_COLOR is respected too)", 0},
 	CLI_HELP_ENTRY,
 };
 

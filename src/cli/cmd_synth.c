@@ -17,17 +17,17 @@ enum {
 };
 
 static const struct cli_opt options[] = {
-	{O_PROFILE, 0, "profile", "CSV", "profile to reproduce (e.g. fixtures/profiles/seed-matrix.csv)"},
-	{O_OUTPUT, 'o', "output", "RUN", "run directory to create (must not exist or be empty)"},
-	{O_SEED, 0, "seed", "N", "jitter seed (default 1)"},
-	{O_SCALE, 0, "scale", "K", "make every window K times longer: K times the tokens (default 1)"},
-	{O_MULTI_RATE, 0, "multi-rate", "R", "share of chunks carrying 2 tokens, 0..1 (default 0.05)"},
-	{O_ERROR_RATE, 0, "error-rate", "R", "share of measured requests that fail mid-stream (default 0)"},
-	{O_MAX_TOKENS, 0, "max-tokens", "N", "output tokens per request (default 4096)"},
-	{O_MODEL, 0, "model", "NAME", "model name in the manifest (default synthetic-model)"},
-	{O_NOTE, 0, "note", "KEY=VALUE", "a manifest note (gpu, vram, launch_command, ...); repeatable"},
-	{O_LEVEL, 0, "level", "L", "zstd level for the traces (default 3)"},
-	{O_QUIET, 'q', "quiet", NULL, "print nothing on success"},
+	{O_PROFILE, 0, "profile", "CSV", "profile to reproduce (e.g. fixtures/profiles/seed-matrix.csv)", 0},
+	{O_OUTPUT, 'o', "output", "RUN", "run directory to create (must not exist or be empty)", 0},
+	{O_SEED, 0, "seed", "N", "jitter seed (default 1)", 0},
+	{O_SCALE, 0, "scale", "K", "make every window K times longer: K times the tokens (default 1)", 0},
+	{O_MULTI_RATE, 0, "multi-rate", "R", "share of chunks carrying 2 tokens, 0..1 (default 0.05)", 0},
+	{O_ERROR_RATE, 0, "error-rate", "R", "share of measured requests that fail mid-stream (default 0)", 0},
+	{O_MAX_TOKENS, 0, "max-tokens", "N", "output tokens per request (default 4096)", 0},
+	{O_MODEL, 0, "model", "NAME", "model name in the manifest (default synthetic-model)", 0},
+	{O_NOTE, 0, "note", "KEY=VALUE", "a manifest note (gpu, vram, launch_command, ...); repeatable", 0},
+	{O_LEVEL, 0, "level", "L", "zstd level for the traces (default 3)", 0},
+	{O_QUIET, 'q', "quiet", NULL, "print nothing on success", 0},
 	CLI_HELP_ENTRY,
 };
 

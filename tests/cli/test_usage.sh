@@ -36,5 +36,6 @@ expect 2 "'soon' is not a duration" -- "$tt" report x --skip-first=soon
 expect 2 "option '--window' needs a value" -- "$tt" report x --window
 expect 2 "option '--no-color' takes no value" -- "$tt" report x --no-color=1
 expect 1 "'--odd-name'" -- "$tt" report -- --odd-name
+expect 2 "did you mean '--fail-if-slower'?" -- "$tt" diff a b --fail-if-slowr 5%
 echo "$((n - fail)) passed, $fail failed"
 [ "$fail" = 0 ]
