@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/c_locale.h"
+#include "report/html.h"
 #include "tokentrace/units.h"
 
 #define A4_W 1123.0 /* A4 landscape in layout units (1/96 in) */
@@ -134,34 +135,6 @@ static void change_text(const struct tt_diff_value *v, char *chg, size_t cl, cha
 
 /* ---- HTML ------------------------------------------------------------------ */
 
-static void esc(struct tt_buf *b, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': tt_buf_puts(b, "&lt;"); break;
-		case '>': tt_buf_puts(b, "&gt;"); break;
-		case '&': tt_buf_puts(b, "&amp;"); break;
-		case '"': tt_buf_puts(b, "&quot;"); break;
-		default: tt_buf_append(b, s, 1);
-		}
-	}
-}
-
-static void base64(struct tt_buf *b, const unsigned char *d, size_t n)
-{
-	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	char q[4];
-
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)d[i] << 16 | (i + 1 < n ? (unsigned)d[i + 1] << 8 : 0) |
-			     (i + 2 < n ? d[i + 2] : 0);
-		q[0] = t[v >> 18 & 63];
-		q[1] = t[v >> 12 & 63];
-		q[2] = i + 1 < n ? t[v >> 6 & 63] : '=';
-		q[3] = i + 2 < n ? t[v & 63] : '=';
-		tt_buf_append(b, q, 4);
-	}
-}
 
 static const char css[] =
 	"body{font:14px/1.45 'DejaVu Sans',sans-serif;margin:2em auto;max-width:1100px;"
@@ -205,7 +178,7 @@ static int rate_html(const struct tt_diff *d, struct tt_buf *out)
 
 		tt_format_tokens(ctxs[i], ctx, sizeof ctx);
 		tt_buf_puts(out, "<h3>Context ");
-		esc(out, ctx);
+		tt__html_esc(out, ctx);
 		tt_buf_puts(out, "</h3>\n<table class=\"open-loop\"><tr>");
 		for (size_t j = 0; j < TT__DIFF_RATE_COLS; j++)
 			tt_buf_printf(out, "<th%s>%s</th>", j >= 7 ? " class=\"l\"" : "",
@@ -219,20 +192,20 @@ static int rate_html(const struct tt_diff *d, struct tt_buf *out)
 				tt_buf_puts(out, j == 8 && differs ? "<td class=\"l status\">"
 						 : j >= 7	  ? "<td class=\"l\">"
 								  : "<td>");
-				esc(out, rows[k][j]);
+				tt__html_esc(out, rows[k][j]);
 				tt_buf_puts(out, "</td>");
 			}
 			tt_buf_puts(out, "</tr>\n");
 		}
 		tt__diff_rate_summary(d, ctxs[i], cap, lim);
 		tt_buf_puts(out, "</table>\n<p>Capacity (requests/s ended, highest): base ");
-		esc(out, cap[0]);
+		tt__html_esc(out, cap[0]);
 		tt_buf_puts(out, ", candidate ");
-		esc(out, cap[1]);
+		tt__html_esc(out, cap[1]);
 		tt_buf_puts(out, ". SLO limit: base ");
-		esc(out, lim[0]);
+		tt__html_esc(out, lim[0]);
 		tt_buf_puts(out, ", candidate ");
-		esc(out, lim[1]);
+		tt__html_esc(out, lim[1]);
 		tt_buf_puts(out, ".</p>\n");
 	}
 	free(rows);
@@ -252,14 +225,13 @@ enum tt_code tt_diff_render_html(const struct tt_diff *d, const struct tt_diff_g
 		return tt_error_set(err, TT_ENOMEM, "out of memory writing the diff page");
 	tt_buf_init(&img, 0);
 	nf = collect_facts(d, facts);
-	tt_buf_printf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-			   "<title>tokentrace diff</title><style>%s</style></head><body>\n", css);
+	tt__html_head(out, "tokentrace diff", css, NULL, NULL);
 	tt_buf_puts(out, "<h1>tokentrace diff</h1>\n<p class=\"summary\">");
 	tt_diff_summary(d, gate, line, sizeof line);
-	esc(out, line);
+	tt__html_esc(out, line);
 	tt_buf_puts(out, "</p>\n<p>");
 	tt__diff_method_text(d, line, sizeof line);
-	esc(out, line);
+	tt__html_esc(out, line);
 	tt_buf_puts(out, "</p>\n");
 
 	/* The runs, side by side; a row that differs is highlighted. */
@@ -271,18 +243,18 @@ enum tt_code tt_diff_render_html(const struct tt_diff *d, const struct tt_diff_g
 		tt_buf_printf(out, " (first of %zu runs)", nc);
 	tt_buf_puts(out, "</th></tr>\n");
 	tt_buf_puts(out, "<tr><td>Source</td><td class=\"l\">");
-	esc(out, tt_diff_side_report(d->base, 0)->source);
+	tt__html_esc(out, tt_diff_side_report(d->base, 0)->source);
 	tt_buf_puts(out, "</td><td class=\"l\">");
-	esc(out, tt_diff_side_report(d->cand, 0)->source);
+	tt__html_esc(out, tt_diff_side_report(d->cand, 0)->source);
 	tt_buf_puts(out, "</td></tr>\n");
 	for (size_t i = 0; i < nf; i++) {
 		int differs = strcmp(facts[i].base, facts[i].cand) != 0;
 		tt_buf_printf(out, "<tr%s><td>", differs ? " class=\"differs\"" : "");
-		esc(out, facts[i].key);
+		tt__html_esc(out, facts[i].key);
 		tt_buf_puts(out, "</td><td class=\"l\">");
-		esc(out, facts[i].base);
+		tt__html_esc(out, facts[i].base);
 		tt_buf_puts(out, "</td><td class=\"l\">");
-		esc(out, facts[i].cand);
+		tt__html_esc(out, facts[i].cand);
 		tt_buf_puts(out, "</td></tr>\n");
 	}
 	tt_buf_puts(out, "</table>\n");
@@ -340,17 +312,17 @@ enum tt_code tt_diff_render_html(const struct tt_diff *d, const struct tt_diff_g
 			}
 			tt_buf_printf(out, "<p class=\"note\">%s: not drawn: ",
 				      tt__diff_chart_title(o.kind));
-			esc(out, cerr.msg);
+			tt__html_esc(out, cerr.msg);
 			tt_buf_puts(out, "</p>\n");
 			continue;
 		}
 		tt_buf_printf(out, "<figure id=\"chart-%s\"><img width=\"960\" height=\"600\" alt=\"",
 			      tt_diff_chart_kind_name(o.kind));
-		esc(out, tt__diff_chart_title(o.kind));
+		tt__html_esc(out, tt__diff_chart_title(o.kind));
 		tt_buf_puts(out, "\" src=\"data:image/svg+xml;base64,");
-		base64(out, (const unsigned char *)img.data, img.len);
+		tt__html_base64(out, (const unsigned char *)img.data, img.len);
 		tt_buf_puts(out, "\"><figcaption>");
-		esc(out, tt__diff_chart_about(o.kind));
+		tt__html_esc(out, tt__diff_chart_about(o.kind));
 		tt_buf_puts(out, "</figcaption></figure>\n");
 	}
 
@@ -378,7 +350,7 @@ enum tt_code tt_diff_render_html(const struct tt_diff *d, const struct tt_diff_g
 					   "</td><td>%s</td><td>%s</td><td class=\"l %s\">%s</td>"
 					   "<td class=\"l note\">",
 				      a, fl, b, c, chg, ci, tt_verdict_key(v->verdict), vt);
-			esc(out, v->note);
+			tt__html_esc(out, v->note);
 			tt_buf_puts(out, "</td></tr>\n");
 		}
 	}

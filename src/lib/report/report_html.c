@@ -11,101 +11,9 @@
 #include "tokentrace/render.h"
 
 #include "chart/chart_impl.h"
+#include "report/html.h"
 #include "text/render_rate.h"
 
-/* Escape for text and attribute values; invalid UTF-8 becomes U+FFFD so a
- * damaged manifest cannot produce a page the browser re-interprets. */
-static void esc(struct tt_buf *b, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	while (*p) {
-		const char *rep = NULL;
-		size_t n = 1;
-		switch (*p) {
-		case '&':
-			rep = "&amp;";
-			break;
-		case '<':
-			rep = "&lt;";
-			break;
-		case '>':
-			rep = "&gt;";
-			break;
-		case '"':
-			rep = "&quot;";
-			break;
-		case '\'':
-			rep = "&#39;";
-			break;
-		default:
-			break;
-		}
-		if (rep) {
-			tt_buf_puts(b, rep);
-			p++;
-			continue;
-		}
-		if (*p < 0x80) {
-			if (*p < 0x20 && *p != '\n' && *p != '\t')
-				tt_buf_puts(b, "\xEF\xBF\xBD");
-			else
-				tt_buf_append(b, p, 1);
-			p++;
-			continue;
-		}
-		n = (size_t)g_utf8_skip[*p];
-		if (strnlen((const char *)p, n) < n ||
-		    !g_utf8_validate((const char *)p, (gssize)n, NULL)) {
-			tt_buf_puts(b, "\xEF\xBF\xBD");
-			p++;
-			continue;
-		}
-		tt_buf_append(b, p, n);
-		p += n;
-	}
-}
-
-/* Escaped, with line breaks kept as <br>. */
-static void esc_lines(struct tt_buf *b, const char *s)
-{
-	const char *nl;
-	while ((nl = strchr(s, '\n')) != NULL) {
-		char part[512];
-		size_t n = (size_t)(nl - s);
-		if (n >= sizeof part)
-			n = sizeof part - 1;
-		memcpy(part, s, n);
-		part[n] = '\0';
-		esc(b, part);
-		tt_buf_puts(b, "<br>");
-		s = nl + 1;
-	}
-	esc(b, s);
-}
-
-static void base64(struct tt_buf *b, const unsigned char *d, size_t n)
-{
-	static const char tab[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	char out[4];
-	size_t i;
-	for (i = 0; i + 3 <= n; i += 3) {
-		unsigned v = (unsigned)d[i] << 16 | (unsigned)d[i + 1] << 8 | d[i + 2];
-		out[0] = tab[v >> 18 & 63];
-		out[1] = tab[v >> 12 & 63];
-		out[2] = tab[v >> 6 & 63];
-		out[3] = tab[v & 63];
-		tt_buf_append(b, out, 4);
-	}
-	if (i < n) {
-		unsigned v = (unsigned)d[i] << 16 | (i + 1 < n ? (unsigned)d[i + 1] << 8 : 0);
-		out[0] = tab[v >> 18 & 63];
-		out[1] = tab[v >> 12 & 63];
-		out[2] = i + 1 < n ? tab[v >> 6 & 63] : '=';
-		out[3] = '=';
-		tt_buf_append(b, out, 4);
-	}
-}
 
 static const char css[] =
 	":root{color-scheme:light}"
@@ -170,14 +78,14 @@ static void facts_html(struct tt_buf *b, const struct fact *f, size_t n)
 				tt_buf_puts(b, "</dl></section>");
 			group = f[i].group;
 			tt_buf_puts(b, "<section><h3>");
-			esc(b, group);
+			tt__html_esc(b, group);
 			tt_buf_puts(b, "</h3><dl>");
 			open = 1;
 		}
 		tt_buf_puts(b, "<dt>");
-		esc(b, f[i].key);
+		tt__html_esc(b, f[i].key);
 		tt_buf_puts(b, "</dt><dd>");
-		esc(b, f[i].value);
+		tt__html_esc(b, f[i].value);
 		tt_buf_puts(b, "</dd>");
 	}
 	if (open)
@@ -187,7 +95,7 @@ static void facts_html(struct tt_buf *b, const struct fact *f, size_t n)
 		if (strcmp(f[i].group, "Launch command") != 0)
 			continue;
 		tt_buf_puts(b, "<h2>Launch command</h2><pre>");
-		esc(b, f[i].value);
+		tt__html_esc(b, f[i].value);
 		tt_buf_puts(b, "</pre>");
 	}
 }
@@ -195,17 +103,17 @@ static void facts_html(struct tt_buf *b, const struct fact *f, size_t n)
 static void table_html(struct tt_buf *b, const struct table *t, int status_col, size_t index)
 {
 	tt_buf_printf(b, "<section id=\"table-%zu\"><h2>", index + 1);
-	esc(b, t->title);
+	tt__html_esc(b, t->title);
 	tt_buf_puts(b, "</h2>");
 	if (t->caption) {
 		tt_buf_puts(b, "<p class=\"caption\">");
-		esc(b, t->caption);
+		tt__html_esc(b, t->caption);
 		tt_buf_puts(b, "</p>");
 	}
 	tt_buf_puts(b, "<div class=\"scroll\"><table><thead><tr>");
 	for (size_t j = 0; j < t->n_cols; j++) {
 		tt_buf_puts(b, t->align[j] == TCELL_RIGHT ? "<th class=\"r\">" : "<th>");
-		esc(b, t->head[j]);
+		tt__html_esc(b, t->head[j]);
 		tt_buf_puts(b, "</th>");
 	}
 	tt_buf_puts(b, "</tr></thead><tbody>");
@@ -222,7 +130,7 @@ static void table_html(struct tt_buf *b, const struct table *t, int status_col, 
 				tt_buf_puts(b, "<td>");
 			if ((int)j == status_col && t->row_status[i] > 0) {
 				tt_buf_printf(b, "<span class=\"st s%d\">", t->row_status[i]);
-				esc(b, s);
+				tt__html_esc(b, s);
 				tt_buf_puts(b, "</span>");
 			} else if (strchr(s, '\n')) {
 				/* matrix entries: the rate first, in bold */
@@ -230,12 +138,12 @@ static void table_html(struct tt_buf *b, const struct table *t, int status_col, 
 				char first[128];
 				snprintf(first, sizeof first, "%.*s", (int)(nl - s), s);
 				tt_buf_puts(b, "<strong>");
-				esc(b, first);
+				tt__html_esc(b, first);
 				tt_buf_puts(b, "</strong><br><span class=\"m\">");
-				esc_lines(b, nl + 1);
+				tt__html_esc_lines(b, nl + 1);
 				tt_buf_puts(b, "</span>");
 			} else {
-				esc(b, s);
+				tt__html_esc(b, s);
 			}
 			tt_buf_puts(b, "</td>");
 		}
@@ -244,7 +152,7 @@ static void table_html(struct tt_buf *b, const struct table *t, int status_col, 
 	tt_buf_puts(b, "</tbody></table></div>");
 	if (t->note) {
 		tt_buf_puts(b, "<p class=\"note\">");
-		esc(b, t->note);
+		tt__html_esc(b, t->note);
 		tt_buf_puts(b, "</p>");
 	}
 	tt_buf_puts(b, "</section>");
@@ -289,25 +197,16 @@ enum tt_code tt__report_html(const struct tt_report *r, struct tt_run *run,
 	tt__report_title(r, title, sizeof title);
 	tt__chart_subtitle(&r->manifest, sub, sizeof sub);
 
-	tt_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-			 "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
-			 "'none'; img-src data:; style-src 'unsafe-inline'\">\n"
-			 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-			 "<meta name=\"generator\" content=\"tokentrace ");
-	esc(out, tt_version());
-	tt_buf_puts(out, "\">\n<title>");
-	esc(out, title);
-	tt_buf_printf(out, "</title>\n<style>%s%s%s</style>\n</head>\n<body>\n<main>\n<header>"
-			   "<h1>Speed test matrix</h1><p class=\"sub\">",
-		      css, tt__render_has_rate_cells(r) ? css_rate : "",
+	tt__html_head(out, title, css, tt__render_has_rate_cells(r) ? css_rate : "",
 		      has_overloaded(r) ? css_overloaded : "");
-	esc(out, sub);
+	tt_buf_puts(out, "<main>\n<header><h1>Speed test matrix</h1><p class=\"sub\">");
+	tt__html_esc(out, sub);
 	tt_buf_puts(out, "</p></header>\n");
 	n_charts = tt__report_chart_list(r, run, charts, sizeof charts / sizeof charts[0]);
 	tt_buf_puts(out, "<nav>");
 	for (size_t k = 0; k < n_tables; k++) {
 		tt_buf_printf(out, "<a href=\"#table-%zu\">", k + 1);
-		esc(out, tables[k].title);
+		tt__html_esc(out, tables[k].title);
 		tt_buf_puts(out, "</a>");
 	}
 	if (n_charts)
@@ -344,31 +243,31 @@ enum tt_code tt__report_html(const struct tt_report *r, struct tt_run *run,
 				goto cleanup;
 			}
 			tt_buf_printf(out, "<p class=\"note\" id=\"chart-%s\">", name);
-			esc(out, tt__chart_kind_title(charts[k].kind));
+			tt__html_esc(out, tt__chart_kind_title(charts[k].kind));
 			tt_buf_puts(out, ": not drawn: ");
-			esc(out, cerr.msg);
+			tt__html_esc(out, cerr.msg);
 			tt_buf_puts(out, "</p>\n");
 			continue;
 		}
 		tt_buf_printf(out, "<figure id=\"chart-%s\"><img width=\"960\" height=\"600\" alt=\"",
 			      name);
-		esc(out, tt__chart_kind_title(charts[k].kind));
+		tt__html_esc(out, tt__chart_kind_title(charts[k].kind));
 		tt_buf_printf(out, "\" src=\"data:%s;base64,", mime);
-		base64(out, (const unsigned char *)img->data, img->len);
+		tt__html_base64(out, (const unsigned char *)img->data, img->len);
 		tt_buf_puts(out, "\"><figcaption>");
-		esc(out, tt_chart_kind_about(charts[k].kind));
+		tt__html_esc(out, tt_chart_kind_about(charts[k].kind));
 		tt_buf_printf(out, " (<code>tokentrace chart RUN %s</code>)</figcaption></figure>\n",
 			      name);
 	}
 	if (n_charts)
 		tt_buf_puts(out, "</section>\n");
 	tt_buf_puts(out, "<footer>Made by tokentrace ");
-	esc(out, tt_version());
+	tt__html_esc(out, tt_version());
 	tt_buf_puts(out, " from ");
-	esc(out, r->source[0] ? r->source : "a run");
+	tt__html_esc(out, r->source[0] ? r->source : "a run");
 	if (r->manifest.created) {
 		tt_buf_puts(out, ", captured ");
-		esc(out, r->manifest.created);
+		tt__html_esc(out, r->manifest.created);
 	}
 	tt_buf_puts(out, ". Every figure is computed from the raw trace.</footer>\n"
 			 "</main>\n</body>\n</html>\n");
