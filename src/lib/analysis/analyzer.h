@@ -68,6 +68,11 @@ struct tt_cell_analyzer {
 	double running_sum, waiting_sum, waiting_max, kv_max;
 	double preempt_first, preempt_last;
 
+	/* M-queue: the client's view of queueing */
+	int slots;               /* the run's server.slots; -1 unknown */
+	long sent_in_window;     /* measured requests sent in [ws, we) */
+	struct dvec spans;       /* (send ns, end ns) of measured requests meeting the window */
+
 	struct tt__rate_acc *open_loop; /* M-rate; open-loop cells only */
 	double offered;                 /* their rate */
 };
@@ -79,6 +84,13 @@ static inline void copy_text(char *dst, size_t n, const char *src)
 	memcpy(dst, src, len);
 	dst[len] = '\0';
 }
+
+/* Requests queued (docs/metrics.md M-status, M-queue; each threshold's
+ * measurements are there). */
+#define TT_QUEUE_MIN_SCRAPES 2       /* scrapes with waiting > 0: one never decides */
+#define TT_QUEUE_MIN_STEPS 1.0       /* mean wait per request, decode steps: less is turnover */
+#define TT_QUEUE_OVER_SLOTS_SHARE 0.5 /* share of the window with more in flight than slots */
+#define TT_QUEUE_MIN_REQUESTS 2      /* requests sent with every slot busy */
 
 /* Decide the cell's status from its figures (status.c, docs/metrics.md
  * "M-status"). */

@@ -14,7 +14,7 @@
 #define REPORT_VERSION "1.3"
 
 /* Analysis thresholds that are 0 in the options mean these (analysis.h). */
-#define DEFAULT_QUEUED_SHARE 0.05
+#define DEFAULT_QUEUED_SHARE 0.5
 #define DEFAULT_MIN_TOKENS 100
 #define DEFAULT_CUT_SHORT_RATIO 0.9
 
