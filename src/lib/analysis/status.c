@@ -204,7 +204,7 @@ void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 	const struct tt_analysis_opts *o = &a->opts;
 	int decode = c->phase != TT_PHASE_PREFILL; /* decode and open-loop cells */
 	int closed = c->phase == TT_PHASE_DECODE;
-	int queued = 0, by_slots = 0;
+	int queued = 0, by_slots = 0, by_gauge = 0;
 
 	f->status = TT_STATUS_VALID;
 	if (c->state == TT_CELL_OVER_CAPACITY) {
@@ -242,7 +242,8 @@ void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 	if (decode) {
 		if (closed) {
 			by_slots = queued_by_slots(f);
-			queued = by_slots | queued_by_gauge(a, f);
+			by_gauge = queued_by_gauge(a, f);
+			queued = by_slots | by_gauge;
 		}
 		evidence(f, TT_STATUS_SHORT, "requests ended before max_tokens",
 			 (double)f->short_outputs, ">", 0);
@@ -293,7 +294,7 @@ void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 				       "through the window",
 				       f->open_loop.scheduled_req_s, f->open_loop.achieved_req_s,
 				       f->open_loop.lateness_p99_ms, f->open_loop.ttft_due_growth_ms);
-		else if (f->status == TT_STATUS_QUEUED && !c->ready_timed_out)
+		else if (f->status == TT_STATUS_QUEUED && (by_slots || by_gauge))
 			queued_reason(a, f, by_slots);
 		else if (f->status == TT_STATUS_QUEUED && c->concurrency == 1)
 			/* what readiness needs (docs/capture.md, Readiness) */
