@@ -88,7 +88,7 @@ static inline void copy_text(char *dst, size_t n, const char *src)
 /* Requests queued (docs/metrics.md M-status, M-queue; each threshold's
  * measurements are there). */
 #define TT_QUEUE_MIN_SCRAPES 2       /* scrapes with waiting > 0: one never decides */
-#define TT_QUEUE_MIN_STEPS 1.0       /* mean wait per request, decode steps: less is turnover */
+#define TT_QUEUE_MIN_STEPS 2.0       /* mean wait per request, decode steps: less is turnover */
 #define TT_QUEUE_OVER_SLOTS_SHARE 0.5 /* share of the window with more in flight than slots */
 #define TT_QUEUE_MIN_REQUESTS 2      /* requests sent with every slot busy */
 

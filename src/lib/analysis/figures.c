@@ -848,7 +848,11 @@ static void queue_figures(struct tt_cell_analyzer *a, struct tt_cell_figures *f,
 
 	f->sent_req_s = (double)a->sent_in_window / w_s;
 	f->waiting_scrapes = a->waiting_pos;
-	if (a->n_gauge[TT_GAUGE_WAITING] > 0) {
+	if (a->n_gauge[TT_GAUGE_WAITING] > 0 && isfinite(f->queue_ms) && step_s > 0) {
+		/* the server's own queue histogram (M-ttft-parts): each request's
+		 * wait, not a sample of the gauge that the client's own sends bias */
+		f->queue_wait_steps = f->queue_ms / 1e3 / step_s;
+	} else if (a->n_gauge[TT_GAUGE_WAITING] > 0) {
 		if (f->waiting_mean <= 0)
 			f->queue_wait_steps = 0;
 		else if (f->sent_req_s <= 0)

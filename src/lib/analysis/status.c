@@ -129,7 +129,9 @@ static int queued_by_gauge(const struct tt_cell_analyzer *a, struct tt_cell_figu
 	/* without a step time (no token gaps) the share alone decides */
 	wait_ok = isnan(f->queue_wait_steps) || f->queue_wait_steps >= TT_QUEUE_MIN_STEPS;
 	if (!isnan(f->queue_wait_steps))
-		evidence(f, TT_STATUS_QUEUED, "mean wait per request, decode steps",
+		evidence(f, TT_STATUS_QUEUED,
+			 isfinite(f->queue_ms) ? "mean queue time, decode steps" :
+						 "mean wait per request, decode steps",
 			 f->queue_wait_steps, ">=", TT_QUEUE_MIN_STEPS);
 	return f->waiting_share >= share && f->waiting_scrapes >= TT_QUEUE_MIN_SCRAPES && wait_ok;
 }
@@ -147,6 +149,20 @@ static int queued_by_slots(struct tt_cell_figures *f)
 		 (double)f->over_slots_requests, ">=", TT_QUEUE_MIN_REQUESTS);
 	return f->over_slots_share >= TT_QUEUE_OVER_SLOTS_SHARE &&
 	       f->over_slots_requests >= TT_QUEUE_MIN_REQUESTS;
+}
+
+/* M-status, Requests queued, from the readiness check: it timed out (never,
+ * for the readiness time, were all C streams producing with nothing
+ * waiting).  It decides only when the window has no queue evidence of its
+ * own (no waiting gauge, slots unknown): a waiting gauge above 0 now and
+ * then from turnover keeps readiness from passing, while the window's
+ * persistent evidence (queued_by_gauge, queued_by_slots) says whether the
+ * window's requests waited. */
+static int queued_by_readiness(const struct tt_cell_figures *f, int timed_out)
+{
+	int window_judged = (f->has_server_metrics && !isnan(f->waiting_share)) ||
+			    (f->slots > 0 && !isnan(f->over_slots_share));
+	return timed_out > 0 && !window_judged;
 }
 
 /* The reason of a cell queued by the slots or the gauge. */
@@ -170,11 +186,18 @@ static void queued_reason(const struct tt_cell_analyzer *a, struct tt_cell_figur
 			       "throughout (threshold %.0f%% of scrapes)",
 			       f->waiting_share * 100, f->waiting_mean, f->waiting_max,
 			       a->opts.queued_share * 100);
+	else if (isfinite(f->queue_ms) && !isnan(f->queue_wait_steps))
+		tt__snprintf_c(f->reason, sizeof f->reason,
+			       "server reported waiting requests in %.0f%% of scrapes (mean %.2f, max "
+			       "%.0f waiting) and a mean queue time of %.1f ms, %.1f decode steps "
+			       "(thresholds %.0f%% of scrapes, %g steps)",
+			       f->waiting_share * 100, f->waiting_mean, f->waiting_max, f->queue_ms,
+			       f->queue_wait_steps, a->opts.queued_share * 100, TT_QUEUE_MIN_STEPS);
 	else if (!isnan(f->queue_wait_steps))
 		tt__snprintf_c(f->reason, sizeof f->reason,
 			       "server reported waiting requests in %.0f%% of scrapes (mean %.2f, max "
 			       "%.0f waiting): a request waited %.1f decode steps on average "
-			       "(thresholds %.0f%% of scrapes, %g step)",
+			       "(thresholds %.0f%% of scrapes, %g steps)",
 			       f->waiting_share * 100, f->waiting_mean, f->waiting_max,
 			       f->queue_wait_steps, a->opts.queued_share * 100, TT_QUEUE_MIN_STEPS);
 	else
@@ -250,7 +273,7 @@ void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 		if (closed) {
 			evidence(f, TT_STATUS_QUEUED, "readiness check timed out", c->ready_timed_out,
 				 ">", 0);
-			queued |= c->ready_timed_out > 0;
+			queued |= queued_by_readiness(f, c->ready_timed_out);
 		}
 		evidence(f, TT_STATUS_CUT_SHORT, "recorded window / duration_s",
 			 recorded_window_ratio(a), "<", o->cut_short_ratio);
