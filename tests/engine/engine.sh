@@ -20,6 +20,10 @@
 #            output tokens stop at 128 (finish length) and the cell reads
 #            Short outputs; build_info is the engine version, and the
 #            start line names it and the slots.
+#   status   4 slots: 8 streams are Requests queued with and without
+#            --metrics (without, the client's requests in flight against
+#            the slots decide, and the reason says so); 4 streams are
+#            Valid (docs/metrics.md M-status).
 set -u
 case_name=$1 llama_dir=$2 capture=$3 tokentrace=$4 work=$5
 server=$llama_dir/llama-server
@@ -51,7 +55,7 @@ trap stop_server EXIT
 start_server() {
 	stop_server
 	: >"$work/server.log"
-	timeout 600 "$server" -m "$model" -t 1 -tb 1 --metrics --host 127.0.0.1 --port 0 "$@" \
+	timeout 600 "$server" -m "$model" -t 1 -tb 1 ${metrics---metrics} --host 127.0.0.1 --port 0 "$@" \
 		>"$work/server.log" 2>&1 &
 	server_pid=$!
 	url=
@@ -225,6 +229,39 @@ for b in bad:
     print("FAILED:", b)
 sys.exit(1 if bad else 0)
 PY
+	;;
+status)
+	for metrics in --metrics ""; do
+		name=status${metrics:+-metrics}
+		start_server -c 16384 -np 4
+		capture "$name" --contexts 256 --concurrency 4,8 --duration 3s --max-tokens 32 \
+			--readiness 0.5s --readiness-timeout 3s
+		"$tokentrace" report "$work/$name" --format json >"$work/$name.json" ||
+			fail "report $name failed"
+		python3 - "$work/$name.json" "$metrics" <<'PY' || exit 1
+import json, sys
+rep = json.load(open(sys.argv[1]))
+with_metrics = sys.argv[2] == "--metrics"
+bad = []
+cells = {c["id"]: c for c in rep["cells"]}
+for cid, want in (("decode-256x4", "Valid"), ("decode-256x8", "Requests queued")):
+    c = cells[cid]
+    print(f"{'with' if with_metrics else 'without'} --metrics, {cid}: {c['status']}: "
+          f"{c['status_reason']} (median TTFT {c['ttft_ms']['p50']:.0f} ms)")
+    if c["status"] != want:
+        bad.append(f"{cid}: {c['status']!r}, want {want!r}")
+    if c["server"]["available"] != with_metrics:
+        bad.append(f"{cid}: server metrics available: {c['server']['available']}")
+r8 = cells["decode-256x8"]["status_reason"]
+if "8 requests in flight on the server's 4 slots" not in r8:
+    bad.append(f"decode-256x8: the reason does not give the slots: {r8!r}")
+if not with_metrics and "no server metrics: judged from the client" not in r8:
+    bad.append(f"decode-256x8: the reason does not say the client judged: {r8!r}")
+for b in bad:
+    print("FAILED:", b)
+sys.exit(1 if bad else 0)
+PY
+	done
 	;;
 *)
 	fail "unknown case '$case_name'"
