@@ -11,7 +11,7 @@
 #include <string.h>
 
 #define REPORT_SCHEMA "tokentrace-report"
-#define REPORT_VERSION "1.3"
+#define REPORT_VERSION "1.4"
 
 /* Analysis thresholds that are 0 in the options mean these (analysis.h). */
 #define DEFAULT_QUEUED_SHARE 0.5
@@ -436,6 +436,21 @@ static void cell_object(struct jctx *j, const struct tt_report *r, size_t idx, c
 		}
 	} else {
 		attach(j, o, "slo", cJSON_CreateNull());
+	}
+	/* 1.4: the evidence of queueing (M-queue), decode cells with a window */
+	if (c->phase == TT_PHASE_DECODE && counts && !isnan(c->sent_req_s)) {
+		s = put_obj(j, o, "queueing");
+		if (s) {
+			put_num(j, s, "sent_req_s", c->sent_req_s);
+			put_num(j, s, "queue_wait_steps", c->queue_wait_steps);
+			put_count(j, s, "waiting_scrapes",
+				  c->has_server_metrics ? (double)c->waiting_scrapes : -1);
+			put_count(j, s, "slots", c->slots > 0 ? (double)c->slots : -1);
+			put_num(j, s, "over_slots_share", c->over_slots_share);
+			put_count(j, s, "over_slots_requests", (double)c->over_slots_requests);
+		}
+	} else {
+		attach(j, o, "queueing", cJSON_CreateNull());
 	}
 }
 
