@@ -292,7 +292,7 @@ static void dist(struct jctx *j, const struct tt_report *r, cJSON *cell, const c
 		tt__render_qkey(qs[i], qkey, sizeof qkey);
 		if (strcmp(qkey, "p50") == 0)
 			continue;
-		put_num(j, o, qkey, d->n ? d->q[i] : NAN);
+		put_num(j, o, qkey, tt__render_q(d, i, qs[i])); /* M-pct: null if unsupported */
 	}
 	put_num(j, o, "min", d->min);
 	put_num(j, o, "max", d->max);
