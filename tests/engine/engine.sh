@@ -16,7 +16,7 @@
 #            finished request matches the server's own timing of it (its
 #            log); requests beyond the slots queue.
 #   context  2 slots of 512 tokens: read from /props, a 512-token prompt's
-#            cells failed before sending with the arithmetic, 384 + 256
+#            cells over capacity before sending, with the arithmetic, 384 + 256
 #            output tokens stop at 128 (finish length) and the cell reads
 #            Short outputs; build_info is the engine version, and the
 #            start line names it and the slots.
@@ -196,7 +196,7 @@ if not m["server"].get("engine_version"):
 cells = {c["id"]: c for c in m["cells"]}
 for cid in ("prefill-512", "decode-512x2"):
     c = cells[cid]
-    if c["state"] != "failed" or "512 prompt tokens >= slot context 512" not in c.get("reason", "") \
+    if c["state"] != "over_capacity" or "512 prompt tokens >= slot context 512" not in c.get("reason", "") \
             or c.get("trace"):
         bad.append(f"{cid}: {c['state']} {c.get('reason')!r} trace {c.get('trace')!r}")
 c = cells["decode-384x2"]
@@ -221,6 +221,8 @@ cut = [r for r in reqs if r["finish"] == "cut"]
 if any(r["prompt_tokens"] != 384 for r in cut):
     bad.append("a cut request does not record the 384 prompt tokens it asked for")
 rep = {c["id"]: c for c in json.load(open(work + "/context.json"))["cells"]}
+if rep["decode-512x2"]["status"] != "Over capacity":
+    bad.append(f"decode-512x2: {rep['decode-512x2']['status']!r}, want 'Over capacity'")
 f = rep["decode-384x2"]
 print("decode-384x2:", f["status"], "-", f["status_reason"])
 if f["status"] != "Short outputs" or f["short_outputs"] != len(ended):
