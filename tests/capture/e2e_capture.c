@@ -1202,16 +1202,18 @@ static void test_tgi_eos(void **state)
 }
 
 /* The simulator calibrated to the seed report gives the seed's statuses:
- * at 32K x 4 and 32K x 16 (cells of the README demo) the seed says Valid.
+ * at 8K x 64, 32K x 4 and 32K x 16 (cells of the README demo) the seed says Valid.
  * The simulator's turnover hold once blocked admission and reported
  * Requests queued there (waiting in 5-10 % of scrapes).  The demo's own
  * settings: --max-model-len 131072, the default KV cache, 1024 tokens. */
 static void test_seed_statuses(void **state)
 {
 	const char *sim_args[] = {"--profile", profile_path, "--max-model-len", "131072", NULL};
-	const char *args[] = {"--contexts", "32K", "--concurrency", "4,16", "--cells",
-			      "decode-32Kx4,decode-32Kx16", "--duration", "3s", "--max-tokens",
-			      "1024", "--readiness", "1s", NULL};
+	/* the demo's settings; 8K x 64 was Requests queued from one scrape of
+	 * 20 (issue 22.1) */
+	const char *args[] = {"--contexts", "8K,32K", "--concurrency", "4,16,64", "--cells",
+			      "decode-8Kx64,decode-32Kx4,decode-32Kx16", "--duration", "5s",
+			      "--max-tokens", "1024", "--readiness", "1s", NULL};
 	char run_dir[600];
 	struct tt_run *run;
 	struct tt_report *rep = NULL;
@@ -1235,6 +1237,7 @@ static void test_seed_statuses(void **state)
 				 f->reason, pt->status);
 	}
 	assert_int_equal(cell(run, "decode-32768x16")->state, TT_CELL_DONE);
+	assert_int_equal(cell(run, "decode-8192x64")->state, TT_CELL_DONE);
 	tt_report_free(rep);
 	tt_profile_free(prof);
 	tt_run_free(run);
