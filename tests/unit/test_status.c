@@ -242,6 +242,12 @@ static void test_slots_with_metrics(void **state)
 	tt_cell_analyzer_finish(c.a, NULL, &f);
 	assert_int_equal(f.status, TT_STATUS_QUEUED);
 	assert_null(strstr(f.reason, "no server metrics"));
+	/* every check of the cell fits its 12 evidence entries, with room */
+	{
+		double v;
+		assert_true(f.n_evidence < sizeof f.evidence / sizeof *f.evidence);
+		assert_false(evidence_of(&f, "requests with a first token", &v));
+	}
 	cell_done(&c);
 }
 

@@ -113,8 +113,10 @@ static void short_reason(const struct tt_cell_analyzer *a, struct tt_cell_figure
 /* M-status, Requests queued, from the server: the waiting gauge persisted
  * (waiting > 0 in at least queued_share of the window's scrapes, and in
  * TT_QUEUE_MIN_SCRAPES of them: one scrape never decides) and the mean
- * wait it implies (Little's law, M-queue) is at least one decode step
- * (shorter waits are turnover: a request admitted at the next step). */
+ * wait it implies (the queue histogram, else Little's law, M-queue) is at
+ * least TT_QUEUE_MIN_STEPS decode steps (shorter waits are turnover: a
+ * request admitted at the next step).  The counts are in the figures
+ * (queueing in JSON), not in the evidence: a cell has 12 entries. */
 static int queued_by_gauge(const struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 {
 	const double share = a->opts.queued_share;
@@ -124,8 +126,6 @@ static int queued_by_gauge(const struct tt_cell_analyzer *a, struct tt_cell_figu
 		return 0;
 	evidence(f, TT_STATUS_QUEUED, "share of scrapes with waiting > 0", f->waiting_share, ">=",
 		 share);
-	evidence(f, TT_STATUS_QUEUED, "scrapes with waiting > 0", (double)f->waiting_scrapes, ">=",
-		 TT_QUEUE_MIN_SCRAPES);
 	/* without a step time (no token gaps) the share alone decides */
 	wait_ok = isnan(f->queue_wait_steps) || f->queue_wait_steps >= TT_QUEUE_MIN_STEPS;
 	if (!isnan(f->queue_wait_steps))
@@ -145,8 +145,6 @@ static int queued_by_slots(struct tt_cell_figures *f)
 		return 0;
 	evidence(f, TT_STATUS_QUEUED, "share of window over the slots", f->over_slots_share, ">=",
 		 TT_QUEUE_OVER_SLOTS_SHARE);
-	evidence(f, TT_STATUS_QUEUED, "requests sent with every slot busy",
-		 (double)f->over_slots_requests, ">=", TT_QUEUE_MIN_REQUESTS);
 	return f->over_slots_share >= TT_QUEUE_OVER_SLOTS_SHARE &&
 	       f->over_slots_requests >= TT_QUEUE_MIN_REQUESTS;
 }
