@@ -20,7 +20,7 @@ static const struct {
 	 "queue."},
 	{"Over capacity", "over_capacity",
 	 "Over capacity: not run because this many requests at this context would exceed the "
-	 "server's KV cache, or the prompt would not fit one slot's context."},
+	 "server's KV cache."},
 	{"Errors", "errors", "Errors: some requests of the cell failed; figures count only what "
 			     "arrived."},
 	{"Too few samples", "too_few_samples",

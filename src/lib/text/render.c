@@ -94,7 +94,8 @@ int tt__render_q_short(const struct tt_dist *d, double p, char *buf, size_t len)
 {
 	if (!d->n || d->n >= tt__render_q_min_n(p))
 		return 0;
-	snprintf(buf, len, "n<%zu", tt__render_q_min_n(p));
+	/* no '<': markdown and HTML would escape it */
+	snprintf(buf, len, "needs n\xe2\x89\xa5%zu", tt__render_q_min_n(p));
 	return 1;
 }
 

@@ -44,8 +44,8 @@ size_t tt__render_q_min_n(double p);
 /* d's i-th chosen quantile, at p percent: NaN without samples or with too
  * few to support p (printed as unknown: null, empty, a dash). */
 double tt__render_q(const struct tt_dist *d, size_t i, double p);
-/* Human tables: when d has samples but too few for p, "n<N" into buf (the
- * reason, in the value's place) and 1; else 0. */
+/* Human tables: when d has samples but too few for p, "needs n>=N" (with
+ * the sign U+2265) into buf (the reason, in the value's place) and 1; else 0. */
 int tt__render_q_short(const struct tt_dist *d, double p, char *buf, size_t len);
 
 /* A manifest note by key, NULL when absent or empty. */
