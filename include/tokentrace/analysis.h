@@ -183,6 +183,16 @@ struct tt_cell_figures {
 	struct tt_dist ttfa_ms;    /* send to the first answer token (M-ttfa) */
 	/* M-timing: the capture's timing quality; decode only */
 	struct tt_timing_quality timing;
+	/* queueing evidence (M-queue); decode cells, NaN / -1 when unknown */
+	double sent_req_s;         /* measured requests sent in the window / measured_s */
+	double queue_wait_steps;   /* Little's law: waiting_mean / sent_req_s, in decode
+				    * steps (TBT p50); +inf: waiting with nothing sent */
+	long waiting_scrapes;      /* window scrapes with the waiting gauge > 0 */
+	int slots;                 /* requests the server runs at once (run's server.slots); -1 */
+	double over_slots_share;   /* share of the window with more measured requests in
+				    * flight than slots; NaN when slots unknown */
+	long over_slots_requests;  /* measured requests sent in the window while slots or
+				    * more were already in flight; -1 when slots unknown */
 };
 
 /* The samples behind the figures, as the analyzer counts them (for
@@ -222,7 +232,7 @@ struct tt_analysis_opts {
 	size_t n_quantiles;        /* 0: default {90, 99} */
 	double quantiles[TT_MAX_QUANTILES]; /* in percent, e.g. 90, 99, 99.9 */
 	/* Status thresholds (docs/metrics.md "Cell status"); 0 = default. */
-	double queued_share;       /* waiting>0 in at least this share of scrapes: 0.05 */
+	double queued_share;       /* waiting>0 in at least this share of scrapes: 0.5 */
 	long min_tokens;           /* fewer output tokens in the window: too few (100) */
 	double cut_short_ratio;    /* window shorter than ratio x duration: cut short (0.9) */
 	double stall_ms;           /* M-stall threshold: gaps longer count (0 = default 100) */

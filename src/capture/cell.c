@@ -518,10 +518,12 @@ enum tt_code cell_run(struct cap *c, size_t i, struct tt_error *err)
 		int64_t out = ci->phase == TT_PHASE_DECODE ? m->max_tokens : 1;
 		char reason[256];
 		if (ci->context >= m->slot_context) {
+			/* Over capacity, as a KV cache too small is (issue 22.6):
+			 * the server's size, not a failure, decides */
 			snprintf(reason, sizeof reason,
 				 "%lld prompt tokens >= slot context %lld: the server refuses "
 				 "every request", (long long)ci->context, (long long)m->slot_context);
-			ci->state = TT_CELL_FAILED;
+			ci->state = TT_CELL_OVER_CAPACITY;
 			tt_manifest_set_str(&ci->reason, reason);
 			cell_commit(c);
 			return TT_OK;

@@ -247,6 +247,30 @@ cleanup:
 	return rc;
 }
 
+/* A server may guard generation with a key and leave /v1/models open (a
+ * gateway): ask the generation route with a body that is not a request
+ * (an empty JSON array), which a server checks only after the key, so
+ * nothing is generated and no request is counted; 401 or 403 stops the
+ * capture before anything is written (issue 22.6). */
+static enum tt_code probe_generation_key(struct cap *c, struct tt_error *err)
+{
+	const char *path = c->o->endpoint && strcmp(c->o->endpoint, "chat") == 0 ?
+				   "/v1/chat/completions" : "/v1/completions";
+	struct xfer *x = net_fetch(&c->net, path, "[]", 10, NULL);
+	enum tt_code rc = TT_OK;
+
+	if (!x)
+		return TT_OK; /* the cells will say what is wrong */
+	if (x->http_status == 401 || x->http_status == 403)
+		rc = tt_error_set(err, TT_ENET,
+				  "'%s%s' answered HTTP %ld: the server wants an API key for "
+				  "generation%s (--api-key or TOKENTRACE_API_KEY)",
+				  c->net.url, path, x->http_status,
+				  c->o->api_key && *c->o->api_key ? ", and refused the one given" : "");
+	xfer_put(&c->net, x);
+	return rc;
+}
+
 enum tt_code probe_server(struct cap *c, struct tt_manifest *m, struct tt_error *err)
 {
 	struct xfer *x;
@@ -259,6 +283,9 @@ enum tt_code probe_server(struct cap *c, struct tt_manifest *m, struct tt_error 
 	int64_t kv = -1;
 
 	rc = probe_models(c, m, err);
+	if (rc != TT_OK)
+		return rc;
+	rc = probe_generation_key(c, err);
 	if (rc != TT_OK)
 		return rc;
 

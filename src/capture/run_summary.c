@@ -44,6 +44,18 @@ int run_summary(struct cap *c)
 			fprintf(stderr, "tokentrace-capture: stopped; continue with --resume %s\n",
 				tt_run_writer_dir(c->run));
 		status = 130;
+	} else if (failed) {
+		/* docs/capture.md "Exit status": cells that could not run */
+		fprintf(stderr, "tokentrace-capture: %zu cell%s could not run:", failed,
+			failed == 1 ? "" : "s");
+		for (size_t i = 0, k = 0; i < wm->n_cells && k < 8; i++)
+			if (wm->cells[i].state == TT_CELL_FAILED) {
+				fprintf(stderr, "%s %s (%s)", k ? ";" : "", wm->cells[i].id,
+					wm->cells[i].reason ? wm->cells[i].reason : "failed");
+				k++;
+			}
+		fprintf(stderr, "%s\n", failed > 8 ? "; ..." : "");
+		status = 3;
 	} else {
 		status = 0;
 	}

@@ -496,7 +496,9 @@ static void on_request(struct evhttp_request *http, void *arg)
 		path_known = 1;
 		if (rt->method != method)
 			continue;
-		if (rt->auth == AUTH_KEY && !authorized(srv, http)) {
+		if (rt->auth == AUTH_KEY && !authorized(srv, http) &&
+		    (!srv->cfg.api_key_generation_only || rt->fn == h_completions ||
+		     rt->fn == h_chat)) {
 			api_reject(http, 401, "AuthenticationError", NULL,
 				      "Unauthorized: send 'Authorization: Bearer <api key>'");
 			return;

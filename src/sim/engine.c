@@ -280,6 +280,10 @@ static int plan_step(struct engine *e, uint64_t t, uint64_t *dur)
 		plan_prefill(c, r, &budget, &p);
 		work |= r->step_chunk > 0;
 	}
+	/* the truth of queueing: each request still waiting that could have
+	 * been taken by this step waited for capacity (seqs, KV, budget) */
+	for (struct sim_req *w = e->whead; w && w->arrival_ns <= t; w = w->wnext)
+		w->passed_steps++;
 	if (!work && min_hold > t) {
 		/* only held requests: an empty step that ends when the first is
 		 * due, or when a request arrives (engine_submit) */

@@ -39,6 +39,9 @@ static const struct opt opts[] = {
 	{"port", "N", "TCP port; 0 picks a free one (default 8000)", OPT_INT, OFF(port), 0, 65535},
 	{"model", "NAME", "served model name (default sim)", OPT_STR, OFF(model), 0, 0},
 	{"api-key", "KEY", "require 'Authorization: Bearer KEY'", OPT_STR, OFF(api_key), 0, 0},
+	{"api-key-generation-only", NULL,
+	 "require --api-key on /v1/completions and /v1/chat/completions only", OPT_FLAG,
+	 OFF(api_key_generation_only), 0, 0},
 	{"flavor", "NAME", "vllm, sglang, llamacpp or tgi: metric names and routes (default vllm)",
 	 OPT_FLAVOR, OFF(flavor), 0, 0},
 	{"server-version", "V", "version string /version reports", OPT_STR, OFF(server_version), 0, 0},
@@ -257,6 +260,8 @@ static int parse_args(struct sim_config *c, int argc, char **argv)
 			}
 			if (!strcmp(name, "no-prefix-caching"))
 				c->prefix_caching = 0;
+			if (!strcmp(name, "api-key-generation-only"))
+				c->api_key_generation_only = 1;
 			continue;
 		}
 		if (eq) {

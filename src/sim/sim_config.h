@@ -18,6 +18,7 @@ struct sim_config {
 	int port;
 	const char *model;
 	const char *api_key;
+	int api_key_generation_only; /* the key on generation routes only */
 	const char *server_version;
 	enum sim_flavor flavor;
 	int64_t max_model_len;

@@ -42,6 +42,8 @@ struct sim_req {
 	int64_t blocks_held;
 	int64_t cached_tokens;       /* prefix-cache hit at the last admission */
 	int preemptions;
+	uint32_t passed_steps;       /* step starts, at or after its arrival, at which it
+				      * waited in the queue and was not admitted (truth log) */
 	int step_chunk;              /* planned for the current step: prefill tokens */
 	int step_decode;             /* planned for the current step: one decode token */
 	uint64_t prompt_start_ns;    /* model time the last admission began its prefill */

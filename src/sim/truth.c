@@ -9,9 +9,9 @@
 #include "sim_req.h"
 
 #define TRUTH_MAGIC "TTSIMTR1"
-#define TRUTH_VERSION 1u
+#define TRUTH_VERSION 2u
 
-enum { REC_REQUEST = 1, REC_CHUNK = 2, REC_END = 3 };
+enum { REC_REQUEST = 1, REC_CHUNK = 2, REC_END = 3, REC_QUEUE = 4 };
 
 static void put_u8(FILE *f, unsigned v)
 {
@@ -92,6 +92,11 @@ void truth_end(struct truth_log *t, const struct sim_req *r, uint64_t ns,
 {
 	if (!t->f)
 		return;
+	/* version 2: how the request waited for the engine, then its end */
+	put_u8(t->f, REC_QUEUE);
+	put_u64(t->f, r->id);
+	put_u64(t->f, r->admit_ns);
+	put_u32(t->f, r->passed_steps);
 	put_u8(t->f, REC_END);
 	put_u64(t->f, r->id);
 	put_u64(t->f, ns);

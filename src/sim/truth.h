@@ -28,7 +28,8 @@ void truth_request(struct truth_log *t, const struct sim_req *r);
  * produced by the model at model_ns[0..n). */
 void truth_chunk(struct truth_log *t, uint64_t id, uint64_t emit_ns, int64_t first,
 		 const uint64_t *model_ns, size_t n);
-/* An END record: how and when r ended, with the HTTP status. */
+/* A QUEUE record (when r was first admitted, how many steps passed it
+ * over), then an END record: how and when r ended, with the HTTP status. */
 void truth_end(struct truth_log *t, const struct sim_req *r, uint64_t ns,
 	       enum sim_outcome outcome, int status);
 /* Flushes and closes; safe on a log never opened. */

@@ -357,8 +357,18 @@ static void assert_near(double got, double want, double rel, const char *what)
  * capture into RUN named `tag` with `args` (after URL -o RUN; NULL-ended)
  * and then "--readiness-timeout 5s -q", the simulator stopped, the capture's
  * exit asserted 0, and the run opened. */
+static struct tt_run *capture_run_rc(const char *tag, const char *const *sim_args,
+				     const char *const *args, char *run_dir, size_t len, int want);
+
 static struct tt_run *capture_run(const char *tag, const char *const *sim_args,
 				  const char *const *args, char *run_dir, size_t len)
+{
+	return capture_run_rc(tag, sim_args, args, run_dir, len, 0);
+}
+
+/* The same, expecting exit status want (docs/capture.md "Exit status"). */
+static struct tt_run *capture_run_rc(const char *tag, const char *const *sim_args,
+				     const char *const *args, char *run_dir, size_t len, int want)
 {
 	const char *argv[64];
 	struct sim s;
@@ -377,7 +387,7 @@ static struct tt_run *capture_run(const char *tag, const char *const *sim_args,
 	argv[n] = NULL;
 	rc = run_capture(tag, argv, 60);
 	sim_stop(&s);
-	assert_int_equal(rc, 0);
+	assert_int_equal(rc, want);
 	return open_run(run_dir);
 }
 
@@ -892,6 +902,47 @@ static void test_dead_window_fails_resume_retries(void **state)
 	tt_run_free(run);
 }
 
+/* Issue 22.6: a server that wants a key on generation but not on
+ * /v1/models stops the capture before anything is written, naming the key
+ * (it used to wait out the readiness check and say no request got an
+ * answer); with the key it runs. */
+static void test_key_on_generation_only(void **state)
+{
+	const char *sim_args[] = {"--api-key", "sesame", "--api-key-generation-only", NULL};
+	struct sim s;
+	char run_dir[600], p[700];
+	struct stat st;
+	int rc;
+	(void)state;
+
+	sim_start(&s, sim_args);
+	run_path(run_dir, sizeof run_dir, "genkey");
+	{
+		const char *args[] = {s.url, "-o", run_dir, "--contexts", "1K", "--concurrency", "1",
+				      "--duration", "1s", "--max-tokens", "16", "--readiness", "0.2s",
+				      "--readiness-timeout", "2s", "-q", NULL};
+		rc = run_capture("genkey1", args, 30);
+	}
+	assert_int_equal(rc, 1);
+	snprintf(p, sizeof p, "%s/genkey1.stderr", workdir);
+	assert_true(file_contains(p, "/v1/completions' answered HTTP 401: the server wants an API "
+				     "key for generation (--api-key or TOKENTRACE_API_KEY)"));
+	assert_true(stat(run_dir, &st) != 0); /* nothing written */
+	{
+		const char *args[] = {s.url, "-o", run_dir, "--contexts", "1K", "--concurrency", "1",
+				      "--duration", "1s", "--max-tokens", "16", "--readiness", "0.2s",
+				      "--readiness-timeout", "2s", "-q", "--api-key", "sesame", NULL};
+		rc = run_capture("genkey2", args, 30);
+	}
+	sim_stop(&s);
+	assert_int_equal(rc, 0);
+	{
+		struct tt_run *run = open_run(run_dir);
+		assert_int_equal(cell(run, "decode-1024x1")->state, TT_CELL_DONE);
+		tt_run_free(run);
+	}
+}
+
 /* Cells that cannot fit the model's length are failed up front. */
 static void test_model_len(void **state)
 {
@@ -902,13 +953,20 @@ static void test_model_len(void **state)
 	struct tt_run *run;
 	(void)state;
 
-	run = capture_run("modellen", sim_args, args, run_dir, sizeof run_dir);
+	/* exit 3: the run is complete, two cells could not run */
+	run = capture_run_rc("modellen", sim_args, args, run_dir, sizeof run_dir, 3);
 	assert_int_equal(tt_run_manifest(run)->max_model_len, 2048);
 	assert_int_equal(cell(run, "decode-1024x1")->state, TT_CELL_DONE);
 	assert_int_equal(cell(run, "prefill-2048")->state, TT_CELL_FAILED);
 	assert_int_equal(cell(run, "decode-2048x1")->state, TT_CELL_FAILED);
 	assert_non_null(strstr(cell(run, "decode-2048x1")->reason, "2560 > max_model_len 2048"));
 	tt_run_free(run);
+	{
+		char p[700];
+		snprintf(p, sizeof p, "%s/modellen.stderr", workdir);
+		assert_true(file_contains(p, "2 cells could not run: prefill-2048 (2048 prompt + 1 output "
+						     "tokens = 2049 > max_model_len 2048); decode-2048x1"));
+	}
 }
 
 /* --prefill-repeats: N cold scouts in the prefill cell, each with a prompt
@@ -1040,8 +1098,9 @@ static void test_slot_context(void **state)
 	assert_int_equal(m->slot_context, 2048);
 	assert_int_equal(m->slots, 4);
 	assert_int_equal(m->max_model_len, -1); /* llama-server lists none */
-	assert_int_equal(cell(run, "prefill-2048")->state, TT_CELL_FAILED);
-	assert_int_equal(cell(run, "decode-2048x2")->state, TT_CELL_FAILED);
+	/* a prompt that fills the slot: Over capacity, with the arithmetic */
+	assert_int_equal(cell(run, "prefill-2048")->state, TT_CELL_OVER_CAPACITY);
+	assert_int_equal(cell(run, "decode-2048x2")->state, TT_CELL_OVER_CAPACITY);
 	assert_string_equal(cell(run, "decode-2048x2")->reason,
 			    "2048 prompt tokens >= slot context 2048: the server refuses every request");
 	assert_null(cell(run, "decode-2048x2")->trace);
@@ -1069,8 +1128,10 @@ static void test_slot_context(void **state)
 		assert_int_equal(f->short_outputs, t.finished_len);
 		assert_int_equal(f->short_max_tokens, 1024);
 		assert_non_null(strstr(f->reason, "finish length; at most 1024 tokens): 1024 prompt"));
-		assert_int_equal(rep->cells[tt_manifest_find_cell(m, "decode-2048x2")].status,
-				 TT_STATUS_NOT_RUN);
+		f = &rep->cells[tt_manifest_find_cell(m, "decode-2048x2")];
+		assert_int_equal(f->status, TT_STATUS_OVER_CAPACITY);
+		assert_string_equal(f->reason, "not run: 2048 prompt tokens >= slot context 2048: the "
+					       "server refuses every request");
 		tt_report_free(rep);
 	}
 	tt_run_free(run);
@@ -1091,7 +1152,8 @@ static void test_tgi_flavor(void **state)
 	struct tally t;
 	(void)state;
 
-	run = capture_run("tgi", sim_args, args, run_dir, sizeof run_dir);
+	/* exit 3: decode-8192x2 could not run (docs/capture.md "Exit status") */
+	run = capture_run_rc("tgi", sim_args, args, run_dir, sizeof run_dir, 3);
 	m = tt_run_manifest(run);
 	assert_string_equal(m->engine, "tgi");
 	assert_string_equal(m->engine_version, "3.3.0-sim");
@@ -1140,16 +1202,18 @@ static void test_tgi_eos(void **state)
 }
 
 /* The simulator calibrated to the seed report gives the seed's statuses:
- * at 32K x 4 and 32K x 16 (cells of the README demo) the seed says Valid.
+ * at 8K x 64, 32K x 4 and 32K x 16 (cells of the README demo) the seed says Valid.
  * The simulator's turnover hold once blocked admission and reported
  * Requests queued there (waiting in 5-10 % of scrapes).  The demo's own
  * settings: --max-model-len 131072, the default KV cache, 1024 tokens. */
 static void test_seed_statuses(void **state)
 {
 	const char *sim_args[] = {"--profile", profile_path, "--max-model-len", "131072", NULL};
-	const char *args[] = {"--contexts", "32K", "--concurrency", "4,16", "--cells",
-			      "decode-32Kx4,decode-32Kx16", "--duration", "3s", "--max-tokens",
-			      "1024", "--readiness", "1s", NULL};
+	/* the demo's settings; 8K x 64 was Requests queued from one scrape of
+	 * 20 (issue 22.1) */
+	const char *args[] = {"--contexts", "8K,32K", "--concurrency", "4,16,64", "--cells",
+			      "decode-8Kx64,decode-32Kx4,decode-32Kx16", "--duration", "5s",
+			      "--max-tokens", "1024", "--readiness", "1s", NULL};
 	char run_dir[600];
 	struct tt_run *run;
 	struct tt_report *rep = NULL;
@@ -1173,6 +1237,7 @@ static void test_seed_statuses(void **state)
 				 f->reason, pt->status);
 	}
 	assert_int_equal(cell(run, "decode-32768x16")->state, TT_CELL_DONE);
+	assert_int_equal(cell(run, "decode-8192x64")->state, TT_CELL_DONE);
 	tt_report_free(rep);
 	tt_profile_free(prof);
 	tt_run_free(run);
@@ -2068,6 +2133,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_server_dies),
 		cmocka_unit_test(test_dead_window_fails_resume_retries),
 		cmocka_unit_test(test_model_len),
+		cmocka_unit_test(test_key_on_generation_only),
 		cmocka_unit_test(test_prefill_repeats),
 		cmocka_unit_test(test_sglang_flavor),
 		cmocka_unit_test(test_silent_close),

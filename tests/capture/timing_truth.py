@@ -53,6 +53,8 @@ def read_truth(path):
             p += 25 + 8 * count
         elif t == 3:
             p += 32
+        elif t == 4:  # QUEUE (truth log version 2, formats/sim-truth-log.md)
+            p += 21
         else:
             break
     return reqs, chunks

@@ -29,6 +29,10 @@ while p < len(data):
             break
         p += 32
         ends += 1
+    elif t == 4:  # version 2: QUEUE
+        if p + 21 > len(data):
+            break
+        p += 21
     else:
         break
 print(reqs, ends)

@@ -67,6 +67,8 @@ while p < len(data):
         p += 25 + 8 * cnt
     elif t == 3:
         p += 32
+    elif t == 4:  # QUEUE (truth log version 2, formats/sim-truth-log.md)
+        p += 21
     else:
         break
 cells = [int(cid.split("-")[1]) for _, cid in sorted(reqs) if cid.startswith("tt-")]

@@ -16,10 +16,14 @@
 #            finished request matches the server's own timing of it (its
 #            log); requests beyond the slots queue.
 #   context  2 slots of 512 tokens: read from /props, a 512-token prompt's
-#            cells failed before sending with the arithmetic, 384 + 256
+#            cells over capacity before sending, with the arithmetic, 384 + 256
 #            output tokens stop at 128 (finish length) and the cell reads
 #            Short outputs; build_info is the engine version, and the
 #            start line names it and the slots.
+#   status   4 slots: 8 streams are Requests queued with and without
+#            --metrics (without, the client's requests in flight against
+#            the slots decide, and the reason says so); 4 streams are
+#            Valid (docs/metrics.md M-status).
 set -u
 case_name=$1 llama_dir=$2 capture=$3 tokentrace=$4 work=$5
 server=$llama_dir/llama-server
@@ -51,7 +55,7 @@ trap stop_server EXIT
 start_server() {
 	stop_server
 	: >"$work/server.log"
-	timeout 600 "$server" -m "$model" -t 1 -tb 1 --metrics --host 127.0.0.1 --port 0 "$@" \
+	timeout 600 "$server" -m "$model" -t 1 -tb 1 ${metrics---metrics} --host 127.0.0.1 --port 0 "$@" \
 		>"$work/server.log" 2>&1 &
 	server_pid=$!
 	url=
@@ -192,7 +196,7 @@ if not m["server"].get("engine_version"):
 cells = {c["id"]: c for c in m["cells"]}
 for cid in ("prefill-512", "decode-512x2"):
     c = cells[cid]
-    if c["state"] != "failed" or "512 prompt tokens >= slot context 512" not in c.get("reason", "") \
+    if c["state"] != "over_capacity" or "512 prompt tokens >= slot context 512" not in c.get("reason", "") \
             or c.get("trace"):
         bad.append(f"{cid}: {c['state']} {c.get('reason')!r} trace {c.get('trace')!r}")
 c = cells["decode-384x2"]
@@ -217,6 +221,8 @@ cut = [r for r in reqs if r["finish"] == "cut"]
 if any(r["prompt_tokens"] != 384 for r in cut):
     bad.append("a cut request does not record the 384 prompt tokens it asked for")
 rep = {c["id"]: c for c in json.load(open(work + "/context.json"))["cells"]}
+if rep["decode-512x2"]["status"] != "Over capacity":
+    bad.append(f"decode-512x2: {rep['decode-512x2']['status']!r}, want 'Over capacity'")
 f = rep["decode-384x2"]
 print("decode-384x2:", f["status"], "-", f["status_reason"])
 if f["status"] != "Short outputs" or f["short_outputs"] != len(ended):
@@ -225,6 +231,39 @@ for b in bad:
     print("FAILED:", b)
 sys.exit(1 if bad else 0)
 PY
+	;;
+status)
+	for metrics in --metrics ""; do
+		name=status${metrics:+-metrics}
+		start_server -c 16384 -np 4
+		capture "$name" --contexts 256 --concurrency 4,8 --duration 3s --max-tokens 32 \
+			--readiness 0.5s --readiness-timeout 3s
+		"$tokentrace" report "$work/$name" --format json >"$work/$name.json" ||
+			fail "report $name failed"
+		python3 - "$work/$name.json" "$metrics" <<'PY' || exit 1
+import json, sys
+rep = json.load(open(sys.argv[1]))
+with_metrics = sys.argv[2] == "--metrics"
+bad = []
+cells = {c["id"]: c for c in rep["cells"]}
+for cid, want in (("decode-256x4", "Valid"), ("decode-256x8", "Requests queued")):
+    c = cells[cid]
+    print(f"{'with' if with_metrics else 'without'} --metrics, {cid}: {c['status']}: "
+          f"{c['status_reason']} (median TTFT {c['ttft_ms']['p50']:.0f} ms)")
+    if c["status"] != want:
+        bad.append(f"{cid}: {c['status']!r}, want {want!r}")
+    if c["server"]["available"] != with_metrics:
+        bad.append(f"{cid}: server metrics available: {c['server']['available']}")
+r8 = cells["decode-256x8"]["status_reason"]
+if "8 requests in flight on the server's 4 slots" not in r8:
+    bad.append(f"decode-256x8: the reason does not give the slots: {r8!r}")
+if not with_metrics and "no server metrics: judged from the client" not in r8:
+    bad.append(f"decode-256x8: the reason does not say the client judged: {r8!r}")
+for b in bad:
+    print("FAILED:", b)
+sys.exit(1 if bad else 0)
+PY
+	done
 	;;
 *)
 	fail "unknown case '$case_name'"

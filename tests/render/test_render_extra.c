@@ -64,6 +64,7 @@ static void test_tails_follow_quantiles(void **state)
 	r.opts.quantiles[2] = 99.9;
 	r.opts.stall_ms = 250;
 	r.cells[FX_D8K_2].tbt_ms.q[2] = 7.26;
+	r.cells[FX_D8K_2].tbt_ms.n = 1000; /* enough for p99.9 (M-pct) */
 	md = fx_render(&r, TT_FORMAT_MD, 0, 0);
 	fx_contains(md, "## Tails");
 	fx_contains(md, "| Context | Requests at once | TTFT p50 | TTFT p90 | TTFT p99.9 | TBT p50 | "

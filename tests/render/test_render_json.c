@@ -152,6 +152,7 @@ static void test_cell_values(void **state)
 
 	(void)state;
 	fx_report(&r);
+	r.cells[FX_D8K_1].ttft_ms.n = 100; /* enough for p99 (M-pct) */
 	root = render_json(&r);
 
 	c = cell_by_id(root, "decode-8192x1");
@@ -214,6 +215,52 @@ static void test_cell_values(void **state)
 	cJSON_Delete(root);
 }
 
+/* `--quantiles 99.9` on 4 requests: p99.9 needs 1000 samples, p99 100,
+ * p90 10 (docs/metrics.md M-pct, "Quantiles from few samples"): null in
+ * JSON, empty in CSV, "needs n>=N" in the human tables; supported ones print. */
+static void test_unsupported_quantiles(void **state)
+{
+	struct tt_report r;
+	cJSON *root;
+	const cJSON *t;
+	char *csv, *md, *term, *line;
+
+	(void)state;
+	fx_report(&r);
+	r.opts.n_quantiles = 3;
+	r.opts.quantiles[2] = 99.9;
+	r.opts.show_tails = 1;
+	r.cells[FX_D8K_1].ttft_ms.n = 4;
+	r.cells[FX_D8K_1].ttft_ms.q[2] = 123.456;
+	r.cells[FX_D8K_1].tbt_ms.n = 5000;
+	r.cells[FX_D8K_1].tbt_ms.q[2] = 7.25;
+	root = render_json(&r);
+	t = get(cell_by_id(root, "decode-8192x1"), "ttft_ms");
+	assert_true(cJSON_IsNull(get(t, "p99.9")));
+	assert_true(cJSON_IsNull(get(t, "p99")));
+	assert_true(cJSON_IsNull(get(t, "p90")));
+	assert_true(num(t, "p50") == 47);
+	assert_true(num(t, "max") == 94);
+	t = get(cell_by_id(root, "decode-8192x1"), "tbt_ms");
+	assert_true(num(t, "p99.9") == 7.25);
+	cJSON_Delete(root);
+	/* CSV: the columns p90, p99, p99.9 of TTFT empty */
+	csv = fx_render(&r, TT_FORMAT_CSV, 0, 0);
+	line = strstr(csv, "\ndecode,8K,1,");
+	assert_non_null(line);
+	/* TTFT p50 min max mean, p90 p99 p99.9 empty, n; then TBT, p99.9 printed */
+	assert_non_null(strstr(line, ",47,23.5,94,51.7,,,,4,1.04,"));
+	assert_non_null(strstr(line, ",7.25,5000,"));
+	free(csv);
+	md = fx_render(&r, TT_FORMAT_MD, 0, 0);
+	fx_contains(md, "| 8K | 1 | 47.0 ms | needs n\xe2\x89\xa5" "10 | needs n\xe2\x89\xa5" "100 | "
+			"needs n\xe2\x89\xa5" "1000 | 1.0 ms |");
+	free(md);
+	term = fx_render(&r, TT_FORMAT_TERM, 0, 200);
+	fx_contains(term, "needs n\xe2\x89\xa5" "1000");
+	free(term);
+}
+
 static void test_quantile_keys_follow_options(void **state)
 {
 	struct tt_report r;
@@ -225,6 +272,7 @@ static void test_quantile_keys_follow_options(void **state)
 	r.opts.n_quantiles = 3;
 	r.opts.quantiles[2] = 99.9;
 	r.cells[FX_D8K_1].ttft_ms.q[2] = 123.456;
+	r.cells[FX_D8K_1].ttft_ms.n = 1000; /* enough for p99.9 (M-pct) */
 	root = render_json(&r);
 	t = get(cell_by_id(root, "decode-8192x1"), "ttft_ms");
 	assert_true(num(t, "p99.9") == 123.456);
@@ -267,6 +315,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_cell_members),
 		cmocka_unit_test(test_cell_values),
 		cmocka_unit_test(test_quantile_keys_follow_options),
+		cmocka_unit_test(test_unsupported_quantiles),
 		cmocka_unit_test(test_round_trip_and_escapes),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);

@@ -547,6 +547,16 @@ int truth_read(const char *path, struct truth *t)
 					t->reqs[i].status = (int)st;
 					t->reqs[i].ended = 1;
 				}
+		} else if (type == 4) { /* version 2: QUEUE, before the END */
+			uint64_t id, admit, passed;
+			if (rd(b, len, &pos, 8, &id) || rd(b, len, &pos, 8, &admit) ||
+			    rd(b, len, &pos, 4, &passed))
+				goto cleanup;
+			for (size_t i = 0; i < t->nreqs; i++)
+				if (t->reqs[i].id == id) {
+					t->reqs[i].admit_ns = admit;
+					t->reqs[i].passed_steps = (uint32_t)passed;
+				}
 		} else {
 			goto cleanup;
 		}

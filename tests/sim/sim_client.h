@@ -91,6 +91,8 @@ struct truth_chunk {
 struct truth_req {
 	uint64_t id, arrival_ns, end_ns;
 	uint32_t prompt_tokens, target_len, completion, cached, preemptions;
+	uint64_t admit_ns;     /* version 2 QUEUE record; 0 never admitted */
+	uint32_t passed_steps; /* steps that passed it over (waited for capacity) */
 	int outcome, status, ended;
 	char client_id[96];
 };

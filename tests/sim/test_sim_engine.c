@@ -390,7 +390,10 @@ static void test_late_loop_merges_without_drift(void **state)
 static void test_max_num_seqs(void **state)
 {
 	(void)state;
-	const char *args[] = {"--max-num-seqs", "2", "--step-base-ms", "3", NULL};
+	char path[] = "/tmp/tt-sim-seqs-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	const char *args[] = {"--max-num-seqs", "2", "--step-base-ms", "3", "--truth", path, NULL};
 	struct sim_proc p = sim_start_ok(args);
 	char *b[4];
 	struct stream_result r[4];
@@ -406,6 +409,23 @@ static void test_max_num_seqs(void **state)
 		free(b[i]);
 	}
 	sim_stop_ok(&p);
+	/* the truth log's QUEUE records (version 2): two requests were admitted
+	 * by the first step that could take them, two waited for a slot */
+	struct truth t;
+	int waited = 0, direct = 0;
+	assert_int_equal(truth_read(path, &t), 0);
+	assert_int_equal(t.nreqs, 4);
+	for (size_t i = 0; i < t.nreqs; i++) {
+		assert_true(t.reqs[i].admit_ns >= t.reqs[i].arrival_ns);
+		if (t.reqs[i].passed_steps >= 30) /* a 40-token request's turn */
+			waited++;
+		else if (t.reqs[i].passed_steps == 0)
+			direct++;
+	}
+	assert_int_equal(waited, 2);
+	assert_int_equal(direct, 2);
+	truth_free(&t);
+	unlink(path);
 }
 
 /* The capacity rule of docs/sim.md 4.4 at small scale: C * (context +

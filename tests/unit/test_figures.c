@@ -205,7 +205,8 @@ static void test_skip_first_and_window(void **state)
 	tt_cell_analyzer_finish(c.a, NULL, &f);
 	assert_true(fabs(f.measured_s - 5) < 1e-12);
 	assert_int_equal(f.output_tokens, 5000);
-	assert_int_equal(f.status, TT_STATUS_CUT_SHORT); /* 5 s of 10 s planned */
+	/* a window chosen at report time is not a capture cut short (M-status) */
+	assert_int_equal(f.status, TT_STATUS_VALID);
 	cell_done(&c);
 }
 
@@ -236,13 +237,14 @@ static void test_server_gauges_and_queue(void **state)
 	assert_true(fabs(f.avg_active - 3.9) < 1e-9);
 	assert_true(fabs(f.waiting_share - 0.1) < 1e-9);
 	assert_true(fabs(f.waiting_max - 1) < 1e-9);
-	assert_int_equal(f.status, TT_STATUS_QUEUED);
-	assert_non_null(strstr(f.reason, "10%"));
+	/* waiting in 10 % of scrapes does not persist: not queued (M-status;
+	 * tests/unit/test_status.c has the rules) */
+	assert_int_equal(f.status, TT_STATUS_VALID);
 	{
 		int found = 0;
 		for (size_t i = 0; i < f.n_evidence; i++)
-			if (f.evidence[i].status == TT_STATUS_QUEUED && f.evidence[i].triggered &&
-			    fabs(f.evidence[i].threshold - 0.05) < 1e-12)
+			if (f.evidence[i].status == TT_STATUS_QUEUED && !f.evidence[i].triggered &&
+			    fabs(f.evidence[i].threshold - 0.5) < 1e-12)
 				found = 1;
 		assert_true(found);
 	}

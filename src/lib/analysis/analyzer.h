@@ -69,6 +69,11 @@ struct tt_cell_analyzer {
 	double running_sum, waiting_sum, waiting_max, kv_max;
 	double preempt_first, preempt_last;
 
+	/* M-queue: the client's view of queueing */
+	int slots;               /* the run's server.slots; -1 unknown */
+	long sent_in_window;     /* measured requests sent in [ws, we) */
+	struct dvec spans;       /* (send ns, end ns) of measured requests meeting the window */
+
 	struct tt__rate_acc *open_loop; /* M-rate; open-loop cells only */
 	double offered;                 /* their rate */
 	struct tt__timing_acc *timing;  /* M-timing; NULL until a request
@@ -90,6 +95,12 @@ void tt__timing_request(struct tt_cell_analyzer *a, const struct tt_request *r, 
 			int64_t last, long first_tokens, long total_tokens);
 void tt__timing_figures(struct tt_cell_analyzer *a, struct tt_cell_figures *f);
 void tt__timing_free(struct tt_cell_analyzer *a);
+/* Requests queued (docs/metrics.md M-status, M-queue; each threshold's
+ * measurements are there). */
+#define TT_QUEUE_MIN_SCRAPES 2       /* scrapes with waiting > 0: one never decides */
+#define TT_QUEUE_MIN_STEPS 2.0       /* mean wait per request, decode steps: less is turnover */
+#define TT_QUEUE_OVER_SLOTS_SHARE 0.5 /* share of the window with more in flight than slots */
+#define TT_QUEUE_MIN_REQUESTS 2      /* requests sent with every slot busy */
 
 /* Decide the cell's status from its figures (status.c, docs/metrics.md
  * "M-status"). */

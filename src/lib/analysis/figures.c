@@ -21,7 +21,7 @@ void tt_analysis_opts_init(struct tt_analysis_opts *o)
 	o->n_quantiles = 2;
 	o->quantiles[0] = 90;
 	o->quantiles[1] = 99;
-	o->queued_share = 0.05;
+	o->queued_share = 0.5;
 	o->min_tokens = 100;
 	o->cut_short_ratio = 0.9;
 	o->stall_ms = 100;
@@ -105,7 +105,7 @@ enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
 	else
 		tt_analysis_opts_init(&a->opts);
 	if (a->opts.queued_share <= 0)
-		a->opts.queued_share = 0.05;
+		a->opts.queued_share = 0.5;
 	if (a->opts.min_tokens <= 0)
 		a->opts.min_tokens = 100;
 	if (a->opts.cut_short_ratio <= 0)
@@ -119,6 +119,7 @@ enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
 	copy_text(a->engine, sizeof a->engine, m->engine ? m->engine : "");
 	a->max_tokens = m->max_tokens;
 	a->short_max = -1;
+	a->slots = m->slots > 0 ? m->slots : -1;
 	/* M-window: the recorded window, moved by --skip-first, capped by --window. */
 	a->ws = -1;
 	a->we = -1;
@@ -562,6 +563,12 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 		}
 	}
 	reasoning_request(a, r);
+	/* M-queue: the client's requests in flight, against the server's slots */
+	if (r->t_send_ns >= ws && r->t_send_ns < we)
+		a->sent_in_window++;
+	if (r->t_send_ns < we && r->t_end_ns >= ws &&
+	    (dvec_push(&a->spans, (double)r->t_send_ns) || dvec_push(&a->spans, (double)r->t_end_ns)))
+		a->oom = 1;
 	/* M-active (client): time-averages over the window. */
 	a->inflight_ns += (double)overlap(r->t_send_ns, r->t_end_ns, ws, we);
 	if (first >= 0)
@@ -636,7 +643,7 @@ void tt_cell_analyzer_scrape(struct tt_cell_analyzer *a, const struct tt_scrape 
 		if (v[TT_GAUGE_WAITING] > a->waiting_max)
 			a->waiting_max = v[TT_GAUGE_WAITING];
 		if (v[TT_GAUGE_WAITING] > 0)
-			a->waiting_pos++;
+			a->waiting_pos++; /* M-queue: scrapes with waiting > 0 */
 	}
 	if ((found & (1u << TT_GAUGE_KV)) && v[TT_GAUGE_KV] > a->kv_max)
 		a->kv_max = v[TT_GAUGE_KV];
@@ -814,6 +821,82 @@ static void chunks_and_server_parts(const struct tt_cell_analyzer *a, struct tt_
 		f->server_cache_hit_rate = delta(a, C_PC_HITS) / n;
 }
 
+/* One end of a request's time in flight, for the sweep of M-queue. */
+struct flight_ev {
+	int64_t t;
+	int start; /* 1: sent, 0: ended */
+};
+
+static int cmp_flight(const void *x, const void *y)
+{
+	const struct flight_ev *a = x, *b = y;
+	if (a->t != b->t)
+		return (a->t > b->t) - (a->t < b->t);
+	return a->start - b->start; /* an end before a send at the same time */
+}
+
+/* M-queue: the evidence of queueing the status rules weigh (status.c).
+ * Little's law turns the time-average of the waiting gauge into the mean
+ * wait of a request sent in the window; the client's requests in flight
+ * against the server's slots show a queue without any server metric. */
+static void queue_figures(struct tt_cell_analyzer *a, struct tt_cell_figures *f, double w_s)
+{
+	size_t n = a->spans.n / 2;
+	struct flight_ev *ev;
+	double over_ns = 0, step_s = f->tbt_ms.p50 / 1e3;
+	long in = 0, affected = 0;
+	int64_t prev;
+
+	f->sent_req_s = (double)a->sent_in_window / w_s;
+	f->waiting_scrapes = a->waiting_pos;
+	if (a->n_gauge[TT_GAUGE_WAITING] > 0 && isfinite(f->queue_ms) && step_s > 0) {
+		/* the server's own queue histogram (M-ttft-parts): each request's
+		 * wait, not a sample of the gauge that the client's own sends bias */
+		f->queue_wait_steps = f->queue_ms / 1e3 / step_s;
+	} else if (a->n_gauge[TT_GAUGE_WAITING] > 0) {
+		if (f->waiting_mean <= 0)
+			f->queue_wait_steps = 0;
+		else if (f->sent_req_s <= 0)
+			f->queue_wait_steps = INFINITY; /* waiting, and nothing got in */
+		else if (step_s > 0)
+			f->queue_wait_steps = f->waiting_mean / f->sent_req_s / step_s;
+	}
+	f->slots = a->slots;
+	if (a->slots <= 0)
+		return;
+	ev = malloc((n ? n : 1) * 2 * sizeof *ev);
+	if (!ev) {
+		a->oom = 1;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		ev[2 * i].t = (int64_t)a->spans.v[2 * i];
+		ev[2 * i].start = 1;
+		ev[2 * i + 1].t = (int64_t)a->spans.v[2 * i + 1];
+		ev[2 * i + 1].start = 0;
+	}
+	qsort(ev, 2 * n, sizeof *ev, cmp_flight);
+	prev = a->ws;
+	for (size_t i = 0; i < 2 * n; i++) {
+		int64_t t = ev[i].t < a->ws ? a->ws : ev[i].t > a->we ? a->we : ev[i].t;
+		if (in > a->slots)
+			over_ns += (double)(t - prev);
+		prev = t;
+		if (ev[i].start) {
+			if (ev[i].t >= a->ws && ev[i].t < a->we && in >= a->slots)
+				affected++; /* sent with every slot busy */
+			in++;
+		} else {
+			in--;
+		}
+	}
+	if (in > a->slots)
+		over_ns += (double)(a->we - prev);
+	free(ev);
+	f->over_slots_share = over_ns / (w_s * 1e9);
+	f->over_slots_requests = affected;
+}
+
 /* A cell that was not run has no figures, even when the capture left a
  * partial trace (a failed or crashed cell): every figure and count is
  * unknown (formats/report-json.md section 1). */
@@ -848,6 +931,9 @@ static void blank_not_run(struct tt_cell_figures *f)
 	f->reasoning_tokens = f->answer_tokens = -1;
 	nan_dist(&f->ttfr_ms);
 	nan_dist(&f->ttfa_ms);
+	f->sent_req_s = f->queue_wait_steps = f->over_slots_share = NAN;
+	f->waiting_scrapes = 0;
+	f->over_slots_requests = -1;
 }
 
 void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
@@ -872,6 +958,9 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 	f->spec_acceptance = f->spec_accepted_len = NAN;
 	f->cached_share = f->server_cache_hit_rate = NAN;
 	f->reasoning_tokens = f->answer_tokens = -1;
+	f->sent_req_s = f->queue_wait_steps = f->over_slots_share = NAN;
+	f->over_slots_requests = -1;
+	f->slots = a->slots;
 	nan_dist(&f->ttfr_ms);
 	nan_dist(&f->ttfa_ms);
 	nan_dist(&f->per_request_tok_s);
@@ -952,6 +1041,7 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 			f->avg_active = a->streaming_ns / (w_s * 1e9);
 			f->avg_active_source = "client";
 		}
+		queue_figures(a, f, w_s);
 	}
 	tt__status_decide(a, f);
 	blank_not_run(f);
@@ -968,6 +1058,7 @@ void tt_cell_analyzer_free(struct tt_cell_analyzer *a)
 	free(a->end_ttft.v);
 	free(a->ttfr.v);
 	free(a->ttfa.v);
+	free(a->spans.v);
 	free(a->rate.v);
 	free(a->scout_ttft.v);
 	free(a->scout_rate.v);
@@ -1062,7 +1153,7 @@ enum tt_code tt_analyze(struct tt_run *run, const struct tt_analysis_opts *opts,
 		r->opts.n_quantiles = TT_MAX_QUANTILES;
 	/* Keep the thresholds actually used, so renderers can print them. */
 	if (r->opts.queued_share <= 0)
-		r->opts.queued_share = 0.05;
+		r->opts.queued_share = 0.5;
 	if (r->opts.min_tokens <= 0)
 		r->opts.min_tokens = 100;
 	if (r->opts.cut_short_ratio <= 0)

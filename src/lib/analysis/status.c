@@ -149,6 +149,114 @@ static void client_overloaded_reason(struct tt_cell_figures *f)
 		       q->per_request_p50_low, hi);
 }
 
+/* M-status, Requests queued, from the server: the waiting gauge persisted
+ * (waiting > 0 in at least queued_share of the window's scrapes, and in
+ * TT_QUEUE_MIN_SCRAPES of them: one scrape never decides) and the mean
+ * wait it implies (the queue histogram, else Little's law, M-queue) is at
+ * least TT_QUEUE_MIN_STEPS decode steps (shorter waits are turnover: a
+ * request admitted at the next step).  The counts are in the figures
+ * (queueing in JSON), not in the evidence: a cell has 12 entries. */
+static int queued_by_gauge(const struct tt_cell_analyzer *a, struct tt_cell_figures *f)
+{
+	const double share = a->opts.queued_share;
+	int wait_ok;
+
+	if (!f->has_server_metrics || isnan(f->waiting_share))
+		return 0;
+	evidence(f, TT_STATUS_QUEUED, "share of scrapes with waiting > 0", f->waiting_share, ">=",
+		 share);
+	/* without a step time (no token gaps) the share alone decides */
+	wait_ok = isnan(f->queue_wait_steps) || f->queue_wait_steps >= TT_QUEUE_MIN_STEPS;
+	if (!isnan(f->queue_wait_steps))
+		evidence(f, TT_STATUS_QUEUED,
+			 isfinite(f->queue_ms) ? "mean queue time, decode steps" :
+						 "mean wait per request, decode steps",
+			 f->queue_wait_steps, ">=", TT_QUEUE_MIN_STEPS);
+	return f->waiting_share >= share && f->waiting_scrapes >= TT_QUEUE_MIN_SCRAPES && wait_ok;
+}
+
+/* M-status, Requests queued, from the client: with the server's slot count
+ * known (llama.cpp's /props), more requests in flight than slots means the
+ * rest waited, whatever the server's metrics say or whether it has any. */
+static int queued_by_slots(struct tt_cell_figures *f)
+{
+	if (f->slots <= 0 || isnan(f->over_slots_share))
+		return 0;
+	evidence(f, TT_STATUS_QUEUED, "share of window over the slots", f->over_slots_share, ">=",
+		 TT_QUEUE_OVER_SLOTS_SHARE);
+	return f->over_slots_share >= TT_QUEUE_OVER_SLOTS_SHARE &&
+	       f->over_slots_requests >= TT_QUEUE_MIN_REQUESTS;
+}
+
+/* M-status, Requests queued, from the readiness check: it timed out (never,
+ * for the readiness time, were all C streams producing with nothing
+ * waiting).  It decides only when the window has no queue evidence of its
+ * own (no waiting gauge, slots unknown): a waiting gauge above 0 now and
+ * then from turnover keeps readiness from passing, while the window's
+ * persistent evidence (queued_by_gauge, queued_by_slots) says whether the
+ * window's requests waited. */
+static int queued_by_readiness(const struct tt_cell_figures *f, int timed_out)
+{
+	int window_judged = (f->has_server_metrics && !isnan(f->waiting_share)) ||
+			    (f->slots > 0 && !isnan(f->over_slots_share));
+	return timed_out > 0 && !window_judged;
+}
+
+/* The reason of a cell queued by the slots or the gauge. */
+static void queued_reason(const struct tt_cell_analyzer *a, struct tt_cell_figures *f, int by_slots)
+{
+	const struct tt_cell_info *c = a->cell;
+
+	if (by_slots)
+		tt__snprintf_c(f->reason, sizeof f->reason,
+			       "%d requests in flight on the server's %d slots: more than %d in "
+			       "flight for %.0f%% of the window, %ld requests sent with every slot "
+			       "busy (median TTFT %.0f ms)%s",
+			       c->concurrency, f->slots, f->slots, f->over_slots_share * 100,
+			       f->over_slots_requests, f->ttft_ms.p50,
+			       f->has_server_metrics ? "" :
+			       "; no server metrics: judged from the client's requests in flight");
+	else if (isinf(f->queue_wait_steps))
+		tt__snprintf_c(f->reason, sizeof f->reason,
+			       "server reported waiting requests in %.0f%% of scrapes (mean %.2f, max "
+			       "%.0f waiting) and no request was sent in the window: they waited "
+			       "throughout (threshold %.0f%% of scrapes)",
+			       f->waiting_share * 100, f->waiting_mean, f->waiting_max,
+			       a->opts.queued_share * 100);
+	else if (isfinite(f->queue_ms) && !isnan(f->queue_wait_steps))
+		tt__snprintf_c(f->reason, sizeof f->reason,
+			       "server reported waiting requests in %.0f%% of scrapes (mean %.2f, max "
+			       "%.0f waiting) and a mean queue time of %.1f ms, %.1f decode steps "
+			       "(thresholds %.0f%% of scrapes, %g steps)",
+			       f->waiting_share * 100, f->waiting_mean, f->waiting_max, f->queue_ms,
+			       f->queue_wait_steps, a->opts.queued_share * 100, TT_QUEUE_MIN_STEPS);
+	else if (!isnan(f->queue_wait_steps))
+		tt__snprintf_c(f->reason, sizeof f->reason,
+			       "server reported waiting requests in %.0f%% of scrapes (mean %.2f, max "
+			       "%.0f waiting): a request waited %.1f decode steps on average "
+			       "(thresholds %.0f%% of scrapes, %g steps)",
+			       f->waiting_share * 100, f->waiting_mean, f->waiting_max,
+			       f->queue_wait_steps, a->opts.queued_share * 100, TT_QUEUE_MIN_STEPS);
+	else
+		tt__snprintf_c(f->reason, sizeof f->reason,
+			       "server reported waiting requests in %.0f%% of scrapes (mean %.2f, max "
+			       "%.0f waiting; threshold %.0f%%)",
+			       f->waiting_share * 100, f->waiting_mean, f->waiting_max,
+			       a->opts.queued_share * 100);
+}
+
+/* M-status, Window cut short: the window the capture recorded, not one
+ * chosen at report time (--skip-first, --window cut requests, M-window,
+ * but a re-analysis does not make a capture short). */
+static double recorded_window_ratio(const struct tt_cell_analyzer *a)
+{
+	const struct tt_cell_info *c = a->cell;
+
+	if (a->duration_s <= 0 || c->window_start_ns < 0 || c->window_end_ns <= c->window_start_ns)
+		return 1;
+	return (double)(c->window_end_ns - c->window_start_ns) / 1e9 / a->duration_s;
+}
+
 /* Decide the status from the evidence, most severe first ("M-status"). */
 void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 {
@@ -156,6 +264,7 @@ void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 	const struct tt_analysis_opts *o = &a->opts;
 	int decode = c->phase != TT_PHASE_PREFILL; /* decode and open-loop cells */
 	int closed = c->phase == TT_PHASE_DECODE;
+	int queued = 0, by_slots = 0, by_gauge = 0;
 
 	f->status = TT_STATUS_VALID;
 	if (c->state == TT_CELL_OVER_CAPACITY) {
@@ -191,17 +300,20 @@ void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 			 TT_RATE_ACHIEVED_SHARE);
 	}
 	if (decode) {
-		if (f->has_server_metrics && closed)
-			evidence(f, TT_STATUS_QUEUED, "share of scrapes with waiting > 0",
-				 f->waiting_share, ">=", o->queued_share);
+		if (closed) {
+			by_slots = queued_by_slots(f);
+			by_gauge = queued_by_gauge(a, f);
+			queued = by_slots | by_gauge;
+		}
 		evidence(f, TT_STATUS_SHORT, "requests ended before max_tokens",
 			 (double)f->short_outputs, ">", 0);
-		if (closed)
+		if (closed) {
 			evidence(f, TT_STATUS_QUEUED, "readiness check timed out", c->ready_timed_out,
 				 ">", 0);
-		evidence(f, TT_STATUS_CUT_SHORT, "measured_s / duration_s",
-			 a->duration_s > 0 ? f->measured_s / a->duration_s : 1, "<",
-			 o->cut_short_ratio);
+			queued |= queued_by_readiness(f, c->ready_timed_out);
+		}
+		evidence(f, TT_STATUS_CUT_SHORT, "recorded window / duration_s",
+			 recorded_window_ratio(a), "<", o->cut_short_ratio);
 		evidence(f, TT_STATUS_TOO_FEW, "output tokens in window", (double)f->output_tokens, "<",
 			 (double)o->min_tokens);
 		evidence(f, TT_STATUS_TOO_FEW, "requests with a first token", (double)f->ttft_ms.n, "<",
@@ -225,7 +337,8 @@ void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 						       TT_STATUS_CUT_SHORT, TT_STATUS_TOO_FEW};
 		const char *sig = NULL;
 		for (size_t i = 0; i < sizeof order / sizeof *order; i++)
-			if (triggered(f, order[i], &sig)) {
+			/* Requests queued: only a whole rule decides (M-status) */
+			if (order[i] == TT_STATUS_QUEUED ? queued : triggered(f, order[i], &sig)) {
 				f->status = order[i];
 				break;
 			}
@@ -245,31 +358,32 @@ void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 				       "through the window",
 				       f->open_loop.scheduled_req_s, f->open_loop.achieved_req_s,
 				       f->open_loop.lateness_p99_ms, f->open_loop.ttft_due_growth_ms);
-		else if (f->status == TT_STATUS_QUEUED && strstr(sig, "readiness") &&
-			 c->concurrency == 1)
+		else if (f->status == TT_STATUS_QUEUED && (by_slots || by_gauge))
+			queued_reason(a, f, by_slots);
+		else if (f->status == TT_STATUS_QUEUED && c->concurrency == 1)
 			/* what readiness needs (docs/capture.md, Readiness) */
 			snprintf(f->reason, sizeof f->reason,
 				 "the readiness check timed out: the stream never produced tokens "
 				 "steadily, with nothing waiting on the server, for the readiness "
 				 "time");
-		else if (f->status == TT_STATUS_QUEUED && strstr(sig, "readiness"))
+		else if (f->status == TT_STATUS_QUEUED)
 			snprintf(f->reason, sizeof f->reason,
 				 "the readiness check timed out: the %d streams never all produced "
 				 "tokens, with nothing waiting on the server, for the readiness time",
 				 c->concurrency);
-		else if (f->status == TT_STATUS_QUEUED)
-			snprintf(f->reason, sizeof f->reason,
-				 "server reported waiting requests in %.0f%% of scrapes (max %.0f "
-				 "waiting; threshold %.0f%%)",
-				 f->waiting_share * 100, f->waiting_max, o->queued_share * 100);
 		else if (f->status == TT_STATUS_CUT_SHORT)
 			/* reasons go into CSV and JSON: '.' in any locale */
 			tt__snprintf_c(f->reason, sizeof f->reason,
-				       "measured %.1f s of %.1f s planned", f->measured_s,
-				       a->duration_s);
+				       "the capture measured %.1f s of %.1f s planned",
+				       recorded_window_ratio(a) * a->duration_s, a->duration_s);
 		else if (f->status == TT_STATUS_TOO_FEW)
 			snprintf(f->reason, sizeof f->reason, "%s: %s",
 				 sig ? sig : "samples", decode ? "too few to judge" : "none");
+		else if (closed && !f->has_server_metrics && f->slots > 0)
+			snprintf(f->reason, sizeof f->reason,
+				 "no server metrics: queueing judged from the client's requests in "
+				 "flight against the server's %d slots, and the readiness check",
+				 f->slots);
 		else if (decode && !f->has_server_metrics)
 			snprintf(f->reason, sizeof f->reason,
 				 "no server metrics: queueing judged from the readiness check only");

@@ -39,6 +39,9 @@
 #define TT_IMPORT_MAX_TOKENS 1e12
 
 struct tt__imp_ids;
+/* The run's cell ids, hashed (imp_build.c); NULL when out of memory. */
+struct tt__imp_ids *tt__imp_ids_build(const struct tt_manifest *m);
+void tt__imp_ids_free(struct tt__imp_ids *t);
 
 struct tt__imp {
 	const char *file;          /* as given: every message starts with it */

@@ -240,7 +240,7 @@ static int gen_decode(const struct params *p, uint64_t seed, int64_t t0, struct 
 				double before = floor(acc + 0.5);
 				acc += deficit;
 				running = C - (floor(acc + 0.5) - before);
-				if (p->queued && k % 4 == 1)
+				if (p->queued)
 					waiting = 1;
 				k++;
 			}

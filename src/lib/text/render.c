@@ -2,6 +2,7 @@
  * (cell order, quantile keys, which figures a cell shows). */
 #include "text/render_impl.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,30 @@ void tt__render_qkey(double q, char *buf, size_t len)
 
 	tt__fmt_exact(q, num, sizeof num);
 	snprintf(buf, len, "p%s", num);
+}
+
+size_t tt__render_q_min_n(double p)
+{
+	if (p == 50)
+		return 1;
+	/* at least one sample beyond the percentile's rank on its side */
+	return (size_t)ceil((p > 50 ? 100 / (100 - p) : 100 / p) - 1e-9);
+}
+
+double tt__render_q(const struct tt_dist *d, size_t i, double p)
+{
+	if (!d->n || i >= TT_MAX_QUANTILES || d->n < tt__render_q_min_n(p))
+		return NAN;
+	return d->q[i];
+}
+
+int tt__render_q_short(const struct tt_dist *d, double p, char *buf, size_t len)
+{
+	if (!d->n || d->n >= tt__render_q_min_n(p))
+		return 0;
+	/* no '<': markdown and HTML would escape it */
+	snprintf(buf, len, "needs n\xe2\x89\xa5%zu", tt__render_q_min_n(p));
+	return 1;
 }
 
 const char *tt__render_note(const struct tt_manifest *m, const char *key)

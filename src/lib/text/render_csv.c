@@ -196,7 +196,7 @@ static void row(const struct tt_report *r, const struct tt_cell_figures *c, stru
 		exact(out, dists[d]->max);
 		exact(out, dists[d]->mean);
 		for (i = 0; i < nq; i++)
-			exact(out, dists[d]->n ? dists[d]->q[i] : NAN);
+			exact(out, tt__render_q(dists[d], i, qs[i]));
 		count(out, (long)dists[d]->n, 1);
 	}
 	tt__csv_field(out, c->avg_active_source, 0);

@@ -153,7 +153,8 @@ int tt__render_tails_table(const struct tt_report *r, const size_t *order, struc
 				}
 				if (k == nq || q == 50)
 					continue;
-				fmt_ms1(dist->n ? dist->q[qi[k]] : NAN, s, sizeof s);
+				if (!tt__render_q_short(dist, q, s, sizeof s))
+					fmt_ms1(dist->n ? dist->q[qi[k]] : NAN, s, sizeof s);
 				xset(t, row, col++, s);
 			}
 		}

@@ -37,6 +37,16 @@ size_t *tt__render_order(const struct tt_report *r);
 size_t tt__render_quantiles(const struct tt_report *r, const double **q);
 /* "p90", "p99.9": the key of quantile q in percent. */
 void tt__render_qkey(double q, char *buf, size_t len);
+/* The fewest samples that support percentile p (docs/metrics.md M-pct,
+ * "Quantiles from few samples"): 1 for the median, ceil(100 / (100 - p))
+ * above it, ceil(100 / p) below. */
+size_t tt__render_q_min_n(double p);
+/* d's i-th chosen quantile, at p percent: NaN without samples or with too
+ * few to support p (printed as unknown: null, empty, a dash). */
+double tt__render_q(const struct tt_dist *d, size_t i, double p);
+/* Human tables: when d has samples but too few for p, "needs n>=N" (with
+ * the sign U+2265) into buf (the reason, in the value's place) and 1; else 0. */
+int tt__render_q_short(const struct tt_dist *d, double p, char *buf, size_t len);
 
 /* A manifest note by key, NULL when absent or empty. */
 const char *tt__render_note(const struct tt_manifest *m, const char *key);

@@ -14,7 +14,7 @@
 #define REPORT_VERSION "1.4"
 
 /* Analysis thresholds that are 0 in the options mean these (analysis.h). */
-#define DEFAULT_QUEUED_SHARE 0.05
+#define DEFAULT_QUEUED_SHARE 0.5
 #define DEFAULT_MIN_TOKENS 100
 #define DEFAULT_CUT_SHORT_RATIO 0.9
 
@@ -292,7 +292,7 @@ static void dist(struct jctx *j, const struct tt_report *r, cJSON *cell, const c
 		tt__render_qkey(qs[i], qkey, sizeof qkey);
 		if (strcmp(qkey, "p50") == 0)
 			continue;
-		put_num(j, o, qkey, d->n ? d->q[i] : NAN);
+		put_num(j, o, qkey, tt__render_q(d, i, qs[i])); /* M-pct: null if unsupported */
 	}
 	put_num(j, o, "min", d->min);
 	put_num(j, o, "max", d->max);
@@ -456,6 +456,21 @@ static void cell_object(struct jctx *j, const struct tt_report *r, size_t idx, c
 			put_num(j, s, "per_request_tok_s_p50_high", q->per_request_p50_high);
 			put_num(j, s, "could_move", q->could_move);
 		}
+	}
+	/* 1.4: the evidence of queueing (M-queue), decode cells with a window */
+	if (c->phase == TT_PHASE_DECODE && counts && !isnan(c->sent_req_s)) {
+		s = put_obj(j, o, "queueing");
+		if (s) {
+			put_num(j, s, "sent_req_s", c->sent_req_s);
+			put_num(j, s, "queue_wait_steps", c->queue_wait_steps);
+			put_count(j, s, "waiting_scrapes",
+				  c->has_server_metrics ? (double)c->waiting_scrapes : -1);
+			put_count(j, s, "slots", c->slots > 0 ? (double)c->slots : -1);
+			put_num(j, s, "over_slots_share", c->over_slots_share);
+			put_count(j, s, "over_slots_requests", (double)c->over_slots_requests);
+		}
+	} else {
+		attach(j, o, "queueing", cJSON_CreateNull());
 	}
 }
 

@@ -79,6 +79,8 @@ int tt__render_rate_table(const struct tt_report *r, const size_t *order, struct
 	size_t ncol = sizeof heads / sizeof *heads - (tt_slo_active(&r->opts.slo) ? 0 : 2);
 	char qk[32], s[64];
 	int qi = q99(r, qk, sizeof qk);
+	const double *qs;
+	double qp = (tt__render_quantiles(r, &qs), qi >= 0 ? qs[qi] : 99);
 
 	memset(t, 0, sizeof *t);
 	t->cell = calloc(ncol * (r->n_cells + 1), sizeof *t->cell);
@@ -121,9 +123,11 @@ int tt__render_rate_table(const struct tt_report *r, const size_t *order, struct
 		put(t, row, 8, s);
 		ms(o->ttft_due_ms.p50, s, sizeof s);
 		put(t, row, 9, s);
-		ms(qi >= 0 && o->ttft_due_ms.n ? o->ttft_due_ms.q[qi] : NAN, s, sizeof s);
+		if (qi < 0 || !tt__render_q_short(&o->ttft_due_ms, qp, s, sizeof s))
+			ms(qi >= 0 && o->ttft_due_ms.n ? o->ttft_due_ms.q[qi] : NAN, s, sizeof s);
 		put(t, row, 10, s);
-		ms(qi >= 0 && o->e2e_due_ms.n ? o->e2e_due_ms.q[qi] : NAN, s, sizeof s);
+		if (qi < 0 || !tt__render_q_short(&o->e2e_due_ms, qp, s, sizeof s))
+			ms(qi >= 0 && o->e2e_due_ms.n ? o->e2e_due_ms.q[qi] : NAN, s, sizeof s);
 		put(t, row, 11, s);
 		ms(o->ttft_due_growth_ms, s, sizeof s);
 		put(t, row, 12, s);
@@ -239,7 +243,7 @@ void tt__render_rate_csv_row(const struct tt_report *r, const struct tt_cell_fig
 		csv_num(out, ol ? dv[d]->p50 : NAN);
 		csv_num(out, ol ? dv[d]->max : NAN);
 		for (size_t i = 0; i < nq; i++)
-			csv_num(out, ol && dv[d]->n ? dv[d]->q[i] : NAN);
+			csv_num(out, ol ? tt__render_q(dv[d], i, qs[i]) : NAN);
 	}
 	if (tt_slo_active(&r->opts.slo)) {
 		double lo = NAN, hi = NAN;
@@ -283,7 +287,7 @@ static void jdist(const struct tt_report *r, cJSON *o, const char *k, const stru
 	jnum(e, "p50", d->p50);
 	for (size_t i = 0; i < nq; i++) {
 		tt__render_qkey(qs[i], key, sizeof key);
-		jnum(e, key, d->n ? d->q[i] : NAN);
+		jnum(e, key, tt__render_q(d, i, qs[i]));
 	}
 }
 
