@@ -16,7 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
+#include "testutil.h"
 #include "tokentrace/analysis.h"
+#include "tokentrace/buf.h"
+#include "tokentrace/export.h"
+#include "tokentrace/gauges.h"
+#include "tokentrace/render.h"
+#include "tokentrace/report.h"
+#include "tokentrace/run.h"
 #include "tokentrace/trace.h"
 #include "tokentrace/units.h"
 
@@ -462,6 +471,184 @@ static void test_skip_first_exact(void **state)
 	cell_done(&c);
 }
 
+/* ---- on a run: order, concurrency, phase, prefill counts, http_status ----- */
+
+static void write_req(struct tt_trace_writer *tw, enum tt_role role, uint32_t seq, int64_t due,
+		      int http, enum tt_finish fin, size_t n)
+{
+	struct tt_chunk ch[4];
+	struct tt_request r;
+	struct tt_error err;
+
+	memset(&r, 0, sizeof r);
+	r.role = role;
+	r.seq = seq;
+	r.t_sched_ns = r.t_send_ns = due;
+	r.http_status = http;
+	r.finish = fin;
+	r.fail = fin == TT_FINISH_ERROR ? TT_FAIL_CONNECT : TT_FAIL_NONE;
+	r.prompt_tokens = r.cached_tokens = -1;
+	for (size_t i = 0; i < n; i++)
+		ch[i] = (struct tt_chunk){due + (int64_t)(i + 1) * 10 * MS, 1};
+	r.n_chunks = n;
+	r.chunks = ch;
+	r.t_end_ns = n ? ch[n - 1].t_ns : due + MS;
+	assert_int_equal(tt_trace_write_request(tw, &r, &err), TT_OK);
+}
+
+static int to_buf(void *ctx, const void *data, size_t len)
+{
+	return tt_buf_append(ctx, data, len) != TT_OK;
+}
+
+/* A run with a prefill cell, a decode cell and two rate cells stored out of
+ * rate order (20/s, then 10/s, as a sweep adds them): the report lists
+ * prefill, decode, rate 10, rate 20; rate cells have phase "rate" and
+ * concurrency 0 in the report and the exports; the prefill row's counts
+ * are as M-prefill says; a request without a response exports no
+ * http_status. */
+static void test_run_decisions(void **state)
+{
+	char *dir = tu_tmpdir("ratedefs"), path[1024];
+	struct tt_manifest m;
+	struct tt_run_writer *w = NULL;
+	struct tt_trace_writer *tw = NULL;
+	struct tt_run *run = NULL;
+	struct tt_report *rep = NULL;
+	struct tt_exporter *x = NULL;
+	struct tt_render_opts ro;
+	struct tt_error err;
+	struct tt_buf b;
+	size_t pre, dec, r20, r10;
+	cJSON *root, *cells;
+	static const char *const want[] = {"prefill-64", "decode-64x2", "rate-64r10", "rate-64r20"};
+
+	(void)state;
+	tt_manifest_init(&m);
+	tt_manifest_set_str(&m.engine, "synthetic");
+	m.duration_s = 2;
+	m.max_tokens = 3;
+	assert_int_equal(tt_manifest_add_cell(&m, TT_PHASE_PREFILL, 64, 1, &pre), TT_OK);
+	assert_int_equal(tt_manifest_add_cell(&m, TT_PHASE_DECODE, 64, 2, &dec), TT_OK);
+	assert_int_equal(tt_manifest_add_rate_cell(&m, 64, 20, &r20), TT_OK);
+	assert_int_equal(tt_manifest_add_rate_cell(&m, 64, 10, &r10), TT_OK);
+	snprintf(path, sizeof path, "%s/run", dir);
+	assert_int_equal(tt_run_writer_create(path, &m, &w, &err), TT_OK);
+	tt_manifest_release(&m);
+	assert_int_equal(tt_run_writer_open_cell(w, pre, NULL, &tw, &err), TT_OK);
+	write_req(tw, TT_ROLE_SCOUT, 0, 0, 200, TT_FINISH_LENGTH, 1);
+	assert_int_equal(tt_trace_writer_close(tw, &err), TT_OK);
+	assert_int_equal(tt_run_writer_open_cell(w, dec, NULL, &tw, &err), TT_OK);
+	for (uint32_t k = 0; k < 20; k++)
+		write_req(tw, TT_ROLE_MEASURED, k, 1 * S + k * 100 * MS, 200, TT_FINISH_LENGTH, 3);
+	assert_int_equal(tt_trace_writer_close(tw, &err), TT_OK);
+	for (int c = 0; c < 2; c++) {
+		size_t idx = c ? r10 : r20;
+		assert_int_equal(tt_run_writer_open_cell(w, idx, NULL, &tw, &err), TT_OK);
+		for (uint32_t k = 0; k < 20; k++)
+			write_req(tw, TT_ROLE_MEASURED, k, 1 * S + k * 100 * MS, k == 3 ? 0 : 200,
+				  k == 3 ? TT_FINISH_ERROR : TT_FINISH_LENGTH, k == 3 ? 0 : 3);
+		assert_int_equal(tt_trace_writer_close(tw, &err), TT_OK);
+	}
+	{
+		struct tt_manifest *wm = tt_run_writer_manifest(w);
+		for (size_t i = 0; i < wm->n_cells; i++) {
+			wm->cells[i].state = TT_CELL_DONE;
+			wm->cells[i].start_ns = 0;
+			wm->cells[i].window_start_ns = i == pre ? 0 : 1 * S;
+			wm->cells[i].window_end_ns = i == pre ? 20 * MS : 3 * S;
+			wm->cells[i].end_ns = 4 * S;
+		}
+	}
+	assert_int_equal(tt_run_writer_commit(w, &err), TT_OK);
+	tt_run_writer_free(w);
+
+	assert_int_equal(tt_run_open(path, &run, &err), TT_OK);
+	assert_true(tt_analyze(run, NULL, &rep, &err) <= TT_WARN);
+	/* prefill: completed = scouts with a first token; requests, cut, chunks 0 */
+	assert_int_equal(rep->cells[pre].completed, 1);
+	assert_int_equal(rep->cells[pre].requests, 0);
+	assert_int_equal(rep->cells[pre].cut, 0);
+	assert_int_equal(rep->cells[pre].chunks, 0);
+	memset(&ro, 0, sizeof ro);
+	tt_buf_init(&b, 0);
+	assert_int_equal(tt_render(rep, TT_FORMAT_JSON, &ro, &b, &err), TT_OK);
+	root = cJSON_Parse(b.data);
+	assert_non_null(root);
+	cells = cJSON_GetObjectItem(root, "cells");
+	assert_int_equal(cJSON_GetArraySize(cells), 4);
+	for (int i = 0; i < 4; i++) {
+		cJSON *c = cJSON_GetArrayItem(cells, i);
+		const char *id = cJSON_GetObjectItem(c, "id")->valuestring;
+		if (strcmp(id, want[i]) != 0)
+			fail_msg("cell %d is %s, want %s", i, id, want[i]);
+		if (i >= 2) {
+			assert_string_equal(cJSON_GetObjectItem(c, "phase")->valuestring, "rate");
+			assert_int_equal(cJSON_GetObjectItem(c, "concurrency")->valueint, 0);
+		}
+	}
+	cJSON_Delete(root);
+	tt_buf_release(&b);
+	tt_report_free(rep);
+
+	/* cells export: the same order and phase */
+	tt_buf_init(&b, 0);
+	assert_int_equal(tt_exporter_create(TT_EXPORT_CELLS, TT_EXPORT_JSONL, to_buf, &b, &x, &err),
+			 TT_OK);
+	assert_true(tt_exporter_run(x, run, "r", NULL, &err) <= TT_WARN);
+	assert_int_equal(tt_exporter_finish(x, &err), TT_OK);
+	tt_exporter_free(x);
+	{
+		const char *p = b.data;
+		for (int i = 0; i < 4; i++) {
+			char key[64];
+			snprintf(key, sizeof key, "\"cell\":\"%s\"", want[i]);
+			p = strstr(p, key);
+			if (!p)
+				fail_msg("export: %s missing or out of order", want[i]);
+		}
+		assert_non_null(strstr(b.data, "\"cell\":\"rate-64r10\",\"phase\":\"rate\","
+					       "\"context\":64,\"concurrency\":0"));
+	}
+	tt_buf_release(&b);
+	/* requests export: phase rate; no response: http_status missing */
+	tt_buf_init(&b, 0);
+	assert_int_equal(tt_exporter_create(TT_EXPORT_REQUESTS, TT_EXPORT_JSONL, to_buf, &b, &x,
+					    &err), TT_OK);
+	assert_true(tt_exporter_run(x, run, "r", NULL, &err) <= TT_WARN);
+	assert_int_equal(tt_exporter_finish(x, &err), TT_OK);
+	tt_exporter_free(x);
+	assert_non_null(strstr(b.data, "\"cell\":\"rate-64r20\",\"phase\":\"rate\""));
+	assert_non_null(strstr(b.data, "\"finish\":\"error\",\"fail\":\"connect\","
+				       "\"http_status\":null"));
+	assert_null(strstr(b.data, "\"http_status\":0"));
+	tt_buf_release(&b);
+	tt_run_free(run);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+/* M-gauges: with the engine chosen per scrape, a name whose samples are
+ * all NaN does not count as present: the scrape is read as the engine of
+ * the first name with a finite value. */
+static void test_nan_gauge_not_present(void **state)
+{
+	const struct tt_sample s[] = {
+		{"vllm:num_requests_running", "", NAN},
+		{"vllm:num_requests_waiting", "", NAN},
+		{"sglang:num_running_reqs", "", 3},
+		{"sglang:num_queue_reqs", "", 1},
+	};
+	struct tt_scrape sc = {0, 4, s};
+	double v[TT_GAUGE_COUNT_];
+	unsigned found;
+
+	(void)state;
+	found = tt_scrape_gauges(&sc, "unknown", v);
+	assert_true(found & (1u << TT_GAUGE_RUNNING));
+	assert_true(v[TT_GAUGE_RUNNING] == 3 && v[TT_GAUGE_WAITING] == 1);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -477,6 +664,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_per_request_same_time),
 		cmocka_unit_test(test_duration_exact),
 		cmocka_unit_test(test_skip_first_exact),
+		cmocka_unit_test(test_run_decisions),
+		cmocka_unit_test(test_nan_gauge_not_present),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }
