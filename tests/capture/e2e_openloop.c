@@ -1036,6 +1036,48 @@ static void test_failed_scout_resumed(void **state)
 	free(run);
 }
 
+/* docs/capture.md "The server died mid-window": a closed-loop cell whose
+ * window had answers and failures is done with status Errors, and a resume
+ * keeps it as it is (same end time, same status). */
+static void test_errors_cell_kept_on_resume(void **state)
+{
+	const char *faulty_args[] = {"--max-num-seqs", "4", "--step-base-ms", "1", "--per-seq-ms",
+				     "0", "--per-ctx-token-ns", "0", "--prefill-tok-s",
+				     "100000000", "--fault", "reset@every=3,after=10", NULL};
+	struct sim_proc sim = sim_start_ok(faulty_args);
+	char *run = run_path("errors-kept");
+	const char *args[] = {"--concurrency", "2", "--max-tokens", "50", "--duration", "1s",
+			      "--readiness", "0.2s", "--readiness-timeout", "3s", NULL};
+	char err[4096];
+	struct tt_report *rep;
+	int64_t end_ns = -1;
+	long i;
+
+	(void)state;
+	assert_int_equal(capture(&sim, run, args), 0);
+	sim_stop_ok(&sim);
+	rep = analyze(run, NULL);
+	i = tt_manifest_find_cell(&rep->manifest, "decode-64x2");
+	assert_true(i >= 0);
+	assert_int_equal(rep->manifest.cells[i].state, TT_CELL_DONE);
+	assert_int_equal(rep->cells[i].status, TT_STATUS_ERRORS);
+	assert_true(rep->cells[i].errors > 0 && rep->cells[i].completed > 0);
+	end_ns = rep->manifest.cells[i].end_ns;
+	tt_report_free(rep);
+	sim = sim_start_ok(sim_args);
+	{
+		const char *argv[] = {cap_bin, "--resume", run, sim.url, "-q", NULL};
+		assert_int_equal(run_err(argv, err, sizeof err), 0);
+	}
+	sim_stop_ok(&sim);
+	rep = analyze(run, NULL);
+	assert_int_equal(rep->manifest.cells[i].state, TT_CELL_DONE);
+	assert_true(rep->manifest.cells[i].end_ns == end_ns);
+	assert_int_equal(rep->cells[i].status, TT_STATUS_ERRORS);
+	tt_report_free(rep);
+	free(run);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1049,6 +1091,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_sustained_default_window),
 		cmocka_unit_test(test_all_failed_rate_cell),
 		cmocka_unit_test(test_failed_scout_resumed),
+		cmocka_unit_test(test_errors_cell_kept_on_resume),
 	};
 
 	if (argc < 3) {

@@ -36,8 +36,9 @@ static const struct {
 	 "full context slot, or an end of sequence it did not ignore); figures describe "
 	 "shorter requests than planned."},
 	{"Rate not sustained", "rate_not_sustained",
-	 "Rate not sustained: an open-loop cell's client sent late or its server completed fewer "
-	 "requests than were due; latencies from the due time grow with the backlog."},
+	 "Rate not sustained: an open-loop cell's client sent late, or its server ended fewer "
+	 "requests than were due or let its backlog grow (the wait from the due time rose "
+	 "through the window); latencies from the due time grow with the backlog."},
 };
 
 const char *tt_status_name(enum tt_status s)
