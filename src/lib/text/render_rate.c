@@ -29,6 +29,14 @@ int tt__render_has_rate_cells(const struct tt_report *r)
 	return 0;
 }
 
+int tt__render_cell_listed(const struct tt_cell_figures *c)
+{
+	if (c->status != TT_STATUS_VALID)
+		return 1;
+	return c->phase == TT_PHASE_RATE && c->reason[0] &&
+	       !(c->open_loop.ttft_due_trend_se_ms_s <= 10);
+}
+
 void tt__render_rate(double rate, char *buf, size_t len)
 {
 	tt__snprintf_c(buf, len, "%g/s", rate);
