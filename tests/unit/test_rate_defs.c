@@ -649,6 +649,65 @@ static void test_nan_gauge_not_present(void **state)
 	assert_true(v[TT_GAUGE_RUNNING] == 3 && v[TT_GAUGE_WAITING] == 1);
 }
 
+/* A Valid open-loop cell whose window was too short to tell (5 requests:
+ * no trend) is listed with its reason in the md and term reports. */
+static void test_too_short_in_reports(void **state)
+{
+	char *dir = tu_tmpdir("ratedefs2"), path[1024];
+	struct tt_manifest m;
+	struct tt_run_writer *w = NULL;
+	struct tt_trace_writer *tw = NULL;
+	struct tt_run *run = NULL;
+	struct tt_report *rep = NULL;
+	struct tt_analysis_opts o;
+	struct tt_render_opts ro;
+	struct tt_error err;
+	struct tt_buf b;
+	size_t idx;
+
+	(void)state;
+	tt_manifest_init(&m);
+	tt_manifest_set_str(&m.engine, "synthetic");
+	m.duration_s = 2;
+	m.max_tokens = 3;
+	assert_int_equal(tt_manifest_add_rate_cell(&m, 64, 2.5, &idx), TT_OK);
+	snprintf(path, sizeof path, "%s/run", dir);
+	assert_int_equal(tt_run_writer_create(path, &m, &w, &err), TT_OK);
+	tt_manifest_release(&m);
+	assert_int_equal(tt_run_writer_open_cell(w, idx, NULL, &tw, &err), TT_OK);
+	for (uint32_t k = 0; k < 5; k++)
+		write_req(tw, TT_ROLE_MEASURED, k, 1 * S + k * 400 * MS, 200, TT_FINISH_LENGTH, 3);
+	assert_int_equal(tt_trace_writer_close(tw, &err), TT_OK);
+	{
+		struct tt_manifest *wm = tt_run_writer_manifest(w);
+		wm->cells[idx].state = TT_CELL_DONE;
+		wm->cells[idx].start_ns = 0;
+		wm->cells[idx].window_start_ns = 1 * S;
+		wm->cells[idx].window_end_ns = 3 * S;
+		wm->cells[idx].end_ns = 4 * S;
+	}
+	assert_int_equal(tt_run_writer_commit(w, &err), TT_OK);
+	tt_run_writer_free(w);
+	tt_analysis_opts_init(&o);
+	o.min_tokens = 1;
+	assert_int_equal(tt_run_open(path, &run, &err), TT_OK);
+	assert_true(tt_analyze(run, &o, &rep, &err) <= TT_WARN);
+	assert_int_equal(rep->cells[idx].status, TT_STATUS_VALID);
+	memset(&ro, 0, sizeof ro);
+	for (int f = 0; f < 2; f++) {
+		tt_buf_init(&b, 0);
+		assert_int_equal(tt_render(rep, f ? TT_FORMAT_TERM : TT_FORMAT_MD, &ro, &b, &err),
+				 TT_OK);
+		if (!strstr(b.data, "too short to tell") || !strstr(b.data, "2.5/s"))
+			fail_msg("%s report does not list the cell:\n%s", f ? "term" : "md", b.data);
+		tt_buf_release(&b);
+	}
+	tt_report_free(rep);
+	tt_run_free(run);
+	tu_rmrf(dir);
+	free(dir);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -666,6 +725,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_skip_first_exact),
 		cmocka_unit_test(test_run_decisions),
 		cmocka_unit_test(test_nan_gauge_not_present),
+		cmocka_unit_test(test_too_short_in_reports),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }
