@@ -74,6 +74,12 @@ struct tt_rate_figures {
 	struct tt_dist e2e_due_ms;    /* end - due (cut: a lower bound, included) */
 	double ttft_due_growth_ms; /* p50 of ttft_due, last quarter of the window's
 				    * requests minus first quarter */
+	/* M-sustained: least-squares slope of ttft_due against the due time
+	 * over the window's requests, ms of wait per s of window (a server a
+	 * fraction e over its capacity adds 1000 e), and its standard error;
+	 * NaN with fewer than 8 such requests */
+	double ttft_due_trend_ms_s, ttft_due_trend_se_ms_s;
+	long ended;                /* requests (any role) ended (stop, length) in the window */
 	/* SLOs judged from the due time (M-slo with send := due) */
 	long slo_judged, slo_met;
 	double slo_share, goodput_req_s;
@@ -281,6 +287,16 @@ size_t tt_report_rate_limit(const struct tt_report *r, int64_t context, double *
 /* The highest achieved request rate among a context's open-loop cells
  * (where throughput stops rising: the saturation rate), NaN without any. */
 double tt_report_rate_capacity(const struct tt_report *r, int64_t context);
+
+/* M-sustained, the server's side: 1 when an open-loop cell's server fell
+ * behind its schedule (fewer requests ended than were due, or the wait
+ * from the due time grew through the window), else 0.  The client's side
+ * (late sends) is left out: a busy client says nothing of the server. */
+int tt_rate_server_behind(const struct tt_rate_figures *f);
+/* 1 when the context's SLO limit (tt_report_rate_limit's lo) is above its
+ * capacity (tt_report_rate_capacity): the SLOs were met at a rate the
+ * server was never measured to end requests at (M-rate-limit). */
+int tt_report_rate_limit_above_capacity(const struct tt_report *r, int64_t context);
 
 /* Percentile with linear interpolation between closest ranks (numpy's
  * default) over sorted values; p in [0, 100]. */

@@ -46,6 +46,7 @@ struct cellrun {
 	int in_window;
 	int warm_left;
 	int scout_done;
+	long scout_ok;         /* scouts answered (success or tokens) */
 	const char *path;
 	int64_t context;       /* prompt tokens asked for */
 	long n_ok, n_connect_fail; /* to tell a dead server from bad requests */
@@ -116,6 +117,7 @@ static void gen_done(struct net *c, struct xfer *x, CURLcode res)
 	cr->cur[slot] = NULL;
 	xfer_put(c, x);
 	if (role == TT_ROLE_SCOUT) {
+		cr->scout_ok += ok || x->st.tokens > 0;
 		cr->scout_done = 1;
 		return;
 	}
@@ -268,7 +270,7 @@ static enum tt_code run_prefill(struct cap *c, size_t i, struct tt_trace_writer 
 	struct cellrun cr;
 	int64_t start = now_ns();
 	enum tt_code rc;
-	int stopped = 0, gone;
+	int stopped = 0, gone, unanswered;
 
 	rc = cellrun_init(&cr, c, 1, err);
 	cr.context = ci->context;
@@ -313,12 +315,18 @@ static enum tt_code run_prefill(struct cap *c, size_t i, struct tt_trace_writer 
 	}
 	ci->end_ns = ci->window_end_ns = rel_ns(&c->net, now_ns());
 	gone = !stopped && server_gone(&cr);
+	/* No scout got an answer (an HTTP 500, an error event, a stall): the
+	 * cell measured nothing and fails like a decode window without an
+	 * answer; the run stops and a resume measures it again. */
+	unanswered = !stopped && !gone && cr.scout_ok == 0;
 	cellrun_free(&cr);
 	rc = cell_finish(c, i, tw,
-			 stopped ? TT_CELL_INTERRUPTED : gone ? TT_CELL_FAILED : TT_CELL_DONE,
-			 stopped ? "stopped by the user" : gone ? "the server did not answer" : NULL,
+			 stopped ? TT_CELL_INTERRUPTED : gone || unanswered ? TT_CELL_FAILED :
+			 TT_CELL_DONE,
+			 stopped ? "stopped by the user" : gone ? "the server did not answer" :
+			 unanswered ? "no scout request got an answer" : NULL,
 			 err);
-	if (rc == TT_OK && gone)
+	if (rc == TT_OK && (gone || unanswered))
 		return gone_error(c, err);
 	return rc != TT_OK ? rc : stopped ? TT_EOF : TT_OK;
 }

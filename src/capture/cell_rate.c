@@ -50,6 +50,7 @@ struct ratecell {
 	struct rreq **live;
 	size_t n_live, cap_live;
 	long n_ok, n_connect_fail, n_start_fail;
+	long window_ok; /* requests due in the window that got an answer (success or tokens) */
 	int64_t next_housekeep; /* monotonic ns */
 	struct schedule_bin *bins; /* --output-tokens @FILE, cumulative */
 };
@@ -69,11 +70,15 @@ static void rate_done(struct net *n, struct xfer *x, CURLcode res)
 	struct rreq *q = x->user;
 	struct ratecell *rc = q->rc;
 
+	int ok = res == CURLE_OK && x->http_status < 300 && !x->error_event && !x->malformed;
+
 	gen_record(n, x, res, TT_FINISH_UNKNOWN, x->t_end);
-	if (res == CURLE_OK && x->http_status < 300 && !x->error_event && !x->malformed)
+	if (ok)
 		rc->n_ok++;
 	else if (!x->http_status)
 		rc->n_connect_fail++;
+	if (x->role == TT_ROLE_MEASURED && (ok || x->st.tokens > 0))
+		rc->window_ok++;
 	rreq_drop(rc, q);
 	xfer_put(n, x);
 }
@@ -194,6 +199,8 @@ static void cut_live(struct ratecell *rc, enum tt_finish how, int64_t t_end)
 		struct xfer *x = q->x;
 		xfer_cancel(&rc->c->net, x);
 		gen_record(&rc->c->net, x, CURLE_OK, how, rel_ns(&rc->c->net, t_end));
+		if (x->role == TT_ROLE_MEASURED && x->st.tokens > 0)
+			rc->window_ok++;
 		rreq_drop(rc, q);
 		xfer_put(&rc->c->net, x);
 	}
@@ -304,6 +311,21 @@ enum tt_code cell_run_rate(struct cap *c, size_t i, struct tt_trace_writer *tw,
 				    "no request got an answer from '%s' during the cell; stopping "
 				    "(continue later with --resume %s)",
 				    c->net.url, tt_run_writer_dir(c->run));
+	}
+	/* No request due in the window got an answer (every one refused, an
+	 * HTTP error, a stall...): the cell measured nothing and fails, as a
+	 * closed-loop window without an answer does; the run stops and a
+	 * resume measures it again (docs/capture.md "Failures"). */
+	if (!stopped && rc.window_ok == 0) {
+		ratecell_free(&rc);
+		rc_code = cell_finish(c, i, tw, TT_CELL_FAILED,
+				      "no request due in the window got an answer", err);
+		if (rc_code != TT_OK)
+			return rc_code;
+		return tt_error_set(err, TT_ENET,
+				    "no request due in the window of '%s' got an answer from '%s'; "
+				    "stopping (continue later with --resume %s)",
+				    ci->id, c->net.url, tt_run_writer_dir(c->run));
 	}
 	ratecell_free(&rc);
 	if (stopped) {

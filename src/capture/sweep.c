@@ -174,7 +174,7 @@ static int saturation(struct cap *c, int64_t ctx, int *budget, double *cap_out)
 		f = figures(rep, ctx, rate);
 		/* The server's side of M-sustained only: a client that was late
 		 * once (a busy machine) says nothing about the server's limit. */
-		stop = !f || !(f->open_loop.achieved_req_s >= 0.9 * f->open_loop.scheduled_req_s) ||
+		stop = !f || tt_rate_server_behind(&f->open_loop) ||
 		       !(f->open_loop.achieved_req_s >= 1.05 * prev);
 		if (f && f->open_loop.achieved_req_s > prev)
 			prev = f->open_loop.achieved_req_s;
@@ -196,7 +196,8 @@ static int saturation(struct cap *c, int64_t ctx, int *budget, double *cap_out)
 }
 
 /* --slo: the bounded search for the highest rate meeting the SLOs. */
-static int slo_search(struct cap *c, int64_t ctx, int *budget, double *lo_out, double *hi_out)
+static int slo_search(struct cap *c, int64_t ctx, int *budget, double *lo_out, double *hi_out,
+		      double *cap_out)
 {
 	for (;;) {
 		struct tt_report *rep = analyze(c);
@@ -206,6 +207,7 @@ static int slo_search(struct cap *c, int64_t ctx, int *budget, double *lo_out, d
 		if (!rep)
 			return 1;
 		n = tt_report_rate_limit(rep, ctx, &lo, &hi);
+		*cap_out = tt_report_rate_capacity(rep, ctx);
 		for (size_t i = 0; i < rep->n_cells; i++)
 			if (rep->cells[i].phase == TT_PHASE_RATE && rep->cells[i].context == ctx &&
 			    rep->cells[i].open_loop.due > 0) {
@@ -250,11 +252,11 @@ int run_sweep(struct cap *c)
 	for (size_t i = 0; i < o->n_contexts && !*c->net.stop; i++) {
 		int64_t ctx = o->contexts[i];
 		int budget = budget_left(c, ctx);
-		double cap = NAN, lo = NAN, hi = NAN;
+		double cap = NAN, lo = NAN, hi = NAN, measured_cap = NAN;
 
 		if (o->rate_sweep && saturation(c, ctx, &budget, &cap))
 			return *c->net.stop ? 0 : 1;
-		if (o->slo && slo_search(c, ctx, &budget, &lo, &hi))
+		if (o->slo && slo_search(c, ctx, &budget, &lo, &hi, &measured_cap))
 			return *c->net.stop ? 0 : 1;
 		progress_clear(c);
 		if (!o->quiet) {
@@ -269,6 +271,11 @@ int run_sweep(struct cap *c)
 					lo);
 			else if (o->slo)
 				fprintf(stderr, " no rate measured meets the SLOs;");
+			/* M-rate-limit: never a limit above the capacity unsaid */
+			if (o->slo && !isnan(lo) && !isnan(measured_cap) && lo > measured_cap)
+				fprintf(stderr, " that rate is above the measured capacity %.4g "
+						"requests/s (the most the server ended): it was not "
+						"sustained;", measured_cap);
 			fprintf(stderr, "%s\n", budget <= 0 ? " (cell budget spent)" : "");
 		}
 	}

@@ -870,9 +870,11 @@ static void test_dead_window_fails_resume_retries(void **state)
 	}
 	run_path(run_dir, sizeof run_dir, "deadwin");
 	{
+		/* the decode cell alone: a prefill scout answered 500 fails its
+		 * own cell first (issue 20.8, e2e_openloop.test_failed_scout_resumed) */
 		const char *args[] = {s.url, "-o", run_dir, "--contexts", "1K", "--concurrency", "1",
 				      "--duration", "1s", "--max-tokens", "32", "--readiness", "0.2s",
-				      "--readiness-timeout", "1s", NULL};
+				      "--readiness-timeout", "1s", "--cells", "decode-1Kx1", NULL};
 		rc = run_capture("deadwin1", args, 40);
 	}
 	sim_stop(&s);

@@ -857,6 +857,227 @@ static void test_length_histogram(void **state)
 	free(bad_run);
 }
 
+/* ---- issue 22.3: sustained means sustained, with the default window ------- */
+
+/* Measure the simulator's capacity (a short cell at twice the formula's
+ * 80/s: what it ends), then run 0.5x and 1.1x of that capacity with the
+ * default window (--duration 30s, --warmup 5s, --drain 10s): 0.5x is
+ * Valid, 1.1x Rate not sustained, by the server's side of M-sustained
+ * (docs/metrics.md).  About 90 s of load. */
+static void test_sustained_default_window(void **state)
+{
+	struct sim_proc sim = sim_start_ok(sim_args);
+	char *run = run_path("capacity"), *run2 = run_path("default-window");
+	const char *probe[] = {"--rates", "160/s", "--max-tokens", "50", "--duration", "3s",
+			       "--warmup", "1s", "--drain", "4s", "--seed", "7", NULL};
+	char rates[64];
+	const char *args[] = {"--rates", rates, "--max-tokens", "50", "--seed", "7", NULL};
+	struct tt_report *rep;
+	const struct tt_cell_figures *half = NULL, *over = NULL;
+	double cap, r_half, r_over;
+
+	(void)state;
+	assert_int_equal(capture(&sim, run, probe), 0);
+	rep = analyze(run, NULL);
+	cap = tt_report_rate_capacity(rep, 64);
+	tt_report_free(rep);
+	print_message("measured capacity %.2f requests/s (formula %.0f)\n", cap, CAPACITY);
+	assert_true(fabs(cap - CAPACITY) < 0.1 * CAPACITY);
+	r_half = round(cap * 0.5 * 10) / 10;
+	r_over = round(cap * 1.1 * 10) / 10;
+	snprintf(rates, sizeof rates, "%g,%g", r_half, r_over);
+	assert_int_equal(capture(&sim, run2, args), 0);
+	sim_stop_ok(&sim);
+	rep = analyze(run2, NULL);
+	for (size_t i = 0; i < rep->n_cells; i++) {
+		const struct tt_cell_figures *c = &rep->cells[i];
+		if (c->phase != TT_PHASE_RATE)
+			continue;
+		print_message("%g/s: %s; due %.2f/s ended %.2f/s; trend %.2f +/- %.3f ms/s; "
+			      "growth %.0f ms; lateness p99 %.2f ms; %s\n",
+			      c->rate, tt_status_name(c->status), c->open_loop.scheduled_req_s,
+			      c->open_loop.achieved_req_s, c->open_loop.ttft_due_trend_ms_s,
+			      c->open_loop.ttft_due_trend_se_ms_s, c->open_loop.ttft_due_growth_ms,
+			      c->open_loop.lateness_p99_ms, c->reason);
+		if (c->rate == r_half)
+			half = c;
+		else if (c->rate == r_over)
+			over = c;
+	}
+	assert_non_null(half);
+	assert_non_null(over);
+	assert_true(fabs(half->measured_s - 30) < 0.01);
+	/* the server's side decides: a late client on this busy machine may
+	 * mark a cell too, but the server's verdict is the point here */
+	assert_false(tt_rate_server_behind(&half->open_loop));
+	assert_true(half->status == TT_STATUS_VALID ||
+		    (half->status == TT_STATUS_NOT_SUSTAINED &&
+		     half->open_loop.lateness_p99_ms > 50));
+	assert_true(half->open_loop.ttft_due_trend_se_ms_s < 10);
+	assert_int_equal(over->status, TT_STATUS_NOT_SUSTAINED);
+	assert_true(tt_rate_server_behind(&over->open_loop));
+	assert_true(over->open_loop.ttft_due_trend_ms_s > 20);
+	tt_report_free(rep);
+	free(run);
+	free(run2);
+}
+
+/* ---- issue 20.8: a cell where every request failed is not "done" ---------- */
+
+static enum tt_cell_state cell_state(const char *run, const char *id)
+{
+	struct tt_run *r = NULL;
+	struct tt_error err;
+	enum tt_cell_state st;
+	long i;
+
+	assert_int_equal(tt_run_open(run, &r, &err), TT_OK);
+	i = tt_manifest_find_cell(tt_run_manifest(r), id);
+	assert_true(i >= 0);
+	st = tt_run_manifest(r)->cells[i].state;
+	tt_run_free(r);
+	return st;
+}
+
+/* 503 on every request: the rate cell fails, the capture stops with exit
+ * status 1 and the --resume command; a resume against a healthy server
+ * measures it again.  A --rate-sweep stops there too (it went on to call
+ * the first cell the saturation, exit 0). */
+static void test_all_failed_rate_cell(void **state)
+{
+	const char *faulty_args[] = {"--max-num-seqs", "4", "--step-base-ms", "1", "--per-seq-ms",
+				     "0", "--per-ctx-token-ns", "0", "--prefill-tok-s",
+				     "100000000", "--fault", "503@every=1", NULL};
+	struct sim_proc sim = sim_start_ok(faulty_args);
+	char *run = run_path("all503"), *sweep = run_path("all503-sweep");
+	const char *args[] = {"--rates", "20/s", "--max-tokens", "50", "--duration", "1s",
+			      "--warmup", "0.2s", "--drain", "1s", "--cells", "rate-64r20", NULL};
+	const char *sweep_args[] = {"--rates", "20/s", "--rate-sweep", "--max-tokens", "50",
+				    "--duration", "1s", "--warmup", "0.2s", "--drain", "1s",
+				    "--cells", "rate-64r20", NULL};
+	char err[4096];
+	struct sim_proc good;
+	struct tt_report *rep;
+	int rc;
+
+	(void)state;
+	rc = capture(&sim, run, args);
+	print_message("all 503: exit %d\n", rc);
+	assert_int_equal(rc, 1);
+	assert_int_equal(cell_state(run, "rate-64r20"), TT_CELL_FAILED);
+	assert_int_equal(capture(&sim, sweep, sweep_args), 1);
+	rep = analyze(sweep, NULL);
+	{
+		size_t n_rate = 0;
+		for (size_t i = 0; i < rep->n_cells; i++)
+			if (rep->cells[i].phase == TT_PHASE_RATE) {
+				n_rate++;
+				assert_int_equal(rep->manifest.cells[i].state, TT_CELL_FAILED);
+			}
+		assert_int_equal(n_rate, 1);
+	}
+	tt_report_free(rep);
+	sim_stop_ok(&sim);
+	/* resumed against a healthy server: measured again, done */
+	good = sim_start_ok(sim_args);
+	{
+		const char *argv[] = {cap_bin, "--resume", run, good.url, "-q", NULL};
+		rc = run_err(argv, err, sizeof err);
+		print_message("resume: exit %d: %s\n", rc, err);
+		assert_int_equal(rc, 0);
+	}
+	sim_stop_ok(&good);
+	assert_int_equal(cell_state(run, "rate-64r20"), TT_CELL_DONE);
+	rep = analyze(run, NULL);
+	assert_true(rate_cell(rep, 20)->open_loop.achieved_req_s > 10);
+	tt_report_free(rep);
+	free(run);
+	free(sweep);
+}
+
+/* The prefill scout answered 500: the prefill cell fails (it was left
+ * done, and a resume against a healthy server said 3 of 3 done with the
+ * prefill row empty); the resume measures it again. */
+static void test_failed_scout_resumed(void **state)
+{
+	const char *faulty_args[] = {"--max-num-seqs", "4", "--step-base-ms", "1", "--per-seq-ms",
+				     "0", "--per-ctx-token-ns", "0", "--prefill-tok-s",
+				     "100000000", "--fault", "500@req=1", NULL};
+	struct sim_proc sim = sim_start_ok(faulty_args), good;
+	char *run = run_path("scout500");
+	const char *args[] = {"--rates", "20/s", "--max-tokens", "50", "--duration", "1s",
+			      "--warmup", "0.2s", "--drain", "1s", NULL};
+	char err[4096];
+	struct tt_report *rep;
+	int rc;
+
+	(void)state;
+	rc = capture(&sim, run, args);
+	sim_stop_ok(&sim);
+	print_message("scout 500: exit %d\n", rc);
+	assert_int_equal(rc, 1);
+	assert_int_equal(cell_state(run, "prefill-64"), TT_CELL_FAILED);
+	good = sim_start_ok(sim_args);
+	{
+		const char *argv[] = {cap_bin, "--resume", run, good.url, "-q", NULL};
+		rc = run_err(argv, err, sizeof err);
+		print_message("resume: exit %d: %s\n", rc, err);
+		assert_int_equal(rc, 0);
+	}
+	sim_stop_ok(&good);
+	assert_int_equal(cell_state(run, "prefill-64"), TT_CELL_DONE);
+	rep = analyze(run, NULL);
+	for (size_t i = 0; i < rep->n_cells; i++)
+		if (rep->cells[i].phase == TT_PHASE_PREFILL) {
+			assert_int_equal(rep->cells[i].status, TT_STATUS_VALID);
+			assert_true(rep->cells[i].ttft_ms.n == 1);
+		}
+	tt_report_free(rep);
+	free(run);
+}
+
+/* docs/capture.md "The server died mid-window": a closed-loop cell whose
+ * window had answers and failures is done with status Errors, and a resume
+ * keeps it as it is (same end time, same status). */
+static void test_errors_cell_kept_on_resume(void **state)
+{
+	const char *faulty_args[] = {"--max-num-seqs", "4", "--step-base-ms", "1", "--per-seq-ms",
+				     "0", "--per-ctx-token-ns", "0", "--prefill-tok-s",
+				     "100000000", "--fault", "reset@every=3,after=10", NULL};
+	struct sim_proc sim = sim_start_ok(faulty_args);
+	char *run = run_path("errors-kept");
+	const char *args[] = {"--concurrency", "2", "--max-tokens", "50", "--duration", "1s",
+			      "--readiness", "0.2s", "--readiness-timeout", "3s", NULL};
+	char err[4096];
+	struct tt_report *rep;
+	int64_t end_ns = -1;
+	long i;
+
+	(void)state;
+	assert_int_equal(capture(&sim, run, args), 0);
+	sim_stop_ok(&sim);
+	rep = analyze(run, NULL);
+	i = tt_manifest_find_cell(&rep->manifest, "decode-64x2");
+	assert_true(i >= 0);
+	assert_int_equal(rep->manifest.cells[i].state, TT_CELL_DONE);
+	assert_int_equal(rep->cells[i].status, TT_STATUS_ERRORS);
+	assert_true(rep->cells[i].errors > 0 && rep->cells[i].completed > 0);
+	end_ns = rep->manifest.cells[i].end_ns;
+	tt_report_free(rep);
+	sim = sim_start_ok(sim_args);
+	{
+		const char *argv[] = {cap_bin, "--resume", run, sim.url, "-q", NULL};
+		assert_int_equal(run_err(argv, err, sizeof err), 0);
+	}
+	sim_stop_ok(&sim);
+	rep = analyze(run, NULL);
+	assert_int_equal(rep->manifest.cells[i].state, TT_CELL_DONE);
+	assert_true(rep->manifest.cells[i].end_ns == end_ns);
+	assert_int_equal(rep->cells[i].status, TT_STATUS_ERRORS);
+	tt_report_free(rep);
+	free(run);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -867,6 +1088,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_sweep_resume),
 		cmocka_unit_test(test_resume_pre13_sweep),
 		cmocka_unit_test(test_length_histogram),
+		cmocka_unit_test(test_sustained_default_window),
+		cmocka_unit_test(test_all_failed_rate_cell),
+		cmocka_unit_test(test_failed_scout_resumed),
+		cmocka_unit_test(test_errors_cell_kept_on_resume),
 	};
 
 	if (argc < 3) {

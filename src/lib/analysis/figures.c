@@ -11,6 +11,7 @@
 #include "analysis/hist.h"
 #include "analysis/slo_impl.h"
 #include "tokentrace/gauges.h"
+#include "tokentrace/units.h"
 #include "analysis/reported.h"
 #include "analysis/rate.h"
 #include "core/c_locale.h"
@@ -124,10 +125,14 @@ enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
 	a->ws = -1;
 	a->we = -1;
 	if (c->window_start_ns >= 0 && c->window_end_ns > c->window_start_ns) {
-		a->ws = c->window_start_ns + (int64_t)(a->opts.skip_first_s * 1e9);
+		/* "Durations": the options' seconds to the nearest ns, which is
+		 * the exact ns of the text tt_parse_duration_ns read */
+		int64_t skip = tt_duration_ns_of_s(a->opts.skip_first_s);
+		int64_t win = tt_duration_ns_of_s(a->opts.window_s);
+		a->ws = c->window_start_ns + skip;
 		a->we = c->window_end_ns;
-		if (a->opts.window_s > 0 && a->ws + (int64_t)(a->opts.window_s * 1e9) < a->we)
-			a->we = a->ws + (int64_t)(a->opts.window_s * 1e9);
+		if (win > 0 && a->ws + win < a->we)
+			a->we = a->ws + win;
 		if (a->ws >= a->we)
 			a->ws = a->we = -1;
 	}
@@ -627,7 +632,7 @@ void tt_cell_analyzer_scrape(struct tt_cell_analyzer *a, const struct tt_scrape 
 		return;
 	/* M-gauges: one name per quantity; a missing or NaN value contributes
 	 * nothing, neither a sample nor a zero. */
-	if (a->cell->phase == TT_PHASE_DECODE)
+	if (a->cell->phase != TT_PHASE_PREFILL) /* decode and open-loop cells */
 		scrape_counters(a, s);
 	found = tt_scrape_gauges(s, a->engine, v);
 	if (!found)
@@ -978,7 +983,9 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 	if (a->opts.hook && a->opts.hook->end)
 		a->opts.hook->end(a->opts.hook->ctx, a->index);
 	f->ended = a->ended;
-	f->short_outputs = a->short_n;
+	/* M-short: unknown (-1, null) where each request drew its own
+	 * max_tokens, which the trace does not keep (--output-tokens) */
+	f->short_outputs = c->phase == TT_PHASE_RATE && a->max_tokens <= 0 ? -1 : a->short_n;
 	f->short_length = a->short_length;
 	f->short_stop = a->short_stop;
 	f->short_max_tokens = a->short_max;

@@ -10,6 +10,7 @@
 /* One request due in the window. */
 struct due_req {
 	int64_t due;
+	uint64_t order;	/* (slot, seq): ties of due time in a stated order */
 	double late_ms, ttft_due_ms, ttft_sent_ms, e2e_due_ms; /* NaN: none */
 };
 
@@ -31,6 +32,7 @@ void tt__rate_blank(struct tt_rate_figures *f)
 	memset(f, 0, sizeof *f);
 	f->offered_req_s = f->scheduled_req_s = f->achieved_req_s = f->out_tok_s = NAN;
 	f->ttft_due_growth_ms = f->slo_share = f->goodput_req_s = f->lateness_p99_ms = NAN;
+	f->ttft_due_trend_ms_s = f->ttft_due_trend_se_ms_s = NAN;
 	for (size_t i = 0; i < sizeof d / sizeof *d; i++) {
 		d[i]->n = 0;
 		d[i]->min = d[i]->max = d[i]->mean = d[i]->p50 = NAN;
@@ -92,6 +94,7 @@ void tt__rate_acc_request(struct tt__rate_acc *a, const struct tt_request *r)
 	}
 	q = &a->v[a->n++];
 	q->due = r->t_sched_ns;
+	q->order = ((uint64_t)(uint32_t)r->slot << 32) | r->seq;
 	q->late_ms = (double)(r->t_send_ns - r->t_sched_ns) / 1e6;
 	q->ttft_due_ms = q->ttft_sent_ms = q->e2e_due_ms = NAN;
 	if (first >= 0) {
@@ -102,8 +105,9 @@ void tt__rate_acc_request(struct tt__rate_acc *a, const struct tt_request *r)
 		q->ttft_due_ms = (double)(r->t_end_ns - r->t_sched_ns) / 1e6;
 		a->unanswered++;
 	}
-	if (ended || r->finish == TT_FINISH_CUT)
-		q->e2e_due_ms = (double)(r->t_end_ns - r->t_sched_ns) / 1e6;
+	/* M-rate: e2e_due over every request of W, whatever its end (finished,
+	 * cut, failed, aborted: the time from its due time to its end) */
+	q->e2e_due_ms = (double)(r->t_end_ns - r->t_sched_ns) / 1e6;
 	if (a->judge) {
 		/* M-slo from the due time: the request as if sent when due.  A
 		 * request cut after the drain did not end in time: judged, not met. */
@@ -154,7 +158,9 @@ static void summarize(double *v, size_t n, const struct tt_analysis_opts *o, str
 static int cmp_due(const void *x, const void *y)
 {
 	const struct due_req *a = x, *b = y;
-	return (a->due > b->due) - (a->due < b->due);
+	if (a->due != b->due)
+		return (a->due > b->due) - (a->due < b->due);
+	return (a->order > b->order) - (a->order < b->order);
 }
 
 /* p50 of ttft_due over v[lo, hi) (NaN none); scratch holds hi - lo values. */
@@ -168,6 +174,44 @@ static double quarter_p50(const struct due_req *v, size_t lo, size_t hi, double 
 		return NAN;
 	qsort(scratch, k, sizeof *scratch, cmp_double);
 	return tt_percentile_sorted(scratch, k, 50);
+}
+
+/* M-sustained's trend: least-squares slope of ttft_due (ms) on the due
+ * time (s from ws) over the window's requests that have one, and the
+ * slope's standard error (residual variance over n - 2). */
+static void trend(const struct due_req *v, size_t n, int64_t ws, double *slope, double *se)
+{
+	double sx = 0, sy = 0, mx, my, sxx = 0, sxy = 0, rss = 0, b, a0;
+	size_t k = 0;
+
+	*slope = *se = NAN;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i].ttft_due_ms)) {
+			sx += (double)(v[i].due - ws) / 1e9;
+			sy += v[i].ttft_due_ms;
+			k++;
+		}
+	if (k < TT_RATE_TREND_MIN_N)
+		return;
+	mx = sx / (double)k;
+	my = sy / (double)k;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i].ttft_due_ms)) {
+			double dx = (double)(v[i].due - ws) / 1e9 - mx;
+			sxx += dx * dx;
+			sxy += dx * (v[i].ttft_due_ms - my);
+		}
+	if (!(sxx > 0))
+		return; /* every request due at one instant: no time to trend over */
+	b = sxy / sxx;
+	a0 = my - b * mx;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i].ttft_due_ms)) {
+			double r = v[i].ttft_due_ms - a0 - b * ((double)(v[i].due - ws) / 1e9);
+			rss += r * r;
+		}
+	*slope = b;
+	*se = sqrt(rss / (double)(k - 2) / sxx);
 }
 
 int tt__rate_acc_finish(struct tt__rate_acc *a, const struct tt_analysis_opts *o,
@@ -185,6 +229,7 @@ int tt__rate_acc_finish(struct tt__rate_acc *a, const struct tt_analysis_opts *o
 	f->unanswered = a->unanswered;
 	f->scheduled_req_s = (double)a->n / w_s;
 	f->achieved_req_s = (double)a->ended / w_s;
+	f->ended = a->ended;
 	f->out_tok_s = (double)a->tokens / w_s;
 	if (a->judge) {
 		f->slo_judged = a->judged;
@@ -214,6 +259,7 @@ int tt__rate_acc_finish(struct tt__rate_acc *a, const struct tt_analysis_opts *o
 	summarize(cols[1], a->n, o, &f->ttft_due_ms);
 	summarize(cols[2], a->n, o, &f->ttft_sent_ms);
 	summarize(cols[3], a->n, o, &f->e2e_due_ms);
+	trend(a->v, a->n, a->ws, &f->ttft_due_trend_ms_s, &f->ttft_due_trend_se_ms_s);
 	/* M-rate growth: the window's requests in due order, quarters. */
 	qsort(a->v, a->n, sizeof *a->v, cmp_due);
 	if (a->n >= 8) {
@@ -276,9 +322,10 @@ size_t tt_report_rate_limit(const struct tt_report *r, int64_t context, double *
 		return 0;
 	}
 	/* M-rate-limit: the first rate that fails ends the search up the rates;
-	 * a failed open-loop cell (not sustained) fails the SLOs. */
+	 * a cell whose server fell behind (M-sustained) fails the SLOs: what
+	 * it met were the first minutes of a queue growing without bound. */
 	for (i = 0; i < n; i++) {
-		if (!v[i]->open_loop.slo_ok)
+		if (!v[i]->open_loop.slo_ok || tt_rate_server_behind(&v[i]->open_loop))
 			break;
 		*lo = v[i]->rate;
 	}
@@ -299,4 +346,20 @@ double tt_report_rate_capacity(const struct tt_report *r, int64_t context)
 			best = v[i]->open_loop.achieved_req_s;
 	free(v);
 	return best;
+}
+
+int tt_rate_server_behind(const struct tt_rate_figures *f)
+{
+	double share = f->scheduled_req_s > 0 ? f->achieved_req_s / f->scheduled_req_s : 1;
+
+	return share < TT_RATE_ACHIEVED_SHARE || f->ttft_due_trend_ms_s > TT_RATE_TREND_MS_S;
+}
+
+int tt_report_rate_limit_above_capacity(const struct tt_report *r, int64_t context)
+{
+	double lo, hi, cap = tt_report_rate_capacity(r, context);
+
+	if (!tt_report_rate_limit(r, context, &lo, &hi))
+		return 0;
+	return isfinite(lo) && isfinite(cap) && lo > cap;
 }

@@ -19,8 +19,12 @@ void tt__rate_acc_free(struct tt__rate_acc *a);
 /* Every figure unknown (NaN, counts 0). */
 void tt__rate_blank(struct tt_rate_figures *f);
 
-/* M-sustained thresholds. */
+/* M-sustained thresholds (docs/metrics.md, with the measurements behind
+ * them). */
 #define TT_RATE_LATE_P99_MS 50.0
-#define TT_RATE_ACHIEVED_SHARE 0.9
+#define TT_RATE_ACHIEVED_SHARE 0.95
+#define TT_RATE_TREND_MS_S 20.0     /* backlog: TTFT from the due time grows faster */
+#define TT_RATE_TREND_SE_MS_S 10.0  /* too short to tell: the trend's standard error */
+#define TT_RATE_TREND_MIN_N 8       /* requests with a ttft_due for a trend */
 
 #endif

@@ -36,8 +36,9 @@ static const struct {
 	 "full context slot, or an end of sequence it did not ignore); figures describe "
 	 "shorter requests than planned."},
 	{"Rate not sustained", "rate_not_sustained",
-	 "Rate not sustained: an open-loop cell's client sent late or its server completed fewer "
-	 "requests than were due; latencies from the due time grow with the backlog."},
+	 "Rate not sustained: an open-loop cell's client sent late, or its server ended fewer "
+	 "requests than were due or let its backlog grow (the wait from the due time rose "
+	 "through the window); latencies from the due time grow with the backlog."},
 	{"Client overloaded", "client_overloaded",
 	 "Client overloaded: the capture waited for a CPU while chunks arrived, so some times "
 	 "are late; the median TTFT or per-request tok/s could be off by more than 1 %."},
@@ -257,6 +258,62 @@ static double recorded_window_ratio(const struct tt_cell_analyzer *a)
 	return (double)(c->window_end_ns - c->window_start_ns) / 1e9 / a->duration_s;
 }
 
+/* M-sustained: did an open-loop cell's client and server keep up with the
+ * schedule?  Three checks argue for Rate not sustained, and one warning
+ * (status valid) says when the window was too short to tell. */
+static void rate_sustained_evidence(struct tt_cell_figures *f)
+{
+	const struct tt_rate_figures *ol = &f->open_loop;
+
+	/* the client: sends left late */
+	evidence(f, TT_STATUS_NOT_SUSTAINED, "send lateness p99 ms", ol->lateness_p99_ms, ">",
+		 TT_RATE_LATE_P99_MS);
+	/* the server (tt_rate_server_behind): fewer requests ended than were
+	 * due, or a backlog growing through the window */
+	evidence(f, TT_STATUS_NOT_SUSTAINED, "achieved / scheduled requests",
+		 ol->scheduled_req_s > 0 ? ol->achieved_req_s / ol->scheduled_req_s : 1, "<",
+		 TT_RATE_ACHIEVED_SHARE);
+	evidence(f, TT_STATUS_NOT_SUSTAINED, "TTFT-from-due trend ms/s", ol->ttft_due_trend_ms_s,
+		 ">", TT_RATE_TREND_MS_S);
+	/* too short to tell: no trend, or one too noisy to tell 5 % over capacity */
+	evidence(f, TT_STATUS_VALID, "warning: TTFT-from-due trend standard error ms/s",
+		 isfinite(ol->ttft_due_trend_se_ms_s) ? ol->ttft_due_trend_se_ms_s : INFINITY, ">",
+		 TT_RATE_TREND_SE_MS_S);
+}
+
+/* The reason of an open-loop cell that kept up, or that was not sustained. */
+static void rate_reason(struct tt_cell_figures *f)
+{
+	const struct tt_rate_figures *ol = &f->open_loop;
+	char trend[96];
+
+	if (isfinite(ol->ttft_due_trend_ms_s))
+		tt__snprintf_c(trend, sizeof trend, "%.3g +/- %.2g ms/s", ol->ttft_due_trend_ms_s,
+			       ol->ttft_due_trend_se_ms_s);
+	else
+		snprintf(trend, sizeof trend, "unknown (fewer than %d requests with a first token)",
+			 TT_RATE_TREND_MIN_N);
+	if (f->status == TT_STATUS_NOT_SUSTAINED)
+		tt__snprintf_c(f->reason, sizeof f->reason,
+			       "%.4g requests/s due, %.4g/s ended in the window; send lateness "
+			       "p99 %.3g ms; TTFT from the due time grew %.0f ms through the "
+			       "window (trend %s)",
+			       ol->scheduled_req_s, ol->achieved_req_s, ol->lateness_p99_ms,
+			       ol->ttft_due_growth_ms, trend);
+	else if (f->status == TT_STATUS_VALID &&
+		 !(ol->ttft_due_trend_se_ms_s <= TT_RATE_TREND_SE_MS_S))
+		tt__snprintf_c(f->reason, sizeof f->reason,
+			       "kept up as far as the window tells, but the window was too short "
+			       "to tell 5%% over capacity: TTFT-from-due trend %s (standard "
+			       "error above %.0f ms/s)",
+			       trend, TT_RATE_TREND_SE_MS_S);
+	else if (f->status == TT_STATUS_VALID)
+		tt__snprintf_c(f->reason, sizeof f->reason,
+			       "kept up: %.4g requests/s due, %.4g/s ended; TTFT-from-due trend "
+			       "%s",
+			       ol->scheduled_req_s, ol->achieved_req_s, trend);
+}
+
 /* Decide the status from the evidence, most severe first ("M-status"). */
 void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 {
@@ -290,15 +347,8 @@ void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 	}
 	evidence(f, TT_STATUS_DAMAGED, "damaged trace parts", f->damage[0] ? 1 : 0, ">", 0);
 	evidence(f, TT_STATUS_ERRORS, "failed requests", (double)f->errors, ">", 0);
-	if (c->phase == TT_PHASE_RATE) {
-		/* M-sustained */
-		const struct tt_rate_figures *ol = &f->open_loop;
-		evidence(f, TT_STATUS_NOT_SUSTAINED, "send lateness p99 ms", ol->lateness_p99_ms, ">",
-			 TT_RATE_LATE_P99_MS);
-		evidence(f, TT_STATUS_NOT_SUSTAINED, "achieved / scheduled requests",
-			 ol->scheduled_req_s > 0 ? ol->achieved_req_s / ol->scheduled_req_s : 1, "<",
-			 TT_RATE_ACHIEVED_SHARE);
-	}
+	if (c->phase == TT_PHASE_RATE)
+		rate_sustained_evidence(f);
 	if (decode) {
 		if (closed) {
 			by_slots = queued_by_slots(f);
@@ -306,7 +356,7 @@ void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 			queued = by_slots | by_gauge;
 		}
 		evidence(f, TT_STATUS_SHORT, "requests ended before max_tokens",
-			 (double)f->short_outputs, ">", 0);
+			 f->short_outputs >= 0 ? (double)f->short_outputs : NAN, ">", 0);
 		if (closed) {
 			evidence(f, TT_STATUS_QUEUED, "readiness check timed out", c->ready_timed_out,
 				 ">", 0);
@@ -351,13 +401,9 @@ void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 				 f->errors == 1 ? "" : "s");
 		else if (f->status == TT_STATUS_SHORT)
 			short_reason(a, f);
-		else if (f->status == TT_STATUS_NOT_SUSTAINED)
-			tt__snprintf_c(f->reason, sizeof f->reason,
-				       "%.4g requests/s due, %.4g/s ended in the window; send "
-				       "lateness p99 %.3g ms; TTFT from the due time grew %.0f ms "
-				       "through the window",
-				       f->open_loop.scheduled_req_s, f->open_loop.achieved_req_s,
-				       f->open_loop.lateness_p99_ms, f->open_loop.ttft_due_growth_ms);
+		else if (f->status == TT_STATUS_NOT_SUSTAINED ||
+			 (f->status == TT_STATUS_VALID && c->phase == TT_PHASE_RATE))
+			rate_reason(f);
 		else if (f->status == TT_STATUS_QUEUED && (by_slots || by_gauge))
 			queued_reason(a, f, by_slots);
 		else if (f->status == TT_STATUS_QUEUED && c->concurrency == 1)

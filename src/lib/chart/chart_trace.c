@@ -9,6 +9,7 @@
 
 #include "chart/chart_impl.h"
 #include "chart/chart_trace.h"
+#include "tokentrace/units.h"
 #include "tokentrace/gauges.h"
 
 /* ---- timeline ------------------------------------------------------- */
@@ -120,10 +121,12 @@ void tt__chart_measured_window(const struct tt_analysis_opts *o, const struct tt
 {
 	*ws = *we = -1;
 	if (c->window_start_ns >= 0 && c->window_end_ns > c->window_start_ns) {
-		*ws = c->window_start_ns + (int64_t)(o->skip_first_s * 1e9);
+		/* as the analysis does (docs/metrics.md M-window "Durations") */
+		int64_t win = tt_duration_ns_of_s(o->window_s);
+		*ws = c->window_start_ns + tt_duration_ns_of_s(o->skip_first_s);
 		*we = c->window_end_ns;
-		if (o->window_s > 0 && *ws + (int64_t)(o->window_s * 1e9) < *we)
-			*we = *ws + (int64_t)(o->window_s * 1e9);
+		if (win > 0 && *ws + win < *we)
+			*we = *ws + win;
 		if (*ws >= *we)
 			*ws = *we = -1;
 	}

@@ -10,26 +10,76 @@
 #include <stdlib.h>
 #include <string.h>
 
-double tt_parse_duration(const char *s)
+__extension__ typedef unsigned __int128 u128; /* GCC and Clang */
+
+/* M-window "Durations": the text DIGITS[.DIGITS][UNIT] (or .DIGITS) read
+ * as a decimal number, exactly, in integers, and cut to whole nanoseconds
+ * (truncation toward zero of the exact value: "1.001s" is 1 001 000 000 ns,
+ * "1.0000000009s" is 1 000 000 000 ns).  No floating point is involved, so
+ * no decimal lands one nanosecond short of itself. */
+int tt_parse_duration_ns(const char *s, int64_t *ns)
 {
-	char *end = NULL;
-	double v;
+	static const struct {
+		const char *suffix;
+		uint64_t ns;
+	} units[] = {{"", 1000000000ull}, {"s", 1000000000ull}, {"ms", 1000000ull},
+		     {"m", 60000000000ull}, {"min", 60000000000ull}, {"h", 3600000000000ull}};
+	const char *p = s;
+	u128 ip = 0, fp = 0, scale = 1, v;
+	int idigits = 0, fdigits = 0;
+	uint64_t unit = 0;
 
 	if (!s || !*s)
 		return -1;
-	errno = 0;
-	v = tt__strtod_c(s, &end); /* "1.5s" in any locale */
-	if (end == s || errno || v < 0 || !isfinite(v))
+	while (*p >= '0' && *p <= '9') {
+		ip = ip * 10 + (unsigned)(*p++ - '0');
+		if (ip > (u128)INT64_MAX)
+			return -1;
+		idigits++;
+	}
+	if (*p == '.') {
+		p++;
+		while (*p >= '0' && *p <= '9') {
+			/* 18 decimals are kept exactly; later digits are below
+			 * 3.6e-6 ns even in hours and are refused, not guessed */
+			if (fdigits == 18)
+				return -1;
+			fp = fp * 10 + (unsigned)(*p++ - '0');
+			scale *= 10;
+			fdigits++;
+		}
+	}
+	if (!idigits && !fdigits)
 		return -1;
-	if (*end == '\0' || strcmp(end, "s") == 0)
-		return v;
-	if (strcmp(end, "ms") == 0)
-		return v / 1000;
-	if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
-		return v * 60;
-	if (strcmp(end, "h") == 0)
-		return v * 3600;
-	return -1;
+	for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+		if (strcmp(p, units[i].suffix) == 0)
+			unit = units[i].ns;
+	if (!unit)
+		return -1;
+	v = ip * unit + fp * unit / scale; /* < 2^63 * 3.6e12 + 3.6e12 < 2^128 */
+	if (v > (u128)INT64_MAX)
+		return -1;
+	if (ns)
+		*ns = (int64_t)v;
+	return 0;
+}
+
+double tt_parse_duration(const char *s)
+{
+	int64_t ns;
+
+	if (tt_parse_duration_ns(s, &ns) != 0)
+		return -1;
+	return (double)ns / 1e9;
+}
+
+int64_t tt_duration_ns_of_s(double s)
+{
+	if (!(s > 0))
+		return 0;
+	if (s >= 9.2e9)
+		return INT64_MAX;
+	return llround(s * 1e9);
 }
 
 int64_t tt_parse_tokens(const char *s)

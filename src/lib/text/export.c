@@ -10,6 +10,7 @@
 
 #include "tokentrace/buf.h"
 #include "text/render_impl.h"
+#include "text/render_rate.h"
 
 #define FLUSH_AT (64u * 1024u)
 
@@ -30,7 +31,13 @@ static const char *const cols_cells[] = {
 	"damage", "tokens_per_chunk", "queue_ms", "prefill_ms", "ttft_rest_ms", "spec_acceptance",
 	"spec_accepted_len", "cached_share", "server_cache_hit_rate", "slo_judged", "slo_met",
 	"slo_share", "goodput_req_s", "goodput_tok_s", "slo_meets",
-	"reasoning_tokens", "answer_tokens", "ttfr_ms_p50", "ttfa_ms_p50", NULL}; /* 1.1 */
+	"reasoning_tokens", "answer_tokens", "ttfr_ms_p50", "ttfa_ms_p50", /* 1.1 */
+	/* 1.2: open-loop cells (report-json 5.4) */
+	"rate_req_s", "scheduled_req_s", "achieved_req_s", "ended", "out_tok_s", "due",
+	"unanswered", "lateness_p99_ms", "ttft_due_growth_ms", "ttft_due_trend_ms_s",
+	"ttft_due_trend_se_ms_s", "lateness_ms_p50", "ttft_due_ms_p50", "ttft_sent_ms_p50",
+	"e2e_due_ms_p50", "slo_due_judged", "slo_due_met", "slo_due_share", "goodput_due_req_s",
+	"slo_due_meets", "short_outputs", NULL};
 static const char *const *const columns[] = {cols_requests, cols_chunks, cols_scrapes,
 					     cols_cells};
 
@@ -253,7 +260,7 @@ static int on_request(void *ctx, const struct tt_request *r)
 		begin_row(x);
 		put_str(x, x->run_key);
 		put_str(x, c->id);
-		put_str(x, c->phase == TT_PHASE_PREFILL ? "prefill" : "decode");
+		put_str(x, tt__render_phase(c->phase)); /* prefill, decode, rate */
 		put_int(x, c->context, 1);
 		put_int(x, c->concurrency, 1);
 		put_int(x, r->slot, 1);
@@ -310,6 +317,41 @@ static void end_cell(void *ctx, size_t cell, enum tt_code code, const struct tt_
 	(void)err;
 }
 
+/* 1.2: an open-loop cell's figures, as report-json 5.4 gives them (missing
+ * on other cells), and short_outputs (missing where unknown). */
+static void rate_columns(struct tt_exporter *x, const struct tt_report *r,
+			 const struct tt_cell_figures *c, int counts)
+{
+	const struct tt_rate_figures *o = &c->open_loop;
+	int ol = c->phase == TT_PHASE_RATE;
+	int slo = ol && tt_slo_active(&r->opts.slo);
+
+	put_num(x, ol ? c->rate : NAN);
+	put_num(x, ol ? o->scheduled_req_s : NAN);
+	put_num(x, ol ? o->achieved_req_s : NAN);
+	put_int(x, o->ended, ol && counts);
+	put_num(x, ol ? o->out_tok_s : NAN);
+	put_int(x, o->due, ol);
+	put_int(x, o->unanswered, ol);
+	put_num(x, ol ? o->lateness_p99_ms : NAN);
+	put_num(x, ol ? o->ttft_due_growth_ms : NAN);
+	put_num(x, ol ? o->ttft_due_trend_ms_s : NAN);
+	put_num(x, ol ? o->ttft_due_trend_se_ms_s : NAN);
+	put_num(x, ol ? o->lateness_ms.p50 : NAN);
+	put_num(x, ol ? o->ttft_due_ms.p50 : NAN);
+	put_num(x, ol ? o->ttft_sent_ms.p50 : NAN);
+	put_num(x, ol ? o->e2e_due_ms.p50 : NAN);
+	put_int(x, o->slo_judged, slo);
+	put_int(x, o->slo_met, slo);
+	put_num(x, slo ? o->slo_share : NAN);
+	put_num(x, slo ? o->goodput_req_s : NAN);
+	if (slo)
+		put_str(x, o->slo_ok ? "yes" : "no");
+	else
+		put_null(x);
+	put_int(x, c->short_outputs, counts && c->short_outputs >= 0);
+}
+
 /* One row per cell, from the same analysis as the report. */
 static void cell_rows(struct tt_exporter *x, const struct tt_report *r)
 {
@@ -323,7 +365,7 @@ static void cell_rows(struct tt_exporter *x, const struct tt_report *r)
 		begin_row(x);
 		put_str(x, x->run_key);
 		put_str(x, ci->id);
-		put_str(x, c->phase == TT_PHASE_PREFILL ? "prefill" : "decode");
+		put_str(x, tt__render_phase(c->phase)); /* prefill, decode, rate */
 		put_int(x, c->context, 1);
 		put_int(x, c->concurrency, 1);
 		put_str(x, tt_cell_state_name(ci->state));
@@ -374,12 +416,13 @@ static void cell_rows(struct tt_exporter *x, const struct tt_report *r)
 				put_null(x);
 		}
 		/* 1.1: M-reasoning */
-		put_int(x, c->reasoning_tokens, counts && c->phase == TT_PHASE_DECODE &&
+		put_int(x, c->reasoning_tokens, counts && c->phase != TT_PHASE_PREFILL &&
 						    c->reasoning_tokens >= 0);
-		put_int(x, c->answer_tokens, counts && c->phase == TT_PHASE_DECODE &&
+		put_int(x, c->answer_tokens, counts && c->phase != TT_PHASE_PREFILL &&
 						 c->answer_tokens >= 0);
 		put_num(x, c->ttfr_ms.p50);
 		put_num(x, c->ttfa_ms.p50);
+		rate_columns(x, r, c, counts);
 		end_row(x);
 	}
 	free(order);

@@ -27,12 +27,23 @@ int tt_format_parse(const char *name)
 
 /* ---- shared by the renderers ------------------------------------------ */
 
+/* The report's cell order (formats/report-json.md 5): prefill cells, then
+ * decode cells, then open-loop (rate) cells; each by context, then decode
+ * by concurrency and open-loop by rate (a sweep adds its cells in the
+ * order it searched, not by rate). */
+static int phase_rank(enum tt_phase p)
+{
+	return p == TT_PHASE_PREFILL ? 0 : p == TT_PHASE_DECODE ? 1 : 2;
+}
+
 static int cell_before(const struct tt_cell_figures *x, const struct tt_cell_figures *y)
 {
 	if (x->phase != y->phase)
-		return x->phase == TT_PHASE_PREFILL;
+		return phase_rank(x->phase) < phase_rank(y->phase);
 	if (x->context != y->context)
 		return x->context < y->context;
+	if (x->phase == TT_PHASE_RATE)
+		return x->rate < y->rate;
 	return x->concurrency < y->concurrency;
 }
 

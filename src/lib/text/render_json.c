@@ -364,7 +364,8 @@ static void cell_object(struct jctx *j, const struct tt_report *r, size_t idx, c
 	put_count(j, o, "requests", counts ? (double)c->requests : -1);
 	put_count(j, o, "errors", counts ? (double)c->errors : -1);
 	put_count(j, o, "cut", counts ? (double)c->cut : -1);
-	put_count(j, o, "short_outputs", counts ? (double)c->short_outputs : -1);
+	put_count(j, o, "short_outputs",
+		  counts && c->short_outputs >= 0 ? (double)c->short_outputs : -1);
 	put_count(j, o, "chunks", counts ? (double)c->chunks : -1);
 	put_count(j, o, "multi_token_chunks", counts ? (double)c->multi_token_chunks : -1);
 
@@ -390,7 +391,7 @@ static void cell_object(struct jctx *j, const struct tt_report *r, size_t idx, c
 	put_num(j, o, "tokens_per_chunk", c->tokens_per_chunk);
 	s = put_arr(j, o, "chunks_by_tokens");
 	for (int k = 0; s && k < 5; k++)
-		attach(j, s, NULL, number(counts && c->phase == TT_PHASE_DECODE ?
+		attach(j, s, NULL, number(counts && c->phase != TT_PHASE_PREFILL ?
 						  (double)c->chunks_by_tokens[k] : NAN));
 	s = put_obj(j, o, "ttft_parts");
 	if (s) {
@@ -412,7 +413,7 @@ static void cell_object(struct jctx *j, const struct tt_report *r, size_t idx, c
 		put_num(j, s, "server_hit_rate", c->server_cache_hit_rate);
 	}
 	/* 1.2: reasoning models (M-reasoning), null where no text was recorded */
-	if (c->phase == TT_PHASE_DECODE && counts && c->text_requests > 0) {
+	if (c->phase != TT_PHASE_PREFILL && counts && c->text_requests > 0) {
 		s = put_obj(j, o, "reasoning");
 		if (s) {
 			put_count(j, s, "requests", (double)c->text_requests);

@@ -434,12 +434,16 @@ static void evidence_notes(const struct tt_report *r, const size_t *order, struc
 		const struct tt_cell_figures *c = &r->cells[order[i]];
 		char ctx[32];
 
-		if (c->status == TT_STATUS_VALID)
+		if (!tt__render_cell_listed(c))
 			continue;
 		tt__render_context(c->context, ctx, sizeof ctx);
-		if (c->phase == TT_PHASE_PREFILL)
+		if (c->phase == TT_PHASE_PREFILL) {
 			tt_buf_printf(out, "- Prefill at %s: ", ctx);
-		else
+		} else if (c->phase == TT_PHASE_RATE) {
+			char rate[32];
+			tt__render_rate(c->rate, rate, sizeof rate);
+			tt_buf_printf(out, "- %s context at %s: ", ctx, rate);
+		} else
 			tt_buf_printf(out, "- %s context" TIMES "%d request%s: ", ctx, c->concurrency,
 				      c->concurrency == 1 ? "" : "s");
 		md_text(out, tt_status_name(c->status));

@@ -29,6 +29,14 @@ int tt__render_has_rate_cells(const struct tt_report *r)
 	return 0;
 }
 
+int tt__render_cell_listed(const struct tt_cell_figures *c)
+{
+	if (c->status != TT_STATUS_VALID)
+		return 1;
+	return c->phase == TT_PHASE_RATE && c->reason[0] &&
+	       !(c->open_loop.ttft_due_trend_se_ms_s <= 10);
+}
+
 void tt__render_rate(double rate, char *buf, size_t len)
 {
 	tt__snprintf_c(buf, len, "%g/s", rate);
@@ -155,7 +163,7 @@ void tt__render_rate_summary(const struct tt_report *r, char *buf, size_t len)
 	buf[0] = '\0';
 	for (size_t i = 0; i < n && used + 1 < len; i++) {
 		double lo, hi, cap = tt_report_rate_capacity(r, ctx[i]);
-		char c[32], a[48] = "", b[160] = "";
+		char c[32], a[48] = "", b[224] = "";
 		int k;
 
 		tt__render_context(ctx[i], c, sizeof c);
@@ -175,6 +183,12 @@ void tt__render_rate_summary(const struct tt_report *r, char *buf, size_t len)
 			if (isnan(lo) && !isnan(hi)) {
 				size_t bl = strlen(b);
 				tt__snprintf_c(b + bl, sizeof b - bl, "%g/s)", hi);
+			}
+			/* M-rate-limit: a limit above the capacity is said so */
+			if (tt_report_rate_limit_above_capacity(r, ctx[i])) {
+				size_t bl = strlen(b);
+				tt__snprintf_c(b + bl, sizeof b - bl, ", above the capacity: not "
+					       "sustained");
 			}
 		}
 		k = snprintf(buf + used, len - used, "%s%s: %s%s", i ? MIDDOT : "", c, a, b);
@@ -310,6 +324,10 @@ cJSON *tt__render_rate_json(const struct tt_report *r, const struct tt_cell_figu
 	jdist(r, j, "ttft_due_ms", &o->ttft_due_ms);
 	jdist(r, j, "ttft_sent_ms", &o->ttft_sent_ms);
 	jdist(r, j, "e2e_due_ms", &o->e2e_due_ms);
+	/* 1.4: M-sustained's figures */
+	jnum(j, "ended", c->status == TT_STATUS_NOT_RUN ? NAN : (double)o->ended);
+	jnum(j, "ttft_due_trend_ms_s", o->ttft_due_trend_ms_s);
+	jnum(j, "ttft_due_trend_se_ms_s", o->ttft_due_trend_se_ms_s);
 	if (tt_slo_active(&r->opts.slo)) {
 		cJSON *s = cJSON_AddObjectToObject(j, "slo_due");
 		double lo, hi;
@@ -322,6 +340,9 @@ cJSON *tt__render_rate_json(const struct tt_report *r, const struct tt_cell_figu
 			tt_report_rate_limit(r, c->context, &lo, &hi);
 			jnum(s, "limit_lo_req_s", lo);
 			jnum(s, "limit_hi_req_s", hi);
+			/* 1.4: the limit is above the context's capacity */
+			cJSON_AddBoolToObject(s, "limit_above_capacity",
+					      tt_report_rate_limit_above_capacity(r, c->context));
 		}
 	}
 	return j;

@@ -9,6 +9,10 @@
 /* "prefill", "decode", "rate" */
 const char *tt__render_phase(enum tt_phase p);
 int tt__render_has_rate_cells(const struct tt_report *r);
+/* 1 when a cell is listed with its status reason: every cell that is not
+ * Valid, and a Valid open-loop cell whose window was too short to tell
+ * 5 % over capacity (docs/metrics.md M-sustained). */
+int tt__render_cell_listed(const struct tt_cell_figures *c);
 /* "4/s", "0.5/s" */
 void tt__render_rate(double rate, char *buf, size_t len);
 /* The open-loop table (row 0 the header; nrows 1: no such cell).  -1 out

@@ -424,9 +424,11 @@ static void notes(const struct tt_report *r, const size_t *order, size_t avail, 
 	size_t i;
 	int s, any = 0;
 
-	for (i = 0; i < r->n_cells; i++)
+	for (i = 0; i < r->n_cells; i++) {
 		if (r->cells[i].status > 0 && r->cells[i].status < TT_STATUS_COUNT_)
 			seen[r->cells[i].status] = any = 1;
+		any |= tt__render_cell_listed(&r->cells[i]); /* a too-short rate window */
+	}
 	if (!any)
 		return;
 	title("Statuses", avail, use_color, out);
@@ -445,7 +447,7 @@ static void notes(const struct tt_report *r, const size_t *order, size_t avail, 
 		const struct tt_cell_figures *c = &r->cells[order[i]];
 		char ctx[32];
 
-		if (c->status == TT_STATUS_VALID)
+		if (!tt__render_cell_listed(c))
 			continue;
 		tt__render_context(c->context, ctx, sizeof ctx);
 		if (c->phase == TT_PHASE_PREFILL)
