@@ -502,13 +502,14 @@ int cmd_diff(int argc, char **argv)
 		goto cleanup;
 	}
 	tt_error_clear(&err);
-	if (tt_diff_side_create(&dopts, &sb, &err) || tt_diff_side_create(&dopts, &sc, &err)) {
+	if (tt_failed(tt_diff_side_create(&dopts, &sb, &err)) ||
+	    tt_failed(tt_diff_side_create(&dopts, &sc, &err))) {
 		cli_error("%s", err.msg);
 		goto cleanup;
 	}
 	if (load_side("base", runs_b, nrb, &ao, sb) || load_side("candidate", runs_c, nrc, &ao, sc))
 		goto cleanup;
-	if (tt_diff_compare(sb, sc, &d, &err)) {
+	if (tt_failed(tt_diff_compare(sb, sc, &d, &err))) {
 		cli_error("%s", err.msg);
 		goto cleanup;
 	}
@@ -521,7 +522,7 @@ int cmd_diff(int argc, char **argv)
 		rc = tt_diff_render_pdf(d, &gate, cell, &buf, &err);
 	else
 		rc = tt_diff_render(d, (enum tt_format)f, &ro, &gate, &buf, &err);
-	if (rc) {
+	if (tt_failed(rc)) {
 		cli_error("%s", err.msg);
 		goto cleanup;
 	}

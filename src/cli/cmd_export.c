@@ -119,8 +119,8 @@ int cmd_export(int argc, char **argv)
 		goto cleanup;
 	}
 	tt_error_clear(&err);
-	if (tt_exporter_create((enum tt_export_what)w, (enum tt_export_format)fo, write_fn, f, &x,
-			       &err)) {
+	if (tt_failed(tt_exporter_create((enum tt_export_what)w, (enum tt_export_format)fo,
+					 write_fn, f, &x, &err))) {
 		cli_error("%s", err.msg);
 		goto cleanup;
 	}
@@ -142,7 +142,7 @@ int cmd_export(int argc, char **argv)
 			damaged = 1;
 		}
 	}
-	if (tt_exporter_finish(x, &err)) {
+	if (tt_failed(tt_exporter_finish(x, &err))) {
 		cli_error("%s", err.msg);
 		goto cleanup;
 	}

@@ -51,7 +51,7 @@ int cmd_import(int argc, char **argv)
 		} else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc) {
 			out = argv[++i];
 		} else if (strcmp(a, "--from") == 0 && i + 1 < argc) {
-			if (tt_import_format_parse(argv[++i], &opts.from, &err)) {
+			if (tt_failed(tt_import_format_parse(argv[++i], &opts.from, &err))) {
 				cli_error("%s", err.msg);
 				free(files);
 				return 2;

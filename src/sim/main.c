@@ -347,7 +347,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	if (srv->cfg.profile_path) {
 		struct tt_error terr;
-		if (tt_profile_load(srv->cfg.profile_path, &srv->cfg.profile, &terr)) {
+		if (tt_failed(tt_profile_load(srv->cfg.profile_path, &srv->cfg.profile, &terr))) {
 			fprintf(stderr, "tokentrace-sim: error: --profile: %s\n", terr.msg);
 			goto cleanup;
 		}

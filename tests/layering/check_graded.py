@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Graded result codes are never read as booleans (issue 21.1).
 
-usage: check_graded.py ROOT
+usage: check_graded.py ROOT | --selftest
 
 An `enum tt_code` is graded (docs/architecture.md "Results"): TT_EOF and
 TT_WARN are successes, so `if (rc)` treats a warning as a failure and
@@ -40,7 +40,27 @@ def findings(path):
     return out
 
 
+def selftest():
+    """The check can fail: each form it must find, and one it must not."""
+    import tempfile
+    bad = ("enum tt_code rc = f();\nif (rc)\n;\nif (!rc)\n;\nif ((rc = g()) ||\n"
+           "    (rc = h()))\n;\nk(rc ? 1 : 0);\n")
+    good = "enum tt_code rc = f();\nif (tt_failed(rc))\n;\nif (rc != TT_OK)\n;\n"
+    with tempfile.TemporaryDirectory() as d:
+        for name, text, want in (("bad.c", bad, 4), ("good.c", good, 0)):
+            path = os.path.join(d, name)
+            open(path, "w").write(text)
+            got = len(findings(path))
+            if got != want:
+                print(f"selftest: {name}: {got} findings, want {want}")
+                return 1
+    print("selftest: ok")
+    return 0
+
+
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] == "--selftest":
+        return selftest()
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     root = sys.argv[1]

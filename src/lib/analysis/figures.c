@@ -138,7 +138,7 @@ enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
 	}
 	if (c->phase == TT_PHASE_RATE) {
 		enum tt_code rc = tt__rate_acc_create(&a->opts.slo, a->ws, a->we, &a->open_loop, err);
-		if (rc) {
+		if (tt_failed(rc)) {
 			free(a->tbt);
 			free(a);
 			return rc;
@@ -1169,7 +1169,7 @@ enum tt_code tt_analyze(struct tt_run *run, const struct tt_analysis_opts *opts,
 		r->opts.stall_ms = 100;
 	snprintf(r->source, sizeof r->source, "%s", tt_run_path(run));
 	rc = tt_manifest_copy(&r->manifest, tt_run_manifest(run), err);
-	if (rc) {
+	if (tt_failed(rc)) {
 		free(r);
 		return rc;
 	}
@@ -1195,7 +1195,7 @@ enum tt_code tt_analyze(struct tt_run *run, const struct tt_analysis_opts *opts,
 		tt_cell_analyzer_free(c.cur);
 		c.cur = NULL;
 	}
-	if (c.fatal || rc > TT_WARN) {
+	if (c.fatal != TT_OK || rc > TT_WARN) {
 		free(c.done);
 		tt_report_free(r);
 		if (c.fatal) {

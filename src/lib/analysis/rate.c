@@ -52,7 +52,7 @@ enum tt_code tt__rate_acc_create(const struct tt_slo *slo, int64_t ws, int64_t w
 	a->we = we;
 	if (slo && tt_slo_active(slo)) {
 		enum tt_code rc = tt_slo_judge_create(slo, &a->judge, err);
-		if (rc) {
+		if (tt_failed(rc)) {
 			free(a);
 			return rc;
 		}

@@ -617,7 +617,7 @@ static enum tt_code parse_cells(const cJSON *a, const char *name, struct tt_mani
 		c->ready_timed_out = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "ready_timed_out"));
 		{
 			enum tt_code rc = tt__cell_ext_from_json(e, name, c, err);
-			if (rc)
+			if (tt_failed(rc))
 				return rc;
 		}
 		i++;
@@ -793,7 +793,7 @@ enum tt_code tt_manifest_from_json(const char *text, size_t len, const char *nam
 	o = cJSON_GetObjectItemCaseSensitive(root, "cells");
 	if (o) {
 		rc = parse_cells(o, name, m, err);
-		if (rc)
+		if (tt_failed(rc))
 			goto cleanup;
 	}
 	rc = tt__manifest_ext_from_json(root, name, m, err);
@@ -804,7 +804,7 @@ nomem:
 	rc = tt_error_set(err, TT_ENOMEM, "out of memory reading %s", name);
 cleanup:
 	cJSON_Delete(root);
-	if (rc)
+	if (tt_failed(rc))
 		tt_manifest_release(m);
 	return rc;
 }
@@ -948,7 +948,7 @@ enum tt_code tt_manifest_copy(struct tt_manifest *dst, const struct tt_manifest 
 	char *json = NULL;
 	enum tt_code rc = tt_manifest_to_json(src, &json, err);
 
-	if (rc) {
+	if (tt_failed(rc)) {
 		tt_manifest_init(dst);
 		return rc;
 	}

@@ -195,7 +195,7 @@ enum tt_code tt__manifest_ext_from_json(const cJSON *root, const char *name,
 		return tt_error_set(err, TT_EFORMAT, "%s: imported_from is not an array", name);
 	cJSON_ArrayForEach(e, a)
 	{
-		if ((rc = source_from_json(e, i++, name, m, err)))
+		if (tt_failed(rc = source_from_json(e, i++, name, m, err)))
 			return rc;
 	}
 	a = cJSON_GetObjectItemCaseSensitive(root, "unavailable");

@@ -139,7 +139,7 @@ static enum tt_code process_line(struct tt_sse *s, const char *line, size_t n, i
 	}
 	if (s->have_data_) {
 		rc = own_span(s);
-		if (rc)
+		if (rc != TT_OK)
 			return rc;
 		r = bytes_append(&s->data_, "\n", 1, s->max_event);
 		if (r)
@@ -183,7 +183,7 @@ enum tt_code tt_sse_feed(struct tt_sse *s, const char *bytes, size_t len)
 		}
 		if (s->line_.len) {
 			rc = bytes_code(s, bytes_append(&s->line_, p, (size_t)(q - p), s->max_event));
-			if (rc)
+			if (rc != TT_OK)
 				break;
 			line = s->line_.data;
 			n = s->line_.len;
@@ -202,7 +202,7 @@ enum tt_code tt_sse_feed(struct tt_sse *s, const char *bytes, size_t len)
 		p = q + 1;
 		rc = process_line(s, line, n, stable);
 		s->line_.len = 0;
-		if (rc)
+		if (rc != TT_OK) /* a failure, or TT_EOF: the event handler asked to stop */
 			break;
 	}
 	/* The piece goes away when we return: keep what the next one needs. */
