@@ -50,7 +50,11 @@ with tempfile.TemporaryDirectory() as tmp:
     p.returncode = os.waitstatus_to_exitcode(st)
     peak_kb = ru.ru_maxrss
     check(p.returncode == 0 and total > 100 << 20, "chunks export wrote %d bytes" % total)
-    check(peak_kb < 64 * 1024, "chunks export peak memory %d KB (want < 64 MB)" % peak_kb)
+    # 64 MB for 400 MB of rows (11 MB measured); more under the sanitizers,
+    # whose shadow memory is not the exporter's (CMakeLists.txt sets it)
+    limit_mb = int(os.environ.get("TT_EXPORT_PEAK_MB", "64"))
+    check(peak_kb < limit_mb * 1024,
+          "chunks export peak memory %d KB (want < %d MB)" % (peak_kb, limit_mb))
 
     report = json.loads(run("report", R, "--format", "json").stdout)
     by_id = {c["id"]: c for c in report["cells"]}
