@@ -83,13 +83,16 @@ enum tt_code tt__imp_add_ns(const struct tt__imp *im, const char *where, const c
 	return TT_OK;
 }
 
-/* Does the text end inside a string, an array or an object (a file cut
- * short) rather than hold a mistake? */
-static int unclosed(const char *p, size_t len)
+/* One pass over a text cJSON refused: the deepest nesting of arrays and
+ * objects (*most), and whether it ends inside a string, an array or an
+ * object (*cut: a file cut short rather than one holding a mistake; a
+ * closing bracket without its opening one is a mistake). */
+static void nesting(const char *p, size_t len, long *most, int *cut)
 {
 	long depth = 0;
-	int in_str = 0;
+	int in_str = 0, unbalanced = 0;
 
+	*most = 0;
 	for (size_t i = 0; i < len; i++) {
 		char c = p[i];
 		if (in_str) {
@@ -100,13 +103,13 @@ static int unclosed(const char *p, size_t len)
 		} else if (c == '"') {
 			in_str = 1;
 		} else if (c == '{' || c == '[') {
-			depth++;
-		} else if (c == '}' || c == ']') {
-			if (--depth < 0)
-				return 0;
+			if (++depth > *most)
+				*most = depth;
+		} else if ((c == '}' || c == ']') && --depth < 0) {
+			unbalanced = 1;
 		}
 	}
-	return in_str || depth > 0;
+	*cut = !unbalanced && (in_str || depth > 0);
 }
 
 /* ---- a JSON checker that allocates nothing ------------------------------
@@ -208,37 +211,14 @@ static int jc_value(struct jcheck *j, int depth)
 	}
 }
 
-/* The deepest nesting of arrays and objects in the text. */
-static long max_depth(const char *p, size_t len)
-{
-	long depth = 0, most = 0;
-	int in_str = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		char c = p[i];
-		if (in_str) {
-			if (c == '\\')
-				i++;
-			else if (c == '"')
-				in_str = 0;
-		} else if (c == '"') {
-			in_str = 1;
-		} else if (c == '{' || c == '[') {
-			if (++depth > most)
-				most = depth;
-		} else if (c == '}' || c == ']') {
-			depth--;
-		}
-	}
-	return most;
-}
-
 enum tt_code tt__imp_parse(const struct tt__imp *im, const char *text, size_t len,
 			   const char *where, cJSON **out, struct tt_error *err)
 {
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
 	size_t line, col, off;
+	long depth;
+	int cut;
 
 	if (root) {
 		/* Only white space may follow the value. */
@@ -257,8 +237,8 @@ enum tt_code tt__imp_parse(const struct tt__imp *im, const char *text, size_t le
 					"(byte %zu)", line, col, off);
 	}
 	/* Not a syntax error: nesting cJSON refuses, or memory it lacked. */
+	nesting(text, len, &depth, &cut);
 	{
-		long depth = max_depth(text, len);
 		if (depth > CJSON_NESTING_LIMIT)
 			return tt__imp_fail_err(im, err, where, "nested %ld levels deep: more than the "
 						"%d an import reads", depth, CJSON_NESTING_LIMIT);
@@ -279,7 +259,7 @@ enum tt_code tt__imp_parse(const struct tt__imp *im, const char *text, size_t le
 		end = text + len;
 	off = (size_t)(end - im->data);
 	tt__imp_linecol(im->data, off, &line, &col);
-	if (end >= text + len || unclosed(text, len)) {
+	if (end >= text + len || cut) {
 		off = (size_t)(text + len - im->data);
 		tt__imp_linecol(im->data, off, &line, &col);
 		return tt_error_set(err, TT_ETRUNC, "'%s': %s%sJSON ends early: truncated at line %zu, "
