@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/analyzer.h"
+#include "analysis/window.h"
 #include "analysis/hist.h"
 #include "analysis/slo_impl.h"
 #include "tokentrace/gauges.h"
@@ -80,6 +81,23 @@ static const char *const counter_names[C_COUNT] = {
 	/* TGI: the queue histogram (no per-request prefill or TTFT one) */
 	"tgi_request_queue_duration_sum", "tgi_request_queue_duration_count"};
 
+void tt__measured_window(const struct tt_analysis_opts *o, const struct tt_cell_info *c,
+			 int64_t *ws, int64_t *we)
+{
+	int64_t win;
+
+	*ws = *we = -1;
+	if (c->window_start_ns < 0 || c->window_end_ns <= c->window_start_ns)
+		return;
+	win = tt_duration_ns_of_s(o->window_s);
+	*ws = c->window_start_ns + tt_duration_ns_of_s(o->skip_first_s);
+	*we = c->window_end_ns;
+	if (win > 0 && *ws + win < *we)
+		*we = *ws + win;
+	if (*ws >= *we)
+		*ws = *we = -1;
+}
+
 enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
 				     const struct tt_analysis_opts *opts,
 				     struct tt_cell_analyzer **out, struct tt_error *err)
@@ -122,20 +140,7 @@ enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
 	a->short_max = -1;
 	a->slots = m->slots > 0 ? m->slots : -1;
 	/* M-window: the recorded window, moved by --skip-first, capped by --window. */
-	a->ws = -1;
-	a->we = -1;
-	if (c->window_start_ns >= 0 && c->window_end_ns > c->window_start_ns) {
-		/* "Durations": the options' seconds to the nearest ns, which is
-		 * the exact ns of the text tt_parse_duration_ns read */
-		int64_t skip = tt_duration_ns_of_s(a->opts.skip_first_s);
-		int64_t win = tt_duration_ns_of_s(a->opts.window_s);
-		a->ws = c->window_start_ns + skip;
-		a->we = c->window_end_ns;
-		if (win > 0 && a->ws + win < a->we)
-			a->we = a->ws + win;
-		if (a->ws >= a->we)
-			a->ws = a->we = -1;
-	}
+	tt__measured_window(&a->opts, c, &a->ws, &a->we);
 	if (c->phase == TT_PHASE_RATE) {
 		enum tt_code rc = tt__rate_acc_create(&a->opts.slo, a->ws, a->we, &a->open_loop, err);
 		if (tt_failed(rc)) {

@@ -8,6 +8,7 @@
 
 #include "chart/chart_impl.h"
 #include "chart/chart_trace.h"
+#include "analysis/window.h"
 #include "tokentrace/gauges.h"
 
 static long default_timeline_cell(const struct tt_manifest *m)
@@ -292,7 +293,7 @@ enum tt_code tt__chart_draw_timeline(struct canvas *c, double x, double y, doubl
 	{
 		/* the window the figures used (moved or capped by the options) */
 		int64_t ws, we;
-		tt__chart_measured_window(&r->opts, ci, &ws, &we);
+		tt__measured_window(&r->opts, ci, &ws, &we);
 		band.x0 = ws >= 0 ? (double)(ws - tp.t0) / 1e9 : NAN;
 		band.x1 = we >= 0 ? (double)(we - tp.t0) / 1e9 : NAN;
 	}

@@ -9,6 +9,7 @@
 
 #include "chart/chart_impl.h"
 #include "chart/chart_trace.h"
+#include "analysis/window.h"
 #include "tokentrace/units.h"
 #include "tokentrace/gauges.h"
 
@@ -114,24 +115,6 @@ struct cdf_data {
 	uint64_t tokens;
 };
 
-/* M-window (docs/metrics.md) exactly as figures.c applies it: the recorded
- * window, moved by skip_first_s, capped by window_s; -1 when there is none. */
-void tt__chart_measured_window(const struct tt_analysis_opts *o, const struct tt_cell_info *c,
-			    int64_t *ws, int64_t *we)
-{
-	*ws = *we = -1;
-	if (c->window_start_ns >= 0 && c->window_end_ns > c->window_start_ns) {
-		/* as the analysis does (docs/metrics.md M-window "Durations") */
-		int64_t win = tt_duration_ns_of_s(o->window_s);
-		*ws = c->window_start_ns + tt_duration_ns_of_s(o->skip_first_s);
-		*we = c->window_end_ns;
-		if (win > 0 && *ws + win < *we)
-			*we = *ws + win;
-		if (*ws >= *we)
-			*ws = *we = -1;
-	}
-}
-
 static int cdf_request(void *ctx, const struct tt_request *r);
 
 
@@ -227,7 +210,7 @@ enum tt_code tt__tl_load(struct tt_run *run, const struct tt_analysis_opts *o,
 			g->bins = calloc(GAP_BINS, sizeof *g->bins);
 		if (g->bins) {
 			memset(g->bins, 0, GAP_BINS * sizeof *g->bins);
-			tt__chart_measured_window(o, ci, &both.cd.ws, &both.cd.we);
+			tt__measured_window(o, ci, &both.cd.ws, &both.cd.we);
 			both.cd.bins = g->bins;
 			both.with_gaps = 1;
 		}
@@ -413,7 +396,7 @@ static enum tt_code gaps_load(struct tt_run *run, const struct tt_analysis_opts 
 		return tt_error_set(err, TT_ENOMEM, "out of memory reading cell '%s'",
 				    m->cells[cell].id);
 	memset(g->bins, 0, GAP_BINS * sizeof *g->bins);
-	tt__chart_measured_window(o, &m->cells[cell], &cd.ws, &cd.we);
+	tt__measured_window(o, &m->cells[cell], &cd.ws, &cd.we);
 	cd.bins = g->bins;
 	cd.tokens = 0;
 	v.ctx = &cd;

@@ -64,10 +64,6 @@ struct chart_cache {
 	struct gap_bins *gaps; /* n_cells */
 };
 
-/* M-window (docs/metrics.md) exactly as figures.c applies it: the recorded
- * window, moved by skip_first_s, capped by window_s; -1 when there is none. */
-void tt__chart_measured_window(const struct tt_analysis_opts *o, const struct tt_cell_info *c,
-			       int64_t *ws, int64_t *we);
 /* Read cell into t (bins, scrapes); g, when not NULL, gets the cell's
  * binned gaps for the CDF from the same read. */
 enum tt_code tt__tl_load(struct tt_run *run, const struct tt_analysis_opts *o,
