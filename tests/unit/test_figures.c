@@ -12,37 +12,25 @@
 
 #include "tokentrace/analysis.h"
 
+#include "testutil.h"
+
 #define MS 1000000LL
 #define S 1000000000LL
 
-struct cell {
-	struct tt_manifest m;
-	struct tt_cell_analyzer *a;
-};
 
-static void cell_init(struct cell *c, int C, struct tt_analysis_opts *o)
+/* A hand-made decode cell (testutil.h), the manifest's default max_tokens. */
+static void cell_init(struct tu_cell *c, int C, struct tt_analysis_opts *o)
 {
-	size_t idx;
-	struct tt_error err;
-
-	tt_manifest_init(&c->m);
-	c->m.duration_s = 10;
-	assert_int_equal(tt_manifest_add_cell(&c->m, TT_PHASE_DECODE, 8192, C, &idx), TT_OK);
-	c->m.cells[idx].state = TT_CELL_DONE;
-	tt_manifest_set_str(&c->m.cells[idx].trace, "cells/x.ttz");
-	c->m.cells[idx].window_start_ns = 10 * S;
-	c->m.cells[idx].window_end_ns = 20 * S;
-	assert_int_equal(tt_cell_analyzer_create(&c->m, idx, o, &c->a, &err), TT_OK);
+	tu_cell_init(c, C, 0, -1, o);
 }
 
-static void cell_done(struct cell *c)
+static void cell_done(struct tu_cell *c)
 {
-	tt_cell_analyzer_free(c->a);
-	tt_manifest_release(&c->m);
+	tu_cell_done(c);
 }
 
 /* A request sent at `send`, first token after ttft, then n-1 tokens every gap. */
-static void steady(struct cell *c, uint32_t slot, int64_t send, int64_t ttft, int64_t gap, int n,
+static void steady(struct tu_cell *c, uint32_t slot, int64_t send, int64_t ttft, int64_t gap, int n,
 		   enum tt_finish fin, int64_t cut_at)
 {
 	static struct tt_chunk ch[20000];
@@ -71,7 +59,7 @@ static void steady(struct cell *c, uint32_t slot, int64_t send, int64_t ttft, in
 
 static void test_steady_stream(void **state)
 {
-	struct cell c;
+	struct tu_cell c;
 	struct tt_cell_figures f;
 
 	(void)state;
@@ -97,7 +85,7 @@ static void test_steady_stream(void **state)
 
 static void test_multi_token_chunk_spreads_gap(void **state)
 {
-	struct cell c;
+	struct tu_cell c;
 	struct tt_cell_figures f;
 	struct tt_request r;
 	struct tt_chunk ch[4] = {
@@ -130,7 +118,7 @@ static void test_multi_token_chunk_spreads_gap(void **state)
 /* M-reasoning, M-ttfr, M-ttfa: phases by the text each chunk carried. */
 static void test_reasoning_phases(void **state)
 {
-	struct cell c;
+	struct tu_cell c;
 	struct tt_cell_figures f;
 	struct tt_request r;
 	/* sent at 11 s - 50 ms: role-only chunk has no tokens (not recorded);
@@ -192,7 +180,7 @@ static void test_reasoning_phases(void **state)
 
 static void test_skip_first_and_window(void **state)
 {
-	struct cell c;
+	struct tu_cell c;
 	struct tt_cell_figures f;
 	struct tt_analysis_opts o;
 
@@ -210,7 +198,7 @@ static void test_skip_first_and_window(void **state)
 	cell_done(&c);
 }
 
-static void scrape(struct cell *c, int64_t t, double running, double waiting)
+static void scrape(struct tu_cell *c, int64_t t, double running, double waiting)
 {
 	struct tt_sample s[3] = {{"vllm:num_requests_running", "model_name=\"a\"", running / 2},
 				 {"vllm:num_requests_running", "model_name=\"b\"", running / 2},
@@ -221,7 +209,7 @@ static void scrape(struct cell *c, int64_t t, double running, double waiting)
 
 static void test_server_gauges_and_queue(void **state)
 {
-	struct cell c;
+	struct tu_cell c;
 	struct tt_cell_figures f;
 
 	(void)state;
@@ -255,7 +243,7 @@ static void test_server_gauges_and_queue(void **state)
  * for one stream and for several (docs/capture.md, Readiness). */
 static void test_readiness_reason(void **state)
 {
-	struct cell c;
+	struct tu_cell c;
 	struct tt_cell_figures f;
 
 	(void)state;
@@ -282,7 +270,7 @@ static void test_readiness_reason(void **state)
 
 static void test_errors_status(void **state)
 {
-	struct cell c;
+	struct tu_cell c;
 	struct tt_cell_figures f;
 	struct tt_request r;
 
@@ -308,7 +296,7 @@ static void test_errors_status(void **state)
  * a request cut at the window's end or one that got all its tokens is not
  * short; the reason carries the count, the finish reasons, the most tokens
  * and the capture's arithmetic. */
-static void asking(struct cell *c, int64_t max_tokens)
+static void asking(struct tu_cell *c, int64_t max_tokens)
 {
 	struct tt_error err;
 	c->m.max_tokens = max_tokens;
@@ -318,7 +306,7 @@ static void asking(struct cell *c, int64_t max_tokens)
 
 static void test_short_outputs(void **state)
 {
-	struct cell c;
+	struct tu_cell c;
 	struct tt_cell_figures f;
 
 	(void)state;

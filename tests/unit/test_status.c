@@ -17,42 +17,26 @@
 
 #include "tokentrace/analysis.h"
 
+#include "testutil.h"
+
 #define MS 1000000LL
 #define S 1000000000LL
 
-struct cell {
-	struct tt_manifest m;
-	struct tt_cell_analyzer *a;
-};
-
-/* A decode cell of C streams, window [10 s, 20 s) of 10 s planned; slots
- * > 0: the run recorded the server's slot count. */
-static void cell_init(struct cell *c, int C, int slots, const struct tt_analysis_opts *o)
+/* A hand-made decode cell (testutil.h); slots > 0: the run recorded the
+ * server's slot count; outputs of any length (M-short: not judged). */
+static void cell_init(struct tu_cell *c, int C, int slots, const struct tt_analysis_opts *o)
 {
-	size_t idx;
-	struct tt_error err;
-
-	tt_manifest_init(&c->m);
-	c->m.duration_s = 10;
-	c->m.slots = slots;
-	c->m.max_tokens = 0; /* outputs of any length (M-short: not judged) */
-	assert_int_equal(tt_manifest_add_cell(&c->m, TT_PHASE_DECODE, 8192, C, &idx), TT_OK);
-	c->m.cells[idx].state = TT_CELL_DONE;
-	tt_manifest_set_str(&c->m.cells[idx].trace, "cells/x.ttz");
-	c->m.cells[idx].window_start_ns = 10 * S;
-	c->m.cells[idx].window_end_ns = 20 * S;
-	assert_int_equal(tt_cell_analyzer_create(&c->m, idx, o, &c->a, &err), TT_OK);
+	tu_cell_init(c, C, slots, 0, o);
 }
 
-static void cell_done(struct cell *c)
+static void cell_done(struct tu_cell *c)
 {
-	tt_cell_analyzer_free(c->a);
-	tt_manifest_release(&c->m);
+	tu_cell_done(c);
 }
 
 /* One request: sent at send, first token ttft later, n tokens gap apart,
  * ended 1 ms after its last token (or cut at cut_at). */
-static int64_t request(struct cell *c, uint32_t slot, int64_t send, int64_t ttft, int64_t gap,
+static int64_t request(struct tu_cell *c, uint32_t slot, int64_t send, int64_t ttft, int64_t gap,
 		       int n, int64_t cut_at)
 {
 	static struct tt_chunk ch[4096];
@@ -82,7 +66,7 @@ static int64_t request(struct cell *c, uint32_t slot, int64_t send, int64_t ttft
 
 /* A closed loop of C workers from 5 s to the window's end: each request
  * waits `wait` (0 for none) before its first token, then n tokens. */
-static void closed_loop(struct cell *c, int C, int64_t wait, int64_t gap, int n)
+static void closed_loop(struct tu_cell *c, int C, int64_t wait, int64_t gap, int n)
 {
 	for (int w = 0; w < C; w++) {
 		int64_t t = 5 * S + w * MS;
@@ -91,7 +75,7 @@ static void closed_loop(struct cell *c, int C, int64_t wait, int64_t gap, int n)
 	}
 }
 
-static void scrape(struct cell *c, int64_t t, double running, double waiting)
+static void scrape(struct tu_cell *c, int64_t t, double running, double waiting)
 {
 	struct tt_sample s[2] = {{"vllm:num_requests_running", "", running},
 				 {"vllm:num_requests_waiting", "", waiting}};
@@ -115,7 +99,7 @@ static int evidence_of(const struct tt_cell_figures *f, const char *signal, doub
  * queued: waiting in 5% of scrapes"; one scrape never decides. */
 static void test_one_scrape_is_not_a_queue(void **state)
 {
-	struct cell c;
+	struct tu_cell c;
 	struct tt_cell_figures f;
 
 	(void)state;
@@ -141,7 +125,7 @@ static void test_one_scrape_is_not_a_queue(void **state)
 /* A queue that lasts: waiting 1 in every scrape while 4 of 5 workers run. */
 static void test_persistent_waiting_is_queued(void **state)
 {
-	struct cell c;
+	struct tu_cell c;
 	struct tt_cell_figures f;
 	double v = NAN;
 
@@ -166,7 +150,7 @@ static void test_persistent_waiting_is_queued(void **state)
  * scrapes, but each waits less than a decode step: not a queue. */
 static void test_turnover_is_not_a_queue(void **state)
 {
-	struct cell c;
+	struct tu_cell c;
 	struct tt_cell_figures f;
 	double v = NAN;
 
@@ -200,7 +184,7 @@ static void test_turnover_is_not_a_queue(void **state)
 /* llama-server without --metrics, 8 streams on 4 slots: was Valid. */
 static void test_slots_without_metrics(void **state)
 {
-	struct cell c;
+	struct tu_cell c;
 	struct tt_cell_figures f;
 
 	(void)state;
@@ -231,7 +215,7 @@ static void test_slots_without_metrics(void **state)
 /* With metrics, the slots still decide when the gauge does not say so. */
 static void test_slots_with_metrics(void **state)
 {
-	struct cell c;
+	struct tu_cell c;
 	struct tt_cell_figures f;
 
 	(void)state;
@@ -255,7 +239,7 @@ static void test_slots_with_metrics(void **state)
  * not make the capture's window short. */
 static void test_report_window_is_not_cut_short(void **state)
 {
-	struct cell c;
+	struct tu_cell c;
 	struct tt_cell_figures f;
 	struct tt_analysis_opts o;
 

@@ -86,3 +86,36 @@ int tu_on_scrape(void *ctx, const struct tt_scrape *s)
 	c->scrapes++;
 	return 0;
 }
+
+void tu_cell_init(struct tu_cell *c, int C, int slots, int64_t max_tokens,
+		  const struct tt_analysis_opts *o)
+{
+	const int64_t s = 1000000000LL;
+	size_t idx;
+	struct tt_error err;
+
+	tt_manifest_init(&c->m);
+	c->m.duration_s = 10;
+	if (slots > 0)
+		c->m.slots = slots;
+	if (max_tokens >= 0)
+		c->m.max_tokens = max_tokens;
+	if (tt_failed(tt_manifest_add_cell(&c->m, TT_PHASE_DECODE, 8192, C, &idx)) ||
+	    tt_failed(tt_manifest_set_str(&c->m.cells[idx].trace, "cells/x.ttz"))) {
+		fprintf(stderr, "tu_cell_init: out of memory\n");
+		abort();
+	}
+	c->m.cells[idx].state = TT_CELL_DONE;
+	c->m.cells[idx].window_start_ns = 10 * s;
+	c->m.cells[idx].window_end_ns = 20 * s;
+	if (tt_failed(tt_cell_analyzer_create(&c->m, idx, o, &c->a, &err))) {
+		fprintf(stderr, "tu_cell_init: %s\n", err.msg);
+		abort();
+	}
+}
+
+void tu_cell_done(struct tu_cell *c)
+{
+	tt_cell_analyzer_free(c->a);
+	tt_manifest_release(&c->m);
+}

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tokentrace/analysis.h"
 #include "tokentrace/trace.h"
 
 /* A fresh empty directory under $TMPDIR (caller frees the string). */
@@ -25,5 +26,18 @@ struct tu_collect {
 };
 int tu_on_request(void *ctx, const struct tt_request *r);
 int tu_on_scrape(void *ctx, const struct tt_scrape *s);
+
+/* A hand-made cell for the figures and status tests: a done decode cell
+ * of C streams at context 8K whose recorded window is [10 s, 20 s) of 10 s
+ * planned, the server's slots (0: unknown) and max_tokens (-1: the
+ * manifest's default) as given, its analyzer created with o (NULL: the
+ * defaults).  Aborts when the analyzer cannot be made. */
+struct tu_cell {
+	struct tt_manifest m;
+	struct tt_cell_analyzer *a;
+};
+void tu_cell_init(struct tu_cell *c, int C, int slots, int64_t max_tokens,
+		  const struct tt_analysis_opts *o);
+void tu_cell_done(struct tu_cell *c);
 
 #endif
