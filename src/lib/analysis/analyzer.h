@@ -72,7 +72,8 @@ struct tt_cell_analyzer {
 	/* M-queue: the client's view of queueing */
 	int slots;               /* the run's server.slots; -1 unknown */
 	long sent_in_window;     /* measured requests sent in [ws, we) */
-	struct dvec spans;       /* (send ns, end ns) of measured requests meeting the window */
+	struct dvec spans;       /* (send ns, end ns) of measured requests meeting the
+				  * window; kept only when slots are known */
 
 	struct tt__rate_acc *open_loop; /* M-rate; open-loop cells only */
 	double offered;                 /* their rate */
@@ -97,6 +98,7 @@ void tt__timing_figures(struct tt_cell_analyzer *a, struct tt_cell_figures *f);
 void tt__timing_free(struct tt_cell_analyzer *a);
 /* Requests queued (docs/metrics.md M-status, M-queue; each threshold's
  * measurements are there). */
+#define TT_QUEUE_SHARE_DEFAULT 0.5  /* share of window scrapes with waiting > 0 */
 #define TT_QUEUE_MIN_SCRAPES 2       /* scrapes with waiting > 0: one never decides */
 #define TT_QUEUE_MIN_STEPS 2.0       /* mean wait per request, decode steps: less is turnover */
 #define TT_QUEUE_OVER_SLOTS_SHARE 0.5 /* share of the window with more in flight than slots */

@@ -23,7 +23,7 @@ void tt_analysis_opts_init(struct tt_analysis_opts *o)
 	o->n_quantiles = 2;
 	o->quantiles[0] = 90;
 	o->quantiles[1] = 99;
-	o->queued_share = 0.5;
+	o->queued_share = TT_QUEUE_SHARE_DEFAULT;
 	o->min_tokens = 100;
 	o->cut_short_ratio = 0.9;
 	o->stall_ms = 100;
@@ -124,7 +124,7 @@ enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
 	else
 		tt_analysis_opts_init(&a->opts);
 	if (a->opts.queued_share <= 0)
-		a->opts.queued_share = 0.5;
+		a->opts.queued_share = TT_QUEUE_SHARE_DEFAULT;
 	if (a->opts.min_tokens <= 0)
 		a->opts.min_tokens = 100;
 	if (a->opts.cut_short_ratio <= 0)
@@ -576,7 +576,8 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 	/* M-queue: the client's requests in flight, against the server's slots */
 	if (r->t_send_ns >= ws && r->t_send_ns < we)
 		a->sent_in_window++;
-	if (r->t_send_ns < we && r->t_end_ns >= ws &&
+	/* kept only where a slot count makes them evidence (queue_figures) */
+	if (a->slots > 0 && r->t_send_ns < we && r->t_end_ns >= ws &&
 	    (dvec_push(&a->spans, (double)r->t_send_ns) || dvec_push(&a->spans, (double)r->t_end_ns)))
 		a->oom = 1;
 	/* M-active (client): time-averages over the window. */
@@ -1165,7 +1166,7 @@ enum tt_code tt_analyze(struct tt_run *run, const struct tt_analysis_opts *opts,
 		r->opts.n_quantiles = TT_MAX_QUANTILES;
 	/* Keep the thresholds actually used, so renderers can print them. */
 	if (r->opts.queued_share <= 0)
-		r->opts.queued_share = 0.5;
+		r->opts.queued_share = TT_QUEUE_SHARE_DEFAULT;
 	if (r->opts.min_tokens <= 0)
 		r->opts.min_tokens = 100;
 	if (r->opts.cut_short_ratio <= 0)
