@@ -94,7 +94,6 @@ int cli_open_run(const char *path, const char *what, struct tt_run **out, int *w
 
 	tt_error_clear(&err);
 	*out = NULL;
-	cli_import_signals();
 	rc = tt_import_open(path, NULL, out, &err);
 	if (tt_failed(rc)) {
 		if (what)

@@ -73,7 +73,6 @@ int cmd_import(int argc, char **argv)
 		free(files);
 		return 2;
 	}
-	cli_import_signals();
 	rc = tt_import_files(files, n, &opts, out, &err);
 	if (rc > TT_WARN) {
 		cli_error("%s", err.msg);

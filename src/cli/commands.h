@@ -33,7 +33,8 @@ int cli_duration(const char *opt, const char *v, const char *example, double *ou
 struct tt_slo;
 int cli_slo(const char *v, struct tt_slo *slo);
 /* Install SIGINT/SIGTERM/SIGHUP handlers that remove what imports are
- * writing (tt_import_abandon), then end the program by the signal. */
+ * writing (tt_import_abandon), then end the program by the signal;
+ * main() calls it once, before any command. */
 void cli_import_signals(void);
 
 void cli_error(const char *fmt, ...)

@@ -52,6 +52,9 @@ int main(int argc, char **argv)
 		       TT_RUN_FORMAT_MINOR);
 		return 0;
 	}
+	/* Every command may import (an archive of another tool's file opens
+	 * as a private run): a signal removes what imports hold, once. */
+	cli_import_signals();
 	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].fn(argc - 1, argv + 1);
