@@ -92,6 +92,10 @@ struct tt_rate_figures {
 /* M-timing: a median the capture's CPU wait could move by more than this
  * share makes the cell Client overloaded. */
 #define TT_TIMING_MOVE_LIMIT 0.01
+/* ... and by at least this many ms: a smaller move is within the spread of
+ * the recorded times themselves with no client load (docs/metrics.md
+ * M-timing: recorded arrival minus the server's write, p99 6-43 us). */
+#define TT_TIMING_MOVE_FLOOR_MS 0.1
 struct tt_timing_quality {
 	long requests;             /* measured requests meeting the window with timing recorded */
 	long doubtful_ttft;        /* of M-ttft's, those whose capture waited >= 1 ms for a
@@ -107,6 +111,8 @@ struct tt_timing_quality {
 	double per_request_p50_low, per_request_p50_high; /* M-per-request's median, bounds */
 	double could_move;         /* largest relative change of those medians from the
 				    * recorded ones (0.01 = 1 %) */
+	double could_move_ms;      /* the same changes as times: the TTFT median's, and the
+				    * median decode span's change that moves the rate */
 };
 
 struct tt_cell_figures {

@@ -185,10 +185,10 @@ static void cell_init(struct cell *c)
 	assert_int_equal(tt_cell_analyzer_create(&c->m, c->idx, NULL, &c->a, &err), TT_OK);
 }
 
-/* Request k of a closed loop of one: sent at k s, first token 20 ms later,
- * then 99 tokens 10 ms apart (per-request rate 100 tok/s), with the given
- * waits (timing < 0: not recorded). */
-static void request(struct cell *c, int k, int timing, int64_t w1, int64_t wl)
+/* Request k of a closed loop of one: sent at k s, first token ttft ns
+ * later, then 99 tokens 10 ms apart (per-request rate 100 tok/s), with the
+ * given waits (timing < 0: not recorded). */
+static void request_ttft(struct cell *c, int k, int timing, int64_t ttft, int64_t w1, int64_t wl)
 {
 	struct tt_chunk ch[100];
 	uint8_t flags[100];
@@ -200,7 +200,7 @@ static void request(struct cell *c, int k, int timing, int64_t w1, int64_t wl)
 	r.t_sched_ns = r.t_send_ns = send;
 	r.prompt_tokens = r.cached_tokens = -1;
 	for (int i = 0; i < 100; i++) {
-		ch[i] = (struct tt_chunk){send + 20 * MS + (int64_t)i * 10 * MS, 1};
+		ch[i] = (struct tt_chunk){send + ttft + (int64_t)i * 10 * MS, 1};
 		flags[i] = 0;
 	}
 	r.t_end_ns = ch[99].t_ns + MS;
@@ -216,6 +216,12 @@ static void request(struct cell *c, int k, int timing, int64_t w1, int64_t wl)
 		r.chunk_timing = flags;
 	}
 	tt_cell_analyzer_request(c->a, &r);
+}
+
+/* ... with the first token 20 ms after the send */
+static void request(struct cell *c, int k, int timing, int64_t w1, int64_t wl)
+{
+	request_ttft(c, k, timing, 20 * MS, w1, wl);
 }
 
 static int has_evidence(const struct tt_cell_figures *f, enum tt_status s)
@@ -270,6 +276,7 @@ static void test_wait_overloaded(void **state)
 	assert_true(fabs(f.timing.ttft_p50_low_ms - 15) < 1e-9);
 	assert_true(fabs(f.timing.per_request_p50_low - 99 / 0.995) < 1e-6);
 	assert_true(fabs(f.timing.could_move - 0.25) < 1e-9);
+	assert_true(fabs(f.timing.could_move_ms - 5) < 1e-9);
 	assert_non_null(strstr(f.reason, "waited for a CPU"));
 	tt_cell_analyzer_free(c.a);
 	tt_manifest_release(&c.m);
@@ -291,6 +298,36 @@ static void test_small_wait_valid(void **state)
 	assert_int_equal(f.status, TT_STATUS_VALID);
 	assert_int_equal(f.timing.doubtful_ttft, 0);
 	assert_true(f.timing.could_move > 0.004 && f.timing.could_move < 0.01);
+	tt_cell_analyzer_free(c.a);
+	tt_manifest_release(&c.m);
+}
+
+/* The floor: a 1 ms TTFT (a loopback server) after a 0.05 ms wait could be
+ * 5 % lower, but by 0.05 ms, under TT_TIMING_MOVE_FLOOR_MS: Valid, the
+ * relative evidence triggered and the time evidence not.  A 0.3 ms wait
+ * moves it by 0.3 ms: Client overloaded. */
+static void test_floor(void **state)
+{
+	struct cell c;
+	struct tt_cell_figures f;
+
+	(void)state;
+	cell_init(&c);
+	for (int k = 0; k < 8; k++)
+		request_ttft(&c, k, 1, MS, MS / 20, 0);
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_true(fabs(f.timing.could_move - 0.05) < 1e-9);
+	assert_true(fabs(f.timing.could_move_ms - 0.05) < 1e-9);
+	assert_int_equal(f.status, TT_STATUS_VALID);
+	tt_cell_analyzer_free(c.a);
+	tt_manifest_release(&c.m);
+
+	cell_init(&c);
+	for (int k = 0; k < 8; k++)
+		request_ttft(&c, k, 1, MS, 3 * MS / 10, 0);
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_true(fabs(f.timing.could_move_ms - 0.3) < 1e-9);
+	assert_int_equal(f.status, TT_STATUS_CLIENT_OVERLOADED);
 	tt_cell_analyzer_free(c.a);
 	tt_manifest_release(&c.m);
 }
@@ -368,6 +405,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_no_wait_valid),
 		cmocka_unit_test(test_wait_overloaded),
 		cmocka_unit_test(test_small_wait_valid),
+		cmocka_unit_test(test_floor),
 		cmocka_unit_test(test_not_recorded),
 		cmocka_unit_test(test_unknown_wait),
 		cmocka_unit_test(test_fixture_starved),

@@ -41,7 +41,8 @@ static const struct {
 	 "through the window); latencies from the due time grow with the backlog."},
 	{"Client overloaded", "client_overloaded",
 	 "Client overloaded: the capture waited for a CPU while chunks arrived, so some times "
-	 "are late; the median TTFT or per-request tok/s could be off by more than 1 %."},
+	 "are late; the median TTFT or per-request tok/s could be off by more than 1 % and "
+	 "0.1 ms."},
 };
 
 const char *tt_status_name(enum tt_status s)
@@ -115,18 +116,21 @@ static void short_reason(const struct tt_cell_analyzer *a, struct tt_cell_figure
 }
 
 /* M-timing: the capture's CPU wait could move a median by more than 1 %
- * (timing.c bounds each request's TTFT and rate by its wait). */
-static void client_overloaded(const struct tt_cell_analyzer *a, struct tt_cell_figures *f)
+ * and by at least TT_TIMING_MOVE_FLOOR_MS (timing.c bounds each request's
+ * TTFT and rate by its wait); both must hold, as for Requests queued. */
+static int client_overloaded(struct tt_cell_figures *f)
 {
 	const struct tt_timing_quality *q = &f->timing;
-	(void)a;
 	if (q->requests <= 0)
-		return; /* not recorded: nothing to judge */
+		return 0; /* not recorded: nothing to judge */
 	evidence(f, TT_STATUS_CLIENT_OVERLOADED, "capture CPU wait: median change bound",
 		 q->could_move, ">", TT_TIMING_MOVE_LIMIT);
+	evidence(f, TT_STATUS_CLIENT_OVERLOADED, "capture CPU wait: median change bound, ms",
+		 q->could_move_ms, ">=", TT_TIMING_MOVE_FLOOR_MS);
 	if (q->clock_steps > 0)
 		evidence(f, TT_STATUS_VALID, "warning: requests with a wall-clock step",
 			 (double)q->clock_steps, ">", 0);
+	return q->could_move > TT_TIMING_MOVE_LIMIT && q->could_move_ms >= TT_TIMING_MOVE_FLOOR_MS;
 }
 
 static void client_overloaded_reason(struct tt_cell_figures *f)
@@ -321,7 +325,7 @@ void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 	const struct tt_analysis_opts *o = &a->opts;
 	int decode = c->phase != TT_PHASE_PREFILL; /* decode and open-loop cells */
 	int closed = c->phase == TT_PHASE_DECODE;
-	int queued = 0, by_slots = 0, by_gauge = 0;
+	int queued = 0, by_slots = 0, by_gauge = 0, overloaded = 0;
 
 	f->status = TT_STATUS_VALID;
 	if (c->state == TT_CELL_OVER_CAPACITY) {
@@ -368,7 +372,7 @@ void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 			 (double)o->min_tokens);
 		evidence(f, TT_STATUS_TOO_FEW, "requests with a first token", (double)f->ttft_ms.n, "<",
 			 1);
-		client_overloaded(a, f);
+		overloaded = client_overloaded(f);
 		/* M-cache: a warning, not a status (it argues for "valid") */
 		if (isfinite(f->cached_share))
 			evidence(f, TT_STATUS_VALID, "warning: prompt share served from cache",
@@ -387,8 +391,11 @@ void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 						       TT_STATUS_CUT_SHORT, TT_STATUS_TOO_FEW};
 		const char *sig = NULL;
 		for (size_t i = 0; i < sizeof order / sizeof *order; i++)
-			/* Requests queued: only a whole rule decides (M-status) */
-			if (order[i] == TT_STATUS_QUEUED ? queued : triggered(f, order[i], &sig)) {
+			/* Requests queued, Client overloaded: only a whole rule
+			 * decides (M-status) */
+			if (order[i] == TT_STATUS_QUEUED ? queued
+			    : order[i] == TT_STATUS_CLIENT_OVERLOADED ? overloaded
+								      : triggered(f, order[i], &sig)) {
 				f->status = order[i];
 				break;
 			}

@@ -9,8 +9,8 @@
  * late by more than the time the thread spent waiting for a CPU meanwhile
  * (docs/metrics.md M-timing gives the argument), so each request's TTFT and
  * per-request rate get bounds, and the cell's medians are recomputed at
- * those bounds: a median that could move by more than 1 % makes the cell
- * Client overloaded (status.c). */
+ * those bounds: a median that could move by more than 1 % and by at least
+ * 0.1 ms makes the cell Client overloaded (status.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +20,7 @@
 struct tt__timing_acc {
 	struct dvec ttft, ttft_lo;        /* ms: M-ttft as taken, and its lower bound */
 	struct dvec rate, rate_lo, rate_hi; /* tok/s: M-per-request and its bounds */
+	struct dvec span;                   /* ms: the decode spans behind the rates */
 	long requests, timed_ttft, doubtful, chunks, shared, not_kernel, steps;
 	double wait_max, wait_sum, dur_sum; /* ns */
 };
@@ -69,7 +70,8 @@ void tt__timing_request(struct tt_cell_analyzer *a, const struct tt_request *r, 
 			a->oom = 1;
 		if (in_rate) {
 			double x = (double)(total_tokens - first_tokens) / ((double)(last - first) / 1e9);
-			if (push(&t->rate, x) || push(&t->rate_lo, x) || push(&t->rate_hi, x))
+			if (push(&t->rate, x) || push(&t->rate_lo, x) || push(&t->rate_hi, x) ||
+			    push(&t->span, (double)(last - first) / 1e6))
 				a->oom = 1;
 		}
 		return;
@@ -114,7 +116,8 @@ void tt__timing_request(struct tt_cell_analyzer *a, const struct tt_request *r, 
 		 * wait since the read before the last chunk's */
 		double lo = tok / ((span + w1) / 1e9);
 		double hi = span - w2 > 0 ? tok / ((span - w2) / 1e9) : UNBOUNDED;
-		if (push(&t->rate, tok / (span / 1e9)) || push(&t->rate_lo, lo) || push(&t->rate_hi, hi))
+		if (push(&t->rate, tok / (span / 1e9)) || push(&t->rate_lo, lo) ||
+		    push(&t->rate_hi, hi) || push(&t->span, span / 1e6))
 			a->oom = 1;
 	}
 }
@@ -144,10 +147,10 @@ void tt__timing_figures(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 {
 	struct tt__timing_acc *t = a->timing;
 	struct tt_timing_quality *q = &f->timing;
-	double ttft, rate;
+	double ttft, rate, span, ms;
 
 	memset(q, 0, sizeof *q);
-	q->cpu_wait_max_ms = q->cpu_wait_share = NAN;
+	q->cpu_wait_max_ms = q->cpu_wait_share = q->could_move_ms = NAN;
 	q->ttft_p50_low_ms = q->per_request_p50_low = q->per_request_p50_high = NAN;
 	if (!t || !t->requests)
 		return;
@@ -162,6 +165,7 @@ void tt__timing_figures(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 	q->cpu_wait_share = t->dur_sum > 0 ? t->wait_sum / t->dur_sum : NAN;
 	ttft = median(&t->ttft);
 	rate = median(&t->rate);
+	span = median(&t->span);
 	q->ttft_p50_low_ms = median(&t->ttft_lo);
 	q->per_request_p50_low = median(&t->rate_lo);
 	q->per_request_p50_high = median(&t->rate_hi);
@@ -174,6 +178,20 @@ void tt__timing_figures(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 		q->could_move = 1e6; /* unbounded: "at least" this */
 	else if (change(q->per_request_p50_high, rate) > q->could_move)
 		q->could_move = change(q->per_request_p50_high, rate);
+	/* the same moves in time: the TTFT median's own, and the rate's as
+	 * the change of the median decode span that gives it (rate = tok /
+	 * span: a rate r' for r is the span times r / r') */
+	ms = isfinite(ttft) && isfinite(q->ttft_p50_low_ms) ? ttft - q->ttft_p50_low_ms : 0;
+	if (isfinite(span) && isfinite(rate) && rate > 0) {
+		double lo = q->per_request_p50_low, hi = q->per_request_p50_high;
+		if (isfinite(lo) && lo > 0 && span * (rate / lo - 1) > ms)
+			ms = span * (rate / lo - 1);
+		if (isinf(hi))
+			ms = span > ms ? span : ms; /* unbounded: the whole span */
+		else if (isfinite(hi) && hi > 0 && span * (1 - rate / hi) > ms)
+			ms = span * (1 - rate / hi);
+	}
+	q->could_move_ms = ms;
 }
 
 void tt__timing_free(struct tt_cell_analyzer *a)
@@ -186,6 +204,7 @@ void tt__timing_free(struct tt_cell_analyzer *a)
 	free(t->rate.v);
 	free(t->rate_lo.v);
 	free(t->rate_hi.v);
+	free(t->span.v);
 	free(t);
 	a->timing = NULL;
 }

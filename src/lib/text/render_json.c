@@ -456,6 +456,7 @@ static void cell_object(struct jctx *j, const struct tt_report *r, size_t idx, c
 			put_num(j, s, "per_request_tok_s_p50_low", q->per_request_p50_low);
 			put_num(j, s, "per_request_tok_s_p50_high", q->per_request_p50_high);
 			put_num(j, s, "could_move", q->could_move);
+			put_num(j, s, "could_move_ms", q->could_move_ms);
 		}
 	}
 	/* 1.4: the evidence of queueing (M-queue), decode cells with a window */
