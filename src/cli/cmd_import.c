@@ -6,9 +6,21 @@
 
 #include "tokentrace/import.h"
 
+#include "cli_opts.h"
 #include "commands.h"
 
-static const char usage_text[] =
+enum { O_OUTPUT = 1, O_FROM, O_QUIET };
+
+static const struct cli_opt options[] = {
+	{O_OUTPUT, 'o', "output", "RUN", "the run directory to write (must not exist, or be empty)",
+	 0},
+	{O_FROM, 0, "from", "NAME", "the files' format, instead of detecting it", 0},
+	{O_QUIET, 'q', "quiet", NULL, "print nothing on success", 0},
+	CLI_HELP_ENTRY,
+};
+
+static const struct cli_cmd import_cmd = {
+	"import",
 	"usage: tokentrace import FILE... -o RUN [--from NAME] [-q]\n"
 	"\n"
 	"Import other benchmark tools' result files into a new run, which report,\n"
@@ -17,24 +29,23 @@ static const char usage_text[] =
 	"llm-inference-bench-report (its printed \"Speed test matrix\"), vllm-bench,\n"
 	"genai-perf, aiperf, guidellm.  report, chart and dump also read such a\n"
 	"file directly.\n"
-	"\n"
-	"  -o, --output RUN    the run directory to write (must not exist, or be empty)\n"
-	"  --from NAME         the files' format, instead of detecting it\n"
-	"  -q, --quiet         print nothing on success\n"
-	"  -h, --help          show this help\n"
+	"\n",
+	NULL,
 	"\n"
 	"Exit status: 0 imported; 3 imported, but a file was of a newer schema than\n"
 	"known and only the fields we know were read; 1 a file could not be imported\n"
-	"(nothing is written); 2 usage error.\n";
+	"(nothing is written); 2 usage error.\n",
+	22, options, sizeof options / sizeof *options};
 
 int cmd_import(int argc, char **argv)
 {
-	const char *out = NULL;
+	const char *out = NULL, *val;
 	const char **files = calloc((size_t)argc + 1, sizeof *files);
 	size_t n = 0;
-	int quiet = 0, status = 0;
+	int quiet = 0, status = 0, id;
 	struct tt_import_opts opts = {.from = TT_IMPORT_AUTO};
 	struct tt_error err;
+	struct cli_iter it;
 	enum tt_code rc;
 
 	if (!files) {
@@ -42,34 +53,29 @@ int cmd_import(int argc, char **argv)
 		return 1;
 	}
 	tt_error_clear(&err);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			fputs(usage_text, stdout);
+	cli_iter_init(&it, argc, argv);
+	while ((id = cli_next(&import_cmd, &it, &val)) != CLI_END) {
+		if (id == CLI_HELP || id == CLI_BAD) {
 			free(files);
-			return 0;
-		} else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc) {
-			out = argv[++i];
-		} else if (strcmp(a, "--from") == 0 && i + 1 < argc) {
-			if (tt_failed(tt_import_format_parse(argv[++i], &opts.from, &err))) {
+			return id == CLI_HELP ? 0 : 2;
+		}
+		if (id == O_OUTPUT) {
+			out = val;
+		} else if (id == O_FROM) {
+			if (tt_failed(tt_import_format_parse(val, &opts.from, &err))) {
 				cli_error("%s", err.msg);
 				free(files);
 				return 2;
 			}
-		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+		} else if (id == O_QUIET) {
 			quiet = 1;
-		} else if (a[0] == '-' && a[1]) {
-			cli_error("unknown or incomplete option '%s'", a);
-			fputs(usage_text, stderr);
-			free(files);
-			return 2;
 		} else {
-			files[n++] = a;
+			files[n++] = val;
 		}
 	}
 	if (!out || n == 0) {
-		cli_error(!out ? "no output run given (-o RUN)" : "no file to import");
-		fputs(usage_text, stderr);
+		cli_error(!out ? "no output run given (-o RUN; see 'tokentrace import --help')"
+			       : "no file to import (see 'tokentrace import --help')");
 		free(files);
 		return 2;
 	}
