@@ -10,90 +10,6 @@
 
 #include "core/c_locale.h"
 
-static const struct {
-	const char *key, *name, *alias;
-	int higher_better;
-	enum tt_phase phase;
-} figures[TT_DIFF_FIGURE_COUNT_] = {
-	{"total_tok_s", "Total tok/s", "total", 1, TT_PHASE_DECODE},
-	{"per_request_tok_s", "Per request tok/s", "per-request", 1, TT_PHASE_DECODE},
-	{"ttft_p50_ms", "TTFT p50", "ttft", 0, TT_PHASE_DECODE},
-	{"ttft_tail_ms", "TTFT tail", "ttft-tail", 0, TT_PHASE_DECODE},
-	{"tbt_p50_ms", "TBT p50", "tbt", 0, TT_PHASE_DECODE},
-	{"tbt_tail_ms", "TBT tail", "tbt-tail", 0, TT_PHASE_DECODE},
-	{"prefill_tok_s", "Prompt tok/s", "prefill", 1, TT_PHASE_PREFILL},
-};
-
-const char *tt_diff_figure_key(enum tt_diff_figure f)
-{
-	return (unsigned)f < TT_DIFF_FIGURE_COUNT_ ? figures[f].key : "unknown";
-}
-
-const char *tt_diff_figure_name(enum tt_diff_figure f)
-{
-	return (unsigned)f < TT_DIFF_FIGURE_COUNT_ ? figures[f].name : "Unknown";
-}
-
-int tt_diff_figure_parse(const char *name)
-{
-	for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++)
-		if (!strcmp(name, figures[f].key) || !strcmp(name, figures[f].alias))
-			return f;
-	return -1;
-}
-
-int tt_diff_figure_higher_better(enum tt_diff_figure f)
-{
-	return (unsigned)f < TT_DIFF_FIGURE_COUNT_ ? figures[f].higher_better : 1;
-}
-
-static const char *const verdict_names[] = {"no significant change", "faster", "slower",
-					    "not judged", "within tolerance",
-					    "beyond tolerance"};
-static const char *const verdict_keys[] = {"same", "faster", "slower", "unjudged",
-					   "within_tolerance", "beyond_tolerance"};
-
-const char *tt_verdict_name(enum tt_verdict v)
-{
-	return (unsigned)v <= TT_VERDICT_BEYOND_TOL ? verdict_names[v] : "unknown";
-}
-
-const char *tt_verdict_key(enum tt_verdict v)
-{
-	return (unsigned)v <= TT_VERDICT_BEYOND_TOL ? verdict_keys[v] : "unknown";
-}
-
-static const char *const basis_keys[] = {"none", "samples", "replicates", "point"};
-
-const char *tt_diff_basis_key(enum tt_diff_basis b)
-{
-	return (unsigned)b <= TT_BASIS_POINT ? basis_keys[b] : "unknown";
-}
-
-double tt__diff_figure_of(const struct tt_cell_figures *c, enum tt_diff_figure f, size_t tail_q)
-{
-	if (c->phase != figures[f].phase)
-		return NAN;
-	switch (f) {
-	case TT_DIFF_TOTAL:
-		return c->total_tok_s;                 /* M-total */
-	case TT_DIFF_PER_REQUEST:
-		return c->per_request_tok_s.p50;       /* M-per-request */
-	case TT_DIFF_TTFT_P50:
-		return c->ttft_ms.p50;                 /* M-ttft */
-	case TT_DIFF_TTFT_TAIL:
-		return tail_q < TT_MAX_QUANTILES ? c->ttft_ms.q[tail_q] : NAN;
-	case TT_DIFF_TBT_P50:
-		return c->tbt_ms.p50;                  /* M-tbt */
-	case TT_DIFF_TBT_TAIL:
-		return tail_q < TT_MAX_QUANTILES ? c->tbt_ms.q[tail_q] : NAN;
-	case TT_DIFF_PREFILL:
-		return c->total_tok_s;                 /* M-prefill: the prompt tok/s */
-	default:
-		return NAN;
-	}
-}
-
 /* ---- cells ------------------------------------------------------------- */
 
 /* Where each run of a side has each cell of the diff: at[run * n + k] is
@@ -424,79 +340,6 @@ static void side_estimate(const struct sidemap *m, const struct pooled *pool, si
 	}
 }
 
-/* ---- Student's t ------------------------------------------------------------ */
-
-/* Continued fraction of the regularized incomplete beta (Lentz's method). */
-static double betacf(double a, double b, double x)
-{
-	const double tiny = 1e-300;
-	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
-
-	d = 1 / (fabs(d) < tiny ? tiny : d);
-	h = d;
-	for (int m = 1; m <= 300; m++) {
-		double m2 = 2.0 * m, aa, del;
-		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-		d = 1 + aa * d;
-		c = 1 + aa / c;
-		d = 1 / (fabs(d) < tiny ? tiny : d);
-		c = fabs(c) < tiny ? tiny : c;
-		h *= d * c;
-		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-		d = 1 + aa * d;
-		c = 1 + aa / c;
-		d = 1 / (fabs(d) < tiny ? tiny : d);
-		c = fabs(c) < tiny ? tiny : c;
-		del = d * c;
-		h *= del;
-		if (fabs(del - 1) < 1e-14)
-			break;
-	}
-	return h;
-}
-
-static double ibeta(double a, double b, double x)
-{
-	double bt;
-
-	if (x <= 0)
-		return 0;
-	if (x >= 1)
-		return 1;
-	bt = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log(1 - x));
-	if (x < (a + 1) / (a + b + 2))
-		return bt * betacf(a, b, x) / a;
-	return 1 - bt * betacf(b, a, 1 - x) / b;
-}
-
-/* P(T > t) for Student's t with df degrees of freedom, t >= 0 (the normal
- * beyond a million). */
-static double t_upper(double t, double df)
-{
-	if (df > 1e6)
-		return 0.5 * erfc(t / sqrt(2.0));
-	return 0.5 * ibeta(df / 2, 0.5, df / (df + t * t));
-}
-
-/* x with P(T > x) = q, by bisection. */
-static double t_quantile_upper(double q, double df)
-{
-	double lo = 0, hi = 1;
-
-	while (t_upper(hi, df) > q && hi < 1e12)
-		hi *= 2;
-	for (int i = 0; i < 200; i++) {
-		double mid = (lo + hi) / 2;
-		if (mid == lo || mid == hi)
-			break; /* converged: further steps change nothing */
-		if (t_upper(mid, df) > q)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (lo + hi) / 2;
-}
-
 static void note_side(char *buf, size_t len, const char *side, const struct est *e,
 		      enum tt_status st)
 {
@@ -554,7 +397,7 @@ static int add_key(struct tt_diff *d, size_t *cap, struct keyhash *h,
  * change may be a percentile jumping across a gap in the values. */
 static int rank_overlap(const struct tt__boot *b, const struct tt__boot *c, double level)
 {
-	double k = t_quantile_upper(level / 4, 2e6), blo, bhi, clo, chi;
+	double k = tt__t_quantile_upper(level / 4, 2e6), blo, bhi, clo, chi;
 
 	if (!tt__boot_rank_interval(b, k, &blo, &bhi) || !tt__boot_rank_interval(c, k, &clo, &chi))
 		return 0;
@@ -614,7 +457,7 @@ static void judge(struct tt_diff *d, struct tt_diff_cell *dc,
 		if (!v->applies || v->verdict != TT_VERDICT_SAME)
 			continue;
 		sd = sqrt(v->se_base * v->se_base + v->se_cand * v->se_cand);
-		v->crit = t_quantile_upper(d->level / 2, v->df);
+		v->crit = tt__t_quantile_upper(d->level / 2, v->df);
 		/* The sampling interval, widened by what a point figure's printed
 		 * precision leaves open (0 for figures of samples). */
 		round_lo = round_hi = 0;
@@ -698,7 +541,7 @@ enum tt_code tt_diff_compare(const struct tt_diff_side *base, const struct tt_di
 			struct tt_diff_value *v = &dc->v[f];
 			struct est eb, ec;
 
-			v->applies = figures[f].phase == dc->phase;
+			v->applies = tt__diff_figure_phase((enum tt_diff_figure)f) == dc->phase;
 			v->base = v->cand = v->ratio = v->change_pct = NAN;
 			v->ci_lo_pct = v->ci_hi_pct = v->z = v->se_base = v->se_cand = NAN;
 			v->df = v->crit = NAN;

@@ -49,5 +49,10 @@ struct tt_diff_side {
 
 /* The figure f of a cell as the report computed it; NaN when absent. */
 double tt__diff_figure_of(const struct tt_cell_figures *c, enum tt_diff_figure f, size_t tail_q);
+/* The phase whose cells have figure f (diff_figures.c). */
+enum tt_phase tt__diff_figure_phase(enum tt_diff_figure f);
+/* Student's t (student_t.c): P(T > t), t >= 0, and x with P(T > x) = q. */
+double tt__t_upper(double t, double df);
+double tt__t_quantile_upper(double q, double df);
 
 #endif
