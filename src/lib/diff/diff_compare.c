@@ -154,7 +154,6 @@ struct est {
 	int point;   /* a side of one run whose figure is a reported point */
 	double res;  /* that point's printed precision (+-), figure units */
 	int allowance; /* the run-to-run allowance was added (one run, samples) */
-	int shared_df; /* df of a V_B pooled over both sides (pool_sides) */
 	enum tt_diff_basis basis;
 };
 
@@ -165,7 +164,6 @@ struct est {
  * runs; df its degrees of freedom (docs/diff.md "Replicates"). */
 struct pooled {
 	double vb, df;
-	int shared; /* pooled over both sides too (pool_sides) */
 };
 
 /* The bootstrap of a run that had no trace: nothing known. */
@@ -263,28 +261,6 @@ static void pool_between(const struct sidemap *m, struct pooled *p)
 	}
 }
 
-/* Both sides with replicates: one V_B for both, pooled with the degrees of
- * freedom as weights, df_b + df_c degrees of freedom (docs/diff.md
- * "Replicates", pooled over the sides): the assumption of the classic
- * pooled two-sample t test, that the two builds' run-to-run noise is
- * alike.  With two runs a side alone has one or two degrees of freedom,
- * and the critical t at the diff's Bonferroni level is then so large that
- * a 10 % slower decode step was missed in 4 of 20 pairs.  The df of a
- * comparison is then the pooled df (Welch's formula on top would count
- * the shared estimate twice); pooled[].shared marks it. */
-static void pool_sides(struct pooled *b, struct pooled *c)
-{
-	for (int f = 0; f < TT_DIFF_FIGURE_COUNT_; f++) {
-		double df = b[f].df + c[f].df, vb;
-		if (!(b[f].df > 0) || !(c[f].df > 0))
-			continue;
-		vb = (b[f].df * b[f].vb + c[f].df * c[f].vb) / df;
-		b[f].vb = c[f].vb = vb;
-		b[f].df = c[f].df = df;
-		b[f].shared = c[f].shared = 1;
-	}
-}
-
 static void side_estimate(const struct sidemap *m, const struct pooled *pool, size_t k,
 			  enum tt_diff_figure f, struct est *e)
 {
@@ -328,7 +304,6 @@ static void side_estimate(const struct sidemap *m, const struct pooled *pool, si
 			 * runs' log figures is (between + within) / n. */
 			e->var = (between + (isnan(within) ? 0 : within)) / (double)n;
 			e->df = pool[f].df;
-			e->shared_df = pool[f].shared;
 			e->basis = TT_BASIS_REPLICATES;
 		} else if (!isnan(within)) {
 			e->var = within / (double)n;
@@ -523,7 +498,6 @@ enum tt_code tt_diff_compare(const struct tt_diff_side *base, const struct tt_di
 	h.slot = NULL;
 	pool_between(&mb, pool_b);
 	pool_between(&mc, pool_c);
-	pool_sides(pool_b, pool_c);
 	only = calloc(d->n_cells ? d->n_cells : 1, sizeof *only);
 	if (!only)
 		goto oom;
@@ -623,8 +597,6 @@ enum tt_code tt_diff_compare(const struct tt_diff_side *base, const struct tt_di
 				 * of the two variances. */
 				v->df = (eb.var + ec.var) * (eb.var + ec.var) /
 					(eb.var * eb.var / eb.df + ec.var * ec.var / ec.df);
-				if (eb.shared_df && ec.shared_df)
-					v->df = eb.df; /* one estimate, its own df */
 				if (!(v->df >= 1))
 					v->df = 1;
 			}
