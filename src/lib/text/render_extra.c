@@ -13,44 +13,14 @@
 
 #define MIDDOT " \xc2\xb7 "
 
-void tt__xtable_free(struct tt__xtable *t)
+static void xset(struct tt__table *t, size_t row, size_t col, const char *s)
 {
-	free(t->cell);
-	memset(t, 0, sizeof *t);
-}
-
-static int xtable_init(struct tt__xtable *t, size_t ncols, size_t nrows)
-{
-	memset(t, 0, sizeof *t);
-	if (ncols > TT__XCOLS)
-		ncols = TT__XCOLS;
-	t->cell = calloc(ncols * nrows, sizeof *t->cell);
-	if (!t->cell)
-		return -1;
-	t->ncols = ncols;
-	t->nrows = 1;
-	return 0;
-}
-
-static char *xcell(struct tt__xtable *t, size_t row, size_t col)
-{
-	return t->cell[row * t->ncols + col];
-}
-
-static void xset(struct tt__xtable *t, size_t row, size_t col, const char *s)
-{
-	/* cut to fit (cells are short numbers and names) */
-	if (col < t->ncols) {
-		char *d = xcell(t, row, col);
-		size_t n = strnlen(s, sizeof *t->cell - 1);
-		memcpy(d, s, n);
-		d[n] = '\0';
-	}
+	tt__table_set(t, row, col, s, TT__TONE_NONE);
 }
 
 /* The two key columns every decode table opens its row with: context and
  * concurrency. */
-static void row_key(struct tt__xtable *t, size_t row, const struct tt_cell_figures *c)
+static void row_key(struct tt__table *t, size_t row, const struct tt_cell_figures *c)
 {
 	char s[32];
 
@@ -91,7 +61,7 @@ static int shows_decode(const struct tt_cell_figures *c)
 	return tt__render_has_decode_figures(c);
 }
 
-int tt__render_tails_table(const struct tt_report *r, const size_t *order, struct tt__xtable *t)
+int tt__render_tails_table(const struct tt_report *r, const size_t *order, struct tt__table *t)
 {
 	const double *qs;
 	size_t nq = tt__render_quantiles(r, &qs), i, k, col, qi[TT_MAX_QUANTILES];
@@ -107,7 +77,7 @@ int tt__render_tails_table(const struct tt_report *r, const size_t *order, struc
 	}
 	if (nq > TT_MAX_QUANTILES)
 		nq = TT_MAX_QUANTILES;
-	if (xtable_init(t, 2 + 2 * (nq + 1) + 2, r->n_cells + 1))
+	if (tt__table_init(t, 2 + 2 * (nq + 1) + 2))
 		return -1;
 	xset(t, 0, 0, "Context");
 	xset(t, 0, 1, "Requests at once");
@@ -132,7 +102,7 @@ int tt__render_tails_table(const struct tt_report *r, const size_t *order, struc
 	xset(t, 0, col++, s);
 	t->ncols = col < t->ncols ? col : t->ncols;
 	for (k = 1; k < t->ncols; k++)
-		t->right[k] = 1;
+		t->align[k] = (1) ? TT__ALIGN_RIGHT : TT__ALIGN_LEFT;
 	for (i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *c = &r->cells[order[i]];
 		size_t row = t->nrows;
@@ -168,7 +138,7 @@ int tt__render_tails_table(const struct tt_report *r, const size_t *order, struc
 }
 
 int tt__render_goodput_table(const struct tt_report *r, const size_t *order,
-			     struct tt__xtable *t)
+			     struct tt__table *t)
 {
 	static const char *const heads[] = {"Context", "Requests at once", "Status",
 					    "Requests judged", "Met SLOs", "Share",
@@ -176,11 +146,11 @@ int tt__render_goodput_table(const struct tt_report *r, const size_t *order,
 	size_t i, k;
 	char s[64];
 
-	if (xtable_init(t, sizeof heads / sizeof *heads, r->n_cells + 1))
+	if (tt__table_init(t, sizeof heads / sizeof *heads))
 		return -1;
 	for (k = 0; k < t->ncols; k++) {
 		xset(t, 0, k, heads[k]);
-		t->right[k] = k != 0 && k != 2 && k != 8;
+		t->align[k] = (k != 0 && k != 2 && k != 8) ? TT__ALIGN_RIGHT : TT__ALIGN_LEFT;
 	}
 	for (i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *c = &r->cells[order[i]];
@@ -225,7 +195,7 @@ static int has_server_parts(const struct tt_report *r, const struct tt_cell_figu
 }
 
 int tt__render_server_parts_table(const struct tt_report *r, const size_t *order,
-				  struct tt__xtable *t)
+				  struct tt__table *t)
 {
 	static const char *const heads[] = {
 		"Context", "Requests at once", "Tokens per chunk", "Chunks > 1 token", "TTFT (mean)",
@@ -234,7 +204,7 @@ int tt__render_server_parts_table(const struct tt_report *r, const size_t *order
 	size_t i, k, any = 0;
 	char s[64];
 
-	if (xtable_init(t, sizeof heads / sizeof *heads, r->n_cells + 1))
+	if (tt__table_init(t, sizeof heads / sizeof *heads))
 		return -1;
 	for (i = 0; i < r->n_cells; i++)
 		any += has_server_parts(r, &r->cells[i]);
@@ -242,7 +212,7 @@ int tt__render_server_parts_table(const struct tt_report *r, const size_t *order
 		return 0;
 	for (k = 0; k < t->ncols; k++) {
 		xset(t, 0, k, heads[k]);
-		t->right[k] = k != 0;
+		t->align[k] = (k != 0) ? TT__ALIGN_RIGHT : TT__ALIGN_LEFT;
 	}
 	for (i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *c = &r->cells[order[i]];
@@ -278,14 +248,14 @@ int tt__render_server_parts_table(const struct tt_report *r, const size_t *order
 }
 
 int tt__render_prefill_repeats_table(const struct tt_report *r, const size_t *order,
-				     struct tt__xtable *t)
+				     struct tt__table *t)
 {
 	static const char *const heads[] = {"Context", "Scouts", "Prompt tok/s (median)",
 					    "TTFT (median)", "TTFT min", "TTFT max", "Spread"};
 	size_t i, k, any = 0;
 	char s[64];
 
-	if (xtable_init(t, sizeof heads / sizeof *heads, r->n_cells + 1))
+	if (tt__table_init(t, sizeof heads / sizeof *heads))
 		return -1;
 	for (i = 0; i < r->n_cells; i++)
 		any += r->cells[i].phase == TT_PHASE_PREFILL && r->cells[i].ttft_ms.n > 1;
@@ -293,7 +263,7 @@ int tt__render_prefill_repeats_table(const struct tt_report *r, const size_t *or
 		return 0;
 	for (k = 0; k < t->ncols; k++) {
 		xset(t, 0, k, heads[k]);
-		t->right[k] = k != 0;
+		t->align[k] = (k != 0) ? TT__ALIGN_RIGHT : TT__ALIGN_LEFT;
 	}
 	for (i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *c = &r->cells[order[i]];
@@ -383,7 +353,7 @@ void tt__render_slo_max_line(const struct tt_report *r, char *buf, size_t len)
 /* Reasoning models (docs/metrics.md M-reasoning): shown only when some
  * decode cell streamed reasoning, so every other run keeps the seed's layout. */
 int tt__render_reasoning_table(const struct tt_report *r, const size_t *order,
-			       struct tt__xtable *t)
+			       struct tt__table *t)
 {
 	static const char *const heads[] = {
 		"Context", "Requests at once", "Reasoning tokens", "Answer tokens",
@@ -392,7 +362,7 @@ int tt__render_reasoning_table(const struct tt_report *r, const size_t *order,
 	size_t i, k, any = 0;
 	char s[64];
 
-	if (xtable_init(t, sizeof heads / sizeof *heads, r->n_cells + 1))
+	if (tt__table_init(t, sizeof heads / sizeof *heads))
 		return -1;
 	for (i = 0; i < r->n_cells; i++)
 		any += r->cells[i].phase == TT_PHASE_DECODE && shows_decode(&r->cells[i]) &&
@@ -401,7 +371,7 @@ int tt__render_reasoning_table(const struct tt_report *r, const size_t *order,
 		return 0;
 	for (k = 0; k < t->ncols; k++) {
 		xset(t, 0, k, heads[k]);
-		t->right[k] = k != 0;
+		t->align[k] = (k != 0) ? TT__ALIGN_RIGHT : TT__ALIGN_LEFT;
 	}
 	for (i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *c = &r->cells[order[i]];

@@ -9,6 +9,8 @@
 #include "tokentrace/buf.h"
 #include "tokentrace/render.h"
 
+#include "text/table.h"
+
 #define TT_DASH "\xe2\x80\x94" /* "—": a value that is missing or does not apply */
 
 enum tt_code tt__render_md_text(const struct tt_report *r, struct tt_buf *out,
@@ -89,34 +91,26 @@ void tt__fmt_rate_plain(double v, char *buf, size_t len);
 /* Shortest text that reads back as the same double; "" for NaN/inf. */
 void tt__fmt_exact(double v, char *buf, size_t len);
 
-/* The tables beyond the seed's layout, as text cells every human format
- * shows alike (render_extra.c): tails (M-stall, chosen quantiles) and
- * goodput under SLOs (M-goodput).  Row 0 is the header. */
-#define TT__XCOLS 24
-struct tt__xtable {
-	size_t ncols, nrows;
-	char (*cell)[48];          /* nrows x ncols */
-	int right[TT__XCOLS];      /* numbers: right-aligned */
-};
-/* Fill t (released with tt__xtable_free); t->nrows is 1 when no decode cell
- * has figures.  Returns -1 when out of memory. */
-int tt__render_tails_table(const struct tt_report *r, const size_t *order, struct tt__xtable *t);
+/* The tables beyond the seed's layout, as text cells every format shows
+ * alike (render_extra.c): tails (M-stall, chosen quantiles) and goodput
+ * under SLOs (M-goodput).  Row 0 is the header; tables are the one model
+ * of text/table.h. */
+int tt__render_tails_table(const struct tt_report *r, const size_t *order, struct tt__table *t);
 int tt__render_goodput_table(const struct tt_report *r, const size_t *order,
-			     struct tt__xtable *t);
+			     struct tt__table *t);
 /* Server timings and chunks (M-chunks, M-ttft-parts, M-spec): only when
  * some decode cell has the server's timings or speculative decoding
  * counters, or the tails were asked for (t->nrows is 1 otherwise). */
 int tt__render_server_parts_table(const struct tt_report *r, const size_t *order,
-				  struct tt__xtable *t);
+				  struct tt__table *t);
 /* Prefill cells with several scouts (capture --prefill-repeats): the
  * median and the spread (t->nrows is 1 when every prefill cell has one). */
 int tt__render_prefill_repeats_table(const struct tt_report *r, const size_t *order,
-				     struct tt__xtable *t);
+				     struct tt__table *t);
 /* Reasoning and answer tokens, time to first reasoning / answer token
  * (M-reasoning); nrows 1 unless some decode cell streamed reasoning. */
 int tt__render_reasoning_table(const struct tt_report *r, const size_t *order,
-			       struct tt__xtable *t);
-void tt__xtable_free(struct tt__xtable *t);
+			       struct tt__table *t);
 /* "TTFT <= 500 ms, time between tokens (p99 of each request) <= 50 ms; a
  * cell meets them when at least 90% of its requests ending in the window do." */
 void tt__render_slo_sentence(const struct tt_report *r, char *buf, size_t len);

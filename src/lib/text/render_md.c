@@ -16,23 +16,8 @@
 #define TIMES " \xc3\x97 "  /* " × " */
 #define ENDASH "\xe2\x80\x93" /* "–" */
 
-/* Text from the run: escape what markdown would read as markup inside a
- * line (CommonMark allows a backslash before any ASCII punctuation; `<`
- * would open raw HTML), fold line breaks.  Values never start a line, so
- * `#`, `>` and list markers need nothing. */
-static void md_text(struct tt_buf *out, const char *s)
-{
-	const char *p;
-
-	for (p = s; *p; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f) /* line breaks, and no escapes */
-			tt_buf_puts(out, " ");
-		else if (strchr("\\`*_[]<|", *p))
-			tt_buf_printf(out, "\\%c", *p);
-		else
-			tt_buf_append(out, p, 1);
-	}
-}
+/* Text from the run, escaped as the md table writer escapes it. */
+#define md_text tt__md_text
 
 static void item(struct tt_buf *out, const char *label, const char *value)
 {
@@ -517,33 +502,16 @@ static void all_measurements(const struct tt_report *r, const size_t *order, str
 	legend(r, out);
 }
 
-static void xtable_md(const struct tt__xtable *t, struct tt_buf *out)
+static void xtable_md(const struct tt__table *t, struct tt_buf *out)
 {
-	size_t i, k;
-
-	for (i = 0; i < t->nrows; i++) {
-		tt_buf_puts(out, "|");
-		for (k = 0; k < t->ncols; k++) {
-			tt_buf_puts(out, " ");
-			md_text(out, t->cell[i * t->ncols + k]);
-			tt_buf_puts(out, " |");
-		}
-		tt_buf_puts(out, "\n");
-		if (i == 0) {
-			tt_buf_puts(out, "|");
-			for (k = 0; k < t->ncols; k++)
-				tt_buf_puts(out, t->right[k] ? "---:|" : "---|");
-			tt_buf_puts(out, "\n");
-		}
-	}
-	tt_buf_puts(out, "\n");
+	tt__table_md(t, 1, out);
 }
 
 /* Beyond the seed's layout, only when asked for: tails (--quantiles,
  * --stalls) and goodput (--slo). */
 static int extra_sections(const struct tt_report *r, const size_t *order, struct tt_buf *out)
 {
-	struct tt__xtable t;
+	struct tt__table t;
 	char text[1024], head[64];
 
 	if (tt__render_has_rate_cells(r)) {
@@ -554,7 +522,7 @@ static int extra_sections(const struct tt_report *r, const size_t *order, struct
 				 "latencies from the due time (what a user waited) beside those from "
 				 "the send; Late is the send lateness.\n\n");
 		xtable_md(&t, out);
-		tt__xtable_free(&t);
+		tt__table_free(&t);
 		tt__render_rate_summary(r, text, sizeof text);
 		if (text[0]) {
 			md_text(out, text);
@@ -575,7 +543,7 @@ static int extra_sections(const struct tt_report *r, const size_t *order, struct
 			tt_buf_puts(out, ").\n\n");
 			xtable_md(&t, out);
 		}
-		tt__xtable_free(&t);
+		tt__table_free(&t);
 	}
 	if (tt__render_prefill_repeats_table(r, order, &t))
 		return -1;
@@ -586,7 +554,7 @@ static int extra_sections(const struct tt_report *r, const size_t *order, struct
 				 "((max - min) / median) that one scout alone would hide.\n\n");
 		xtable_md(&t, out);
 	}
-	tt__xtable_free(&t);
+	tt__table_free(&t);
 	if (tt__render_reasoning_table(r, order, &t))
 		return -1;
 	if (t.nrows > 1) {
@@ -597,7 +565,7 @@ static int extra_sections(const struct tt_report *r, const size_t *order, struct
 				 "(docs/metrics.md M-reasoning).\n\n");
 		xtable_md(&t, out);
 	}
-	tt__xtable_free(&t);
+	tt__table_free(&t);
 	if (tt__render_server_parts_table(r, order, &t))
 		return -1;
 	if (t.nrows > 1) {
@@ -612,7 +580,7 @@ static int extra_sections(const struct tt_report *r, const size_t *order, struct
 				 "near 100%), and its prefix cache hit rate.\n\n");
 		xtable_md(&t, out);
 	}
-	tt__xtable_free(&t);
+	tt__table_free(&t);
 	if (tt_slo_active(&r->opts.slo)) {
 		if (tt__render_goodput_table(r, order, &t))
 			return -1;
@@ -627,7 +595,7 @@ static int extra_sections(const struct tt_report *r, const size_t *order, struct
 			md_text(out, text);
 			tt_buf_puts(out, ".\n\n");
 		}
-		tt__xtable_free(&t);
+		tt__table_free(&t);
 	}
 	return 0;
 }
