@@ -360,7 +360,10 @@ static void measurement_row(const struct tt_cell_figures *c, char v[ALL_COLS][64
 		 : c->phase == TT_PHASE_RATE  ? "Open loop"
 					      : "Sustained decode");
 	tt__render_context(c->context, v[1], sizeof v[1]);
-	snprintf(v[2], sizeof v[2], "%d", c->concurrency);
+	if (c->phase == TT_PHASE_RATE) /* no fixed number at once: its rate */
+		tt__render_rate(c->rate, v[2], sizeof v[2]);
+	else
+		snprintf(v[2], sizeof v[2], "%d", c->concurrency);
 	snprintf(v[3], sizeof v[3], "%s", tt_status_name(c->status));
 	if (counts) {
 		tt_fmt_rate(c->total_tok_s, v[4], sizeof v[4]);
@@ -469,7 +472,12 @@ static int tables_extra(const struct tt_report *r, const size_t *order, struct t
 	char text[1024], line[768], head[64];
 	int rc = 0;
 
-	if (tt__render_has_rate_cells(r)) {
+	/* the default figures (issue 24.1): every report shows them */
+	if (tt__render_latency_table(r, order, &x))
+		return -1;
+	rc = table_extra(&x, "Latency and request rate", LATENCY_CAPTION, NULL, all, n, bad);
+	tt__table_free(&x);
+	if (!rc && tt__render_has_rate_cells(r)) {
 		/* open-loop cells (text/render_rate.c, docs/metrics.md M-rate) */
 		if (tt__render_rate_table(r, order, &x))
 			return -1;
@@ -517,7 +525,10 @@ static int tables_extra(const struct tt_report *r, const size_t *order, struct t
 				 "Mean output tokens per chunk and the share of chunks carrying "
 				 "more than one; the client's mean TTFT split into the server's "
 				 "mean queue and prefill times over the window and the rest "
-				 "(network, client); speculative decoding acceptance and tokens "
+				 "(network, client), which add up to the TTFT beside them: the "
+				 "mean over the requests the server's histograms count (where "
+				 "none finished between the scrapes, Rest is unknown and TTFT is "
+				 "the mean over every request); speculative decoding acceptance and tokens "
 				 "per verification step, from the server's counters.",
 				 NULL, all, n, bad);
 		tt__table_free(&x);

@@ -102,7 +102,7 @@ int tt__render_tails_table(const struct tt_report *r, const size_t *order, struc
 	xset(t, 0, col++, s);
 	t->ncols = col < t->ncols ? col : t->ncols;
 	for (k = 1; k < t->ncols; k++)
-		t->align[k] = (1) ? TT__ALIGN_RIGHT : TT__ALIGN_LEFT;
+		t->align[k] = TT__ALIGN_RIGHT;
 	for (i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *c = &r->cells[order[i]];
 		size_t row = t->nrows;
@@ -132,6 +132,107 @@ int tt__render_tails_table(const struct tt_report *r, const size_t *order, struc
 		xset(t, row, col++, s);
 		fmt_share(c->gaps_over_share, s, sizeof s);
 		xset(t, row, col++, s);
+		t->nrows++;
+	}
+	return 0;
+}
+
+/* The chosen quantiles' indices in ascending percentile order; returns
+ * how many (at most TT_MAX_QUANTILES). */
+static size_t sorted_quantiles(const struct tt_report *r, const double **qs, size_t *qi)
+{
+	size_t nq = tt__render_quantiles(r, qs), k;
+
+	if (nq > TT_MAX_QUANTILES)
+		nq = TT_MAX_QUANTILES;
+	for (k = 0; k < nq; k++) {
+		size_t j = k;
+		for (; j > 0 && (*qs)[qi[j - 1]] > (*qs)[k]; j--)
+			qi[j] = qi[j - 1];
+		qi[j] = k;
+	}
+	return nq;
+}
+
+/* The median and the chosen quantiles of one figure, in ascending order,
+ * from column col: the header ("E2E p90") when d is NULL, else the values
+ * ("needs n>=N" when too few samples support one, M-pct).  Returns the
+ * next column. */
+static size_t quantile_cols(struct tt__table *t, size_t row, size_t col, const char *name,
+			    const struct tt_dist *d, const double *qs, const size_t *qi, size_t nq)
+{
+	char s[64], qkey[32];
+	int med = 0;
+
+	for (size_t k = 0; k <= nq; k++) {
+		double q = k < nq ? qs[qi[k]] : 101;
+		if (!med && q >= 50) { /* the median in its place */
+			if (d)
+				fmt_ms1(d->p50, s, sizeof s);
+			else
+				snprintf(s, sizeof s, "%s p50", name);
+			if (!d)
+				t->prio[col] = 0; /* medians stay on narrow terminals */
+			xset(t, row, col++, s);
+			med = 1;
+		}
+		if (k == nq || q == 50)
+			continue;
+		if (d) {
+			if (!tt__render_q_short(d, q, s, sizeof s))
+				fmt_ms1(d->n ? d->q[qi[k]] : NAN, s, sizeof s);
+		} else {
+			tt__render_qkey(q, qkey, sizeof qkey);
+			snprintf(s, sizeof s, "%s %s", name, qkey);
+			/* narrow terminals drop the tails nearest the median first */
+			t->prio[col] = (q >= 99 ? 100 : 200) + (int)col;
+		}
+		xset(t, row, col++, s);
+	}
+	return col;
+}
+
+int tt__render_latency_table(const struct tt_report *r, const size_t *order, struct tt__table *t)
+{
+	static const char *const names[] = {"TTFT", "TBT", "E2E"};
+	const double *qs;
+	size_t qi[TT_MAX_QUANTILES], nq = sorted_quantiles(r, &qs, qi), i, k, col;
+	char s[64];
+
+	if (tt__table_init(t, 4 + 3 * (nq + 1) + 1))
+		return -1;
+	xset(t, 0, 0, "Context");
+	xset(t, 0, 1, "Requests at once");
+	xset(t, 0, 2, "Status");
+	xset(t, 0, 3, "Req/s");
+	col = 4;
+	for (k = 0; k < 3; k++)
+		col = quantile_cols(t, 0, col, names[k], NULL, qs, qi, nq);
+	xset(t, 0, col++, "Errors");
+	t->ncols = col; /* the median counted once when it is also chosen */
+	for (k = 0; k < t->ncols; k++)
+		t->align[k] = k == 0 || k == 2 ? TT__ALIGN_LEFT : TT__ALIGN_RIGHT;
+	/* narrow terminals drop the tails (quantile_cols), then the errors,
+	 * never the keys, the status, the rate or the medians */
+	t->prio[t->ncols - 1] = 50;
+	for (i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *c = &r->cells[order[i]];
+		const struct tt_dist *d[3] = {&c->ttft_ms, &c->tbt_ms, &c->e2e_ms};
+		size_t row = t->nrows;
+
+		if (c->phase != TT_PHASE_DECODE || !shows_decode(c))
+			continue;
+		row_key(t, row, c);
+		tt__table_set(t, row, 2, tt_status_name(c->status), tt__status_tone(c->status));
+		if (row < t->cap)
+			t->row_status[row] = (int)c->status;
+		tt__fmt_plain(c->completed_req_s, 2, s, sizeof s); /* M-req-rate */
+		xset(t, row, 3, s[0] ? s : TT_DASH);
+		col = 4;
+		for (k = 0; k < 3; k++)
+			col = quantile_cols(t, row, col, NULL, d[k], qs, qi, nq);
+		tt_fmt_int(c->errors >= 0 ? (double)c->errors : NAN, s, sizeof s);
+		tt__table_set(t, row, col, s, c->errors > 0 ? TT__TONE_BAD : TT__TONE_NONE);
 		t->nrows++;
 	}
 	return 0;
@@ -226,7 +327,14 @@ int tt__render_server_parts_table(const struct tt_report *r, const size_t *order
 		fmt_share(c->chunks > 0 ? (double)c->multi_token_chunks / (double)c->chunks : NAN, s,
 			  sizeof s);
 		xset(t, row, 3, s);
-		fmt_ms1(c->ttft_ms.mean, s, sizeof s);
+		/* M-ttft-parts: the split is of the mean TTFT of the requests the
+		 * server's histograms count, so beside it that mean, which the
+		 * parts add up to; M-ttft's mean (other requests) only where the
+		 * split is unknown */
+		if (isfinite(c->queue_ms) && isfinite(c->prefill_ms) && isfinite(c->ttft_rest_ms))
+			fmt_ms1(c->queue_ms + c->prefill_ms + c->ttft_rest_ms, s, sizeof s);
+		else
+			fmt_ms1(c->ttft_ms.mean, s, sizeof s);
 		xset(t, row, 4, s);
 		fmt_ms1(c->queue_ms, s, sizeof s);
 		xset(t, row, 5, s);

@@ -95,6 +95,18 @@ void tt__fmt_exact(double v, char *buf, size_t len);
  * alike (render_extra.c): tails (M-stall, chosen quantiles) and goodput
  * under SLOs (M-goodput).  Row 0 is the header; tables are the one model
  * of text/table.h. */
+/* The figures people look for by default (issue 24.1): per decode cell its
+ * status, requests per second (M-req-rate), the median and chosen
+ * quantiles (default p90, p99) of TTFT, time between tokens and E2E
+ * latency (M-ttft, M-tbt, M-e2e), and its errors.  Shown without options
+ * in every human format. */
+#define LATENCY_CAPTION                                                                  \
+	"Per decode cell: requests completed per second (Req/s), and the median and "        \
+	"tails over requests of TTFT, time between tokens (TBT) and end-to-end latency "     \
+	"(E2E: send to the last token of a request that completed in the window), as "      \
+	"vllm bench serve and GuideLLM print them (docs/metrics.md M-req-rate, M-ttft, "     \
+	"M-tbt, M-e2e)."
+int tt__render_latency_table(const struct tt_report *r, const size_t *order, struct tt__table *t);
 int tt__render_tails_table(const struct tt_report *r, const size_t *order, struct tt__table *t);
 int tt__render_goodput_table(const struct tt_report *r, const size_t *order,
 			     struct tt__table *t);

@@ -230,12 +230,18 @@ static void facts(const struct tt_report *r, int has_decode, struct tt_buf *out)
 			 m->tool_version ? m->tool_version : "");
 		item(out, "Benchmark tool", text);
 	}
+	/* what the run records (issue 24.6): a closed-loop cell runs for a
+	 * fixed duration; open-loop cells send at a rate */
 	if (tt__render_note(m, "decode_test"))
 		item(out, "Decode test", tt__render_note(m, "decode_test"));
+	else if (has_decode && tt__render_has_rate_cells(r))
+		item(out, "Decode test", "Fixed duration; open loop (requests sent at a rate)");
 	else if (has_decode)
 		item(out, "Decode test", "Fixed duration");
+	else if (tt__render_has_rate_cells(r))
+		item(out, "Decode test", "Open loop (requests sent at a rate)");
 	item(out, "Prefill mode", tt__render_note(m, "prefill_mode"));
-	if (has_decode && m->duration_s > 0) {
+	if ((has_decode || tt__render_has_rate_cells(r)) && m->duration_s > 0) {
 		tt__fmt_plain(m->duration_s, 3, num, sizeof num);
 		snprintf(text, sizeof text, "%s s", num);
 		item(out, "Time per measurement", text);
@@ -443,6 +449,24 @@ static void evidence_notes(const struct tt_report *r, const size_t *order, struc
 		tt_buf_puts(out, "\n");
 }
 
+/* How the run's TTFT was measured, from what it records (issue 24.6): the
+ * capture (and synth, which reproduces it) and llm-inference-bench warm
+ * the prompt cache first; another tool's import does not say. */
+static void ttft_sentence(const struct tt_manifest *m, struct tt_buf *out)
+{
+	const struct tt_import_source *src = m->n_sources && m->sources ? &m->sources[0] : NULL;
+
+	if (!src || (src->format && strncmp(src->format, "llm-inference-bench", 19) == 0)) {
+		tt_buf_puts(out, "TTFT is measured after the benchmark warms the server's prompt "
+				 "cache, so it mostly excludes prefill.\n\n");
+		return;
+	}
+	tt_buf_puts(out, "TTFT is as ");
+	md_text(out, src->tool ? src->tool : src->format ? src->format : "the imported tool");
+	tt_buf_puts(out, " measured it, from each request's send; the run does not record "
+			 "whether the server's prompt cache was warmed first.\n\n");
+}
+
 static void cell_row(const struct tt_cell_figures *c, struct tt_buf *out)
 {
 	int counts = tt__render_has_counts(c), dec = tt__render_has_decode_figures(c);
@@ -477,9 +501,14 @@ static void cell_row(const struct tt_cell_figures *c, struct tt_buf *out)
 			strcat(meas, " s");
 		}
 	}
-	tt_buf_printf(out, "| %s | %s | %d | ",
-		      c->phase == TT_PHASE_PREFILL ? "Prefill" : "Sustained decode", ctx,
-		      c->concurrency);
+	if (c->phase == TT_PHASE_RATE) { /* no fixed number at once: its rate */
+		char rate[32];
+		tt__render_rate(c->rate, rate, sizeof rate);
+		tt_buf_printf(out, "| Open loop | %s | %s | ", ctx, rate);
+	} else
+		tt_buf_printf(out, "| %s | %s | %d | ",
+			      c->phase == TT_PHASE_PREFILL ? "Prefill" : "Sustained decode", ctx,
+			      c->concurrency);
 	md_text(out, tt_status_name(c->status));
 	tt_buf_printf(out, " | %s | %s | %s | %s | %s | %s | %s | %s |\n", total, per, ttft, tbt,
 		      act, done, tok, meas);
@@ -514,6 +543,14 @@ static int extra_sections(const struct tt_report *r, const size_t *order, struct
 	struct tt__table t;
 	char text[1024], head[64];
 
+	/* the default figures (issue 24.1): every report shows them */
+	if (tt__render_latency_table(r, order, &t))
+		return -1;
+	if (t.nrows > 1) {
+		tt_buf_puts(out, "## Latency and request rate\n\n" LATENCY_CAPTION "\n\n");
+		xtable_md(&t, out);
+	}
+	tt__table_free(&t);
 	if (tt__render_has_rate_cells(r)) {
 		if (tt__render_rate_table(r, order, &t))
 			return -1;
@@ -574,7 +611,11 @@ static int extra_sections(const struct tt_report *r, const size_t *order, struct
 				 "of chunks carrying more than one (merged outputs, speculative "
 				 "decoding); the client's mean TTFT split into the server's mean "
 				 "queue and prefill times over the window and the rest (network, "
-				 "client); the server's speculative decoding acceptance and "
+				 "client), which add up to the TTFT beside them: the mean over the "
+				 "requests the server's histograms count (those that finished "
+				 "between the window's first and last scrape; where no such request "
+				 "finished, Rest is unknown and TTFT is the mean over every "
+				 "request); the server's speculative decoding acceptance and "
 				 "tokens per verification step; the share of prompt tokens the "
 				 "server served from its prefix cache (warmed requests should be "
 				 "near 100%), and its prefix cache hit rate.\n\n");
@@ -620,8 +661,8 @@ enum tt_code tt__render_md_text(const struct tt_report *r, struct tt_buf *out,
 	for (i = 0; i < r->n_cells; i++) {
 		if (r->cells[i].phase == TT_PHASE_PREFILL)
 			has_prefill = 1;
-		else
-			has_decode = 1;
+		else if (r->cells[i].phase == TT_PHASE_DECODE)
+			has_decode = 1; /* open-loop cells have their own table */
 	}
 
 	header(r, a, out);
@@ -632,8 +673,7 @@ enum tt_code tt__render_md_text(const struct tt_report *r, struct tt_buf *out,
 		decode_matrix(r, a, b, out);
 		legend(r, out);
 		evidence_notes(r, order, out);
-		tt_buf_puts(out, "TTFT is measured after the benchmark warms the server's prompt "
-				 "cache, so it mostly excludes prefill.\n\n");
+		ttft_sentence(&r->manifest, out);
 	} else {
 		evidence_notes(r, order, out);
 	}

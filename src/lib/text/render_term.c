@@ -395,7 +395,10 @@ static enum tt_code measurements(const struct tt_report *r, const size_t *order,
 		tt__table_set(&t, row, 0, tt__render_phase(c->phase), TT__TONE_NONE);
 		tt__render_context(c->context, s, sizeof s);
 		tt__table_set(&t, row, 1, s, TT__TONE_NONE);
-		snprintf(s, sizeof s, "%d", c->concurrency);
+		if (c->phase == TT_PHASE_RATE) /* no fixed number at once: its rate */
+			tt__render_rate(c->rate, s, sizeof s);
+		else
+			snprintf(s, sizeof s, "%d", c->concurrency);
 		tt__table_set(&t, row, 2, s, TT__TONE_NONE);
 		tt__table_set(&t, row, 3, tt_status_name(c->status), tt__status_tone(c->status));
 		tt_fmt_rate(counts ? c->total_tok_s : NAN, s, sizeof s);
@@ -428,6 +431,15 @@ static enum tt_code measurements(const struct tt_report *r, const size_t *order,
 	return TT_OK;
 }
 
+/* A table whose drop priorities its builder chose. */
+static enum tt_code title_table(struct tt__table *x, const char *head, size_t avail,
+				int use_color, struct tt_buf *out)
+{
+	title(head, avail, use_color, out);
+	table_print(x, avail, use_color, out, NULL);
+	return out->failed ? TT_FAILED : TT_OK;
+}
+
 static enum tt_code xtable_term(struct tt__table *x, const char *head, size_t avail,
 				int use_color, struct tt_buf *out)
 {
@@ -447,7 +459,15 @@ static enum tt_code extra_sections(const struct tt_report *r, const size_t *orde
 	enum tt_code rc = TT_OK;
 	char text[1024];
 
-	if (tt__render_has_rate_cells(r)) {
+	/* the default figures (issue 24.1): every report shows them */
+	if (tt__render_latency_table(r, order, &x))
+		return TT_FAILED;
+	if (x.nrows > 1)
+		rc = title_table(&x, "Latency (median and tails over requests; Req/s: requests "
+				     "completed per second; E2E: send to the last token)",
+				 avail, use_color, out);
+	tt__table_free(&x);
+	if (!tt_failed(rc) && tt__render_has_rate_cells(r)) {
 		if (tt__render_rate_table(r, order, &x))
 			return TT_FAILED;
 		rc = xtable_term(&x, "Open-loop cells (latencies from the due time and from the "
