@@ -375,16 +375,14 @@ static double at_pct(const struct tt_report *r, const struct tt_dist *d, double 
 static void default_columns(struct tt_exporter *x, const struct tt_report *r,
 			    const struct tt_cell_figures *c)
 {
-	int dec = tt__render_has_decode_figures(c);
-
 	put_num(x, at_pct(r, &c->ttft_ms, 90));
 	put_num(x, at_pct(r, &c->ttft_ms, 99));
 	put_num(x, at_pct(r, &c->tbt_ms, 90));
 	put_num(x, at_pct(r, &c->tbt_ms, 99));
-	put_num(x, dec ? c->e2e_ms.p50 : NAN);
-	put_num(x, dec ? at_pct(r, &c->e2e_ms, 90) : NAN);
-	put_num(x, dec ? at_pct(r, &c->e2e_ms, 99) : NAN);
-	put_num(x, dec && c->phase == TT_PHASE_DECODE ? c->completed_req_s : NAN);
+	put_num(x, c->e2e_ms.p50); /* NaN where no request completed in a window */
+	put_num(x, at_pct(r, &c->e2e_ms, 90));
+	put_num(x, at_pct(r, &c->e2e_ms, 99));
+	put_num(x, c->phase == TT_PHASE_DECODE ? c->completed_req_s : NAN);
 	put_str(x, r->manifest.engine && *r->manifest.engine ? r->manifest.engine : NULL);
 	put_str(x, r->manifest.engine_version && *r->manifest.engine_version
 			   ? r->manifest.engine_version : NULL);

@@ -213,8 +213,10 @@ int tt__render_latency_table(const struct tt_report *r, const size_t *order, str
 	for (k = 0; k < t->ncols; k++)
 		t->align[k] = k == 0 || k == 2 ? TT__ALIGN_LEFT : TT__ALIGN_RIGHT;
 	/* narrow terminals drop the tails (quantile_cols), then the errors,
-	 * never the keys, the status, the rate or the medians */
+	 * then the status (the tables above show it), never the keys, the
+	 * rate or the medians: the table fits 72 columns */
 	t->prio[t->ncols - 1] = 50;
+	t->prio[2] = 40;
 	for (i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *c = &r->cells[order[i]];
 		const struct tt_dist *d[3] = {&c->ttft_ms, &c->tbt_ms, &c->e2e_ms};
