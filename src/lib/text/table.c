@@ -347,6 +347,6 @@ void tt__table_csv(const struct tt__table *t, struct tt_buf *out)
 	for (size_t r = 0; r < t->nrows; r++) {
 		for (size_t k = 0; k < t->ncols; k++)
 			tt__csv_field(out, tt__table_get(t, r, k), k == 0);
-		tt_buf_puts(out, "\r\n");
+		tt_buf_puts(out, "\n"); /* LF, as every CSV we write (formats/report-csv.md) */
 	}
 }

@@ -93,7 +93,7 @@ void tt__table_widths(const struct tt__table *t, size_t *w);
 void tt__table_md(const struct tt__table *t, int escape, struct tt_buf *out);
 /* The markdown escaping the md writer applies (line breaks folded). */
 void tt__md_text(struct tt_buf *out, const char *s);
-/* CSV: every row, header first, RFC 4180 quoting as tt__csv_field. */
+/* CSV: every row, header first, RFC 4180 quoting as tt__csv_field, LF line ends. */
 void tt__table_csv(const struct tt__table *t, struct tt_buf *out);
 /* Display columns of a UTF-8 string: continuation bytes take none. */
 size_t tt__display_width(const char *s);
