@@ -251,22 +251,6 @@ static char *status_legend(const struct tt_report *r)
 	return s;
 }
 
-static char *matrix_entry(const struct tt_cell_figures *c)
-{
-	char rate[64], ttft[64], errs[64] = "";
-	if (!c)
-		return dupf(TT_DASH);
-	if (!tt__render_has_counts(c))
-		return dupf("%s", tt_status_name(c->status));
-	tt_fmt_rate(c->total_tok_s, rate, sizeof rate);
-	tt_fmt_ms(c->ttft_ms.p50, ttft, sizeof ttft);
-	if (c->errors > 0)
-		snprintf(errs, sizeof errs, "\n%ld error%s", c->errors, c->errors == 1 ? "" : "s");
-	if (c->status != TT_STATUS_VALID)
-		return dupf("%s\n%s\n%s TTFT%s", rate, tt_status_name(c->status), ttft, errs);
-	return dupf("%s\n%s TTFT%s", rate, ttft, errs);
-}
-
 /* Each table_* below adds one table to *all (*n of them): it returns -1
  * when the table itself could not be made, and sets *bad when one of its
  * cells could not; tt__report_tables turns either into TT_ENOMEM. */
@@ -308,43 +292,29 @@ static int table_prefill(const struct tt_report *r, const size_t *order, size_t 
 	return 0;
 }
 
-/* The decode matrix: contexts x concurrency; none when either is empty. */
+static int table_extra(struct tt__table *x, const char *title, const char *caption,
+		       const char *note, struct tt__table **all, size_t *n, int *bad);
+
+/* The decode matrix (tt__render_matrix_table, as md shows it): none when
+ * there is no decode cell or it is too large to print. */
 static int table_decode(const struct tt_report *r, struct tt__table **all, size_t *n, int *bad)
 {
-	int64_t ctx[64];
-	int conc[64];
-	size_t nctx = tt__chart_decode_contexts(r, ctx, 64);
-	size_t nconc = tt__chart_decode_concurrency(r, conc, 64);
-	struct tt__table *t;
+	struct tt__table t;
+	char *legend;
+	int rc = tt__render_matrix_table(r, &t, NULL, NULL);
 
-	if (!nctx || !nconc)
-		return 0;
-	t = table_new(all, n, "Sustained decode",
-		      "Total tok/s, rows are context length, columns are simultaneous "
-		      "requests; median TTFT below.",
-		      nconc + 1, nctx);
-	if (!t)
+	if (rc < 0)
 		return -1;
-	set_head(t, 0, "Context");
-	for (size_t j = 0; j < nconc; j++) {
-		{
-			char h[32];
-			snprintf(h, sizeof h, "%d", conc[j]);
-			set_head(t, j + 1, h);
-		}
-		t->align[j + 1] = TT__ALIGN_RIGHT;
-	}
-	for (size_t i = 0; i < nctx; i++) {
-		char a[64];
-		tt__render_context(ctx[i], a, sizeof a);
-		*bad |= set_cell(t, i, 0, dupf("%s", a));
-		for (size_t j = 0; j < nconc; j++)
-			*bad |= set_cell(t, i, j + 1,
-					 matrix_entry(tt__chart_find_cell(r, TT_PHASE_DECODE,
-									  ctx[i], conc[j])));
-	}
-	t->note = status_legend(r);
-	return 0;
+	if (rc == 1)
+		return 0;
+	legend = status_legend(r);
+	rc = table_extra(&t, "Sustained decode",
+			 "Total tok/s, rows are context length, columns are simultaneous "
+			 "requests; median TTFT below.",
+			 legend, all, n, bad);
+	free(legend);
+	tt__table_free(&t);
+	return rc;
 }
 
 #define ALL_COLS 12

@@ -240,6 +240,91 @@ int tt__render_latency_table(const struct tt_report *r, const size_t *order, str
 	return 0;
 }
 
+/* One matrix entry's lines: the rate, the status when not Valid, the
+ * median TTFT, the errors; a cell not run shows its status alone. */
+static void matrix_entry(const struct tt_cell_figures *c, char *buf, size_t len)
+{
+	char rate[64], ttft[64], errs[64] = "", st[96] = "";
+
+	if (!c) {
+		snprintf(buf, len, TT_DASH);
+		return;
+	}
+	if (!tt__render_has_counts(c)) {
+		snprintf(buf, len, "%s", tt_status_name(c->status));
+		return;
+	}
+	tt_fmt_rate(c->total_tok_s, rate, sizeof rate);
+	tt_fmt_ms(c->ttft_ms.p50, ttft, sizeof ttft);
+	if (c->errors > 0)
+		snprintf(errs, sizeof errs, "\n%ld error%s", c->errors, c->errors == 1 ? "" : "s");
+	if (c->status != TT_STATUS_VALID)
+		snprintf(st, sizeof st, "\n%s", tt_status_name(c->status));
+	snprintf(buf, len, "%s%s\n%s TTFT%s", rate, st, ttft, errs);
+}
+
+int tt__render_matrix_table(const struct tt_report *r, struct tt__table *t, size_t *nctx_out,
+			    size_t *nconc_out)
+{
+	int64_t *ctxs = malloc((r->n_cells ? r->n_cells : 1) * sizeof *ctxs);
+	int64_t *concs = malloc((r->n_cells ? r->n_cells : 1) * sizeof *concs);
+	const struct tt_cell_figures **grid = NULL;
+	size_t nctx = 0, nconc = 0;
+	int rc = -1;
+	char s[256];
+
+	memset(t, 0, sizeof *t);
+	if (!ctxs || !concs)
+		goto done;
+	nctx = tt__render_distinct(r, TT_PHASE_DECODE, 0, ctxs, r->n_cells);
+	nconc = tt__render_distinct(r, TT_PHASE_DECODE, 1, concs, r->n_cells);
+	if (!nctx || !nconc) {
+		rc = 0;
+		goto done;
+	}
+	grid = tt__render_grid(r, ctxs, nctx, concs, nconc);
+	if (!grid) {
+		rc = nctx * nconc > TT__RENDER_MAX_GRID ? 1 : -1;
+		goto done;
+	}
+	if (tt__table_init(t, nconc + 1))
+		goto done;
+	xset(t, 0, 0, "Context");
+	for (size_t j = 0; j < nconc; j++) {
+		snprintf(s, sizeof s, "%lld", (long long)concs[j]);
+		xset(t, 0, j + 1, s);
+		t->align[j + 1] = TT__ALIGN_RIGHT;
+	}
+	for (size_t i = 0; i < nctx; i++) {
+		size_t row = tt__table_add_row(t);
+
+		if (row == (size_t)-1)
+			break;
+		tt__render_context(ctxs[i], s, sizeof s);
+		xset(t, row, 0, s);
+		for (size_t j = 0; j < nconc; j++) {
+			const struct tt_cell_figures *c = grid[i * nconc + j];
+
+			matrix_entry(c, s, sizeof s);
+			tt__table_set(t, row, j + 1, s,
+				      c && c->status != TT_STATUS_VALID ? tt__status_tone(c->status)
+									 : TT__TONE_NONE);
+		}
+	}
+	rc = tt__table_failed(t) ? -1 : 0;
+	if (rc)
+		tt__table_free(t);
+done:
+	if (nctx_out)
+		*nctx_out = nctx;
+	if (nconc_out)
+		*nconc_out = nconc;
+	free(grid);
+	free(ctxs);
+	free(concs);
+	return rc;
+}
+
 int tt__render_goodput_table(const struct tt_report *r, const size_t *order,
 			     struct tt__table *t)
 {

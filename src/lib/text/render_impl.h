@@ -82,6 +82,18 @@ int tt__render_has_decode_figures(const struct tt_cell_figures *c);
 const struct tt_cell_figures **tt__render_grid(const struct tt_report *r, const int64_t *ctxs,
 					       size_t nctx, const int64_t *concs, size_t nconc);
 
+/* The decode matrix as one table, for every format that shows it whole
+ * (md, html, pdf; the terminal splits its two figures into column groups
+ * from the same grid): rows are contexts, columns concurrency levels, an
+ * entry's lines are the total tok/s, the status when not Valid, "N ms
+ * TTFT" and "N errors" (a format joins them as it shows them: md with
+ * " · "), a dash for no cell, the status alone for a cell not run.  Tone:
+ * the status of a cell that is not Valid.  Returns 0 (t->nrows 0: no
+ * decode cell), 1 when the grid is too large to print (TT__RENDER_MAX_GRID;
+ * t empty), -1 out of memory; *nctx, *nconc (may be NULL) the sizes. */
+int tt__render_matrix_table(const struct tt_report *r, struct tt__table *t, size_t *nctx,
+			    size_t *nconc);
+
 /* Plain number with at most `decimals` decimals, trailing zeros dropped,
  * no separators ("959.9", "972", "30"); "" for NaN/inf. */
 void tt__fmt_plain(double v, int decimals, char *buf, size_t len);

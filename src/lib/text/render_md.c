@@ -352,47 +352,49 @@ static void prefill_table(const struct tt_report *r, const size_t *order, struct
 	tt_buf_puts(out, "\n");
 }
 
-static void decode_matrix(const struct tt_report *r, int64_t *ctxs, int64_t *concs,
-			  struct tt_buf *out)
+/* The decode matrix (tt__render_matrix_table) in the seed's layout: every
+ * column's rule "---", an entry's lines joined with " · ". */
+static int decode_matrix(const struct tt_report *r, struct tt_buf *out)
 {
-	size_t nctx = tt__render_distinct(r, TT_PHASE_DECODE, 0, ctxs, r->n_cells);
-	size_t nconc = tt__render_distinct(r, TT_PHASE_DECODE, 1, concs, r->n_cells);
-	const struct tt_cell_figures **grid = tt__render_grid(r, ctxs, nctx, concs, nconc);
-	size_t i, j;
+	struct tt__table t;
+	size_t nctx, nconc;
+	int rc = tt__render_matrix_table(r, &t, &nctx, &nconc);
 
-	if (!grid) {
+	if (rc < 0)
+		return -1;
+	if (rc == 1) {
 		tt_buf_printf(out, "## Sustained decode\n\nThe matrix (%zu contexts by %zu "
 			      "concurrency levels) is left out: too large to print.\n\n", nctx, nconc);
-		return;
+		return 0;
 	}
 	tt_buf_puts(out, "## Sustained decode\n\ntotal tok/s" MIDDOT
-			 "rows are context length, columns are simultaneous requests\n\n"
-			 "| Context |");
-	for (j = 0; j < nconc; j++)
-		tt_buf_printf(out, " %lld |", (long long)concs[j]);
-	tt_buf_puts(out, "\n|---|");
-	for (j = 0; j < nconc; j++)
-		tt_buf_puts(out, "---|");
-	tt_buf_puts(out, "\n");
-	for (i = 0; i < nctx; i++) {
-		char ctx[32];
-
-		tt__render_context(ctxs[i], ctx, sizeof ctx);
-		tt_buf_printf(out, "| %s |", ctx);
-		for (j = 0; j < nconc; j++) {
-			const struct tt_cell_figures *c = grid[i * nconc + j];
+			 "rows are context length, columns are simultaneous requests\n\n");
+	for (size_t i = 0; i < t.nrows; i++) {
+		tt_buf_puts(out, "|");
+		for (size_t j = 0; j < t.ncols; j++) {
+			const char *e = tt__table_get(&t, i, j), *nl;
 
 			tt_buf_puts(out, " ");
-			if (c)
-				cell_summary(c, 1, out);
-			else
-				tt_buf_puts(out, TT_DASH);
+			for (; (nl = strchr(e, '\n')); e = nl + 1) {
+				char part[128];
+				snprintf(part, sizeof part, "%.*s", (int)(nl - e), e);
+				md_text(out, part);
+				tt_buf_puts(out, MIDDOT);
+			}
+			md_text(out, e);
 			tt_buf_puts(out, " |");
 		}
 		tt_buf_puts(out, "\n");
+		if (i == 0) {
+			tt_buf_puts(out, "|");
+			for (size_t j = 0; j < t.ncols; j++)
+				tt_buf_puts(out, "---|");
+			tt_buf_puts(out, "\n");
+		}
 	}
 	tt_buf_puts(out, "\n");
-	free(grid);
+	tt__table_free(&t);
+	return 0;
 }
 
 /* The statuses that occur, Valid aside, each with its one-sentence legend. */
@@ -670,7 +672,10 @@ enum tt_code tt__render_md_text(const struct tt_report *r, struct tt_buf *out,
 	if (has_prefill)
 		prefill_table(r, order, out);
 	if (has_decode) {
-		decode_matrix(r, a, b, out);
+		if (decode_matrix(r, out)) {
+			rc = tt_error_set(err, TT_ENOMEM, "render md: out of memory");
+			goto cleanup;
+		}
 		legend(r, out);
 		evidence_notes(r, order, out);
 		ttft_sentence(&r->manifest, out);
