@@ -205,6 +205,12 @@ struct tt_cell_figures {
 				    * flight than slots; NaN when slots unknown */
 	long over_slots_requests;  /* measured requests sent in the window while slots or
 				    * more were already in flight; -1 when slots unknown */
+	/* the figures people look for by default (issue 24.1); decode cells,
+	 * NaN otherwise */
+	struct tt_dist e2e_ms;     /* M-e2e: send to end of the M-completed requests */
+	double completed_req_s;    /* M-req-rate: completed / measured_s */
+	int64_t window_start_ns, window_end_ns; /* M-window's [ws, we) on the run's
+						 * clock; -1 without a window */
 };
 
 /* The samples behind the figures, as the analyzer counts them (for

@@ -171,17 +171,17 @@ static void rate_table_in(const struct tt_report *rep, const char *text, int hea
 			  const char *what)
 {
 	size_t *order = tt__render_order(rep);
-	struct tt__xtable x;
+	struct tt__table x;
 
 	assert_non_null(order);
 	assert_int_equal(tt__render_rate_table(rep, order, &x), 0);
 	assert_int_equal(x.nrows, 3); /* the header, 30/s, 120/s */
 	for (size_t i = heads ? 0 : 1; i < x.nrows; i++)
 		for (size_t j = 0; j < x.ncols; j++)
-			if (!strstr(text, x.cell[i * x.ncols + j]))
+			if (!strstr(text, tt__table_get(&x, i, j)))
 				fail_msg("%s: no '%s' (open-loop table row %zu column %zu)", what,
-					 x.cell[i * x.ncols + j], i, j);
-	tt__xtable_free(&x);
+					 tt__table_get(&x, i, j), i, j);
+	tt__table_free(&x);
 	free(order);
 }
 

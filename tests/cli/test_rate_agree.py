@@ -80,12 +80,19 @@ COLS = {
     "goodput_due_req_s": ["open_loop", "slo_due", "goodput_req_s"],
     "slo_due_meets": ["open_loop", "slo_due", "meets"],
     "short_outputs": ["short_outputs"],
+    # export 1.3 (issue 24.1): tails, E2E and req/s as report-json 1.5 has them
+    "ttft_ms_p90": ["ttft_ms", "p90"], "ttft_ms_p99": ["ttft_ms", "p99"],
+    "tbt_ms_p90": ["tbt_ms", "p90"], "tbt_ms_p99": ["tbt_ms", "p99"],
+    "e2e_ms_p50": ["e2e_ms", "p50"], "e2e_ms_p90": ["e2e_ms", "p90"],
+    "e2e_ms_p99": ["e2e_ms", "p99"], "req_s": ["req_s"],
     # the decode SLO columns: null on rate cells in both (judged from the due time)
     "slo_judged": ["slo", "judged"], "slo_met": ["slo", "met"], "slo_share": ["slo", "share"],
     "goodput_req_s": ["slo", "goodput_req_s"], "goodput_tok_s": ["slo", "goodput_tok_s"],
     "slo_meets": ["slo", "meets"],
 }
-SKIP = {"run", "cell", "state"}  # keys, and the manifest's state (not in the report)
+# keys, the manifest's state (not in the report), and (export 1.3) run facts
+# repeated on each row and the window's bounds, which the report does not print
+SKIP = {"run", "cell", "state", "engine", "engine_version", "window_start_ns", "window_end_ns"}
 
 runs = [os.path.join(fx, "runs", "openloop13.tar.zst"), os.path.join(fx, "runs", "openloop.tar.zst")]
 variants = [[], ["--slo", "ttft=2ms,e2e=60ms"], ["--skip-first", "0.001s", "--window", "1.5s"]]

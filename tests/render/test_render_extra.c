@@ -147,6 +147,87 @@ static void test_goodput_tables(void **state)
 	free(json);
 }
 
+/* Issue 24.1: the figures people look for, without options, in every
+ * human format; a narrow terminal drops the p90 columns before the p99
+ * ones and keeps the medians. */
+static void test_latency_table_by_default(void **state)
+{
+	struct tt_report r;
+	struct tt_cell_figures *c;
+	char *md, *narrow, *wide, *html;
+
+	(void)state;
+	with_figures(&r);
+	c = &r.cells[FX_D8K_16];
+	c->ttft_ms.p50 = 59.6;
+	c->ttft_ms.q[0] = 61.2; /* p90 */
+	c->ttft_ms.q[1] = 61.9; /* p99 */
+	c->ttft_ms.n = 1000;
+	c->tbt_ms.p50 = 1.5;
+	c->tbt_ms.q[0] = 1.6;
+	c->tbt_ms.q[1] = 1.8;
+	c->tbt_ms.n = 100000;
+	c->e2e_ms.p50 = 841.3;
+	c->e2e_ms.q[0] = 844.1;
+	c->e2e_ms.n = 50; /* too few for p99 (M-pct: 100) */
+	c->completed_req_s = 20;
+	c->errors = 2;
+	md = fx_render(&r, TT_FORMAT_MD, 0, 0);
+	fx_contains(md, "## Latency and request rate\n");
+	fx_contains(md, "| Context | Requests at once | Status | Req/s | TTFT p50 | TTFT p90 | "
+			"TTFT p99 | TBT p50 | TBT p90 | TBT p99 | E2E p50 | E2E p90 | E2E p99 | "
+			"Errors |\n");
+	fx_contains(md, "| 8K | 16 | Valid | 20 | 59.6 ms | 61.2 ms | 61.9 ms | 1.5 ms | 1.6 ms | "
+			"1.8 ms | 841.3 ms | 844.1 ms | needs n\xe2\x89\xa5" "100 | 2 |\n");
+	fx_lacks(md, "\n| 120K | 32 |"); /* not run: no row */
+	wide = fx_render(&r, TT_FORMAT_TERM, 0, 400);
+	fx_contains(wide, "Latency (");
+	fx_contains(wide, "E2E p99");
+	narrow = fx_render(&r, TT_FORMAT_TERM, 0, 110);
+	fx_contains(narrow, "TTFT p50");
+	fx_contains(narrow, "E2E p50");
+	fx_contains(narrow, "TTFT p99");
+	fx_lacks(narrow, "TTFT p90");
+	html = fx_render(&r, TT_FORMAT_HTML, 0, 0);
+	fx_contains(html, "<h2>Latency and request rate</h2>");
+	fx_contains(html, "<th class=\"r\">E2E p99</th>");
+	free(md);
+	free(wide);
+	free(narrow);
+	free(html);
+}
+
+/* Issue 24.1: the TTFT split adds up beside the TTFT it splits (the mean of
+ * the requests the server's histograms count), and where it cannot, the
+ * TTFT is M-ttft's mean and Rest unknown. */
+static void test_ttft_split_adds_up(void **state)
+{
+	struct tt_report r;
+	char *md;
+
+	(void)state;
+	with_figures(&r);
+	for (size_t i = 0; i < r.n_cells; i++) {
+		struct tt_cell_figures *c = &r.cells[i];
+		c->queue_ms = c->prefill_ms = c->server_ttft_ms = c->ttft_rest_ms = NAN;
+		c->spec_acceptance = c->spec_accepted_len = NAN;
+		c->cached_share = c->server_cache_hit_rate = NAN;
+	}
+	r.cells[FX_D8K_16].ttft_ms.mean = 256.6; /* M-ttft's mean: other requests too */
+	r.cells[FX_D8K_16].queue_ms = 41.3;
+	r.cells[FX_D8K_16].prefill_ms = 179.4;
+	r.cells[FX_D8K_16].ttft_rest_ms = 24.1;
+	r.cells[FX_D8K_32].ttft_ms.mean = 300;
+	r.cells[FX_D8K_32].queue_ms = 50;
+	r.cells[FX_D8K_32].prefill_ms = 200; /* no request finished between the scrapes */
+	md = fx_render(&r, TT_FORMAT_MD, 0, 0);
+	fx_contains(md, "| 244.8 ms | 41.3 ms | 179.4 ms | 24.1 ms |");
+	fx_lacks(md, "256.6 ms");
+	fx_contains(md, "| 300.0 ms | 50.0 ms | 200.0 ms | \xe2\x80\x94 |");
+	fx_contains(md, "which add up to the TTFT beside them");
+	free(md);
+}
+
 static void test_server_parts_table(void **state)
 {
 	struct tt_report r;
@@ -265,6 +346,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_tails_follow_quantiles),
 		cmocka_unit_test(test_goodput_tables),
 		cmocka_unit_test(test_server_parts_table),
+		cmocka_unit_test(test_latency_table_by_default),
+		cmocka_unit_test(test_ttft_split_adds_up),
 		cmocka_unit_test(test_prefill_repeats_table),
 		cmocka_unit_test(test_reasoning_table),
 	};

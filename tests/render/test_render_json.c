@@ -81,7 +81,7 @@ static void test_schema_and_run(void **state)
 	fx_report(&r);
 	root = render_json(&r);
 	assert_string_equal(str(root, "schema"), "tokentrace-report");
-	assert_string_equal(str(root, "version"), "1.4");
+	assert_string_equal(str(root, "version"), "1.5"); /* 1.5: e2e_ms, req_s */
 	assert_string_equal(str(get(root, "generator"), "name"), "tokentrace");
 	run = get(root, "run");
 	assert_string_equal(str(run, "source"), "runs/lfm-h200");

@@ -488,7 +488,7 @@ static void test_report_json_settings(void **state)
 	assert_int_equal(tt_render(rep, TT_FORMAT_JSON, &ro, &b, &err), TT_OK);
 	root = cJSON_ParseWithLength(b.data, b.len);
 	assert_non_null(root);
-	assert_string_equal(cJSON_GetObjectItem(root, "version")->valuestring, "1.4");
+	assert_string_equal(cJSON_GetObjectItem(root, "version")->valuestring, "1.5"); /* 1.5: e2e_ms, req_s */
 	ol = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "run"), "settings"),
 				 "open_loop");
 	assert_true(cJSON_IsObject(ol));

@@ -33,12 +33,15 @@ struct tt_cell_analyzer {
 	struct tt_analysis_opts opts;
 	double duration_s;
 	int64_t ws, we;          /* window, ns; ws < 0: no window */
+	const char *imported_tool; /* an imported run: the tool that measured it (the
+				   * manifest's); NULL for a capture or synth run */
 	int oom;
 
 	/* decode */
 	long tokens, chunks, multi;
 	struct tt_hist *tbt;     /* per-token gaps, ns (M-tbt) */
 	struct dvec ttft;        /* ms (M-ttft) */
+	struct dvec e2e;         /* ms (M-e2e): the M-completed requests' send to end */
 	struct dvec rate;        /* per-request tok/s (M-per-request) */
 	struct dvec scout_ttft;  /* prefill */
 	struct dvec scout_rate;

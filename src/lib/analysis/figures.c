@@ -135,6 +135,8 @@ enum tt_code tt_cell_analyzer_create(const struct tt_manifest *m, size_t cell,
 	a->longest_gap = -1;
 	a->judge = tt_slo_active(&a->opts.slo) && c->phase == TT_PHASE_DECODE;
 	a->duration_s = m->duration_s;
+	if (m->n_sources > 0 && m->sources)
+		a->imported_tool = m->sources[0].tool ? m->sources[0].tool : m->sources[0].format;
 	copy_text(a->engine, sizeof a->engine, m->engine ? m->engine : "");
 	a->max_tokens = m->max_tokens;
 	a->short_max = -1;
@@ -550,8 +552,13 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 	}
 	tt__timing_request(a, r, first, last, first_tokens, total_tokens); /* M-timing */
 	if ((r->finish == TT_FINISH_STOP || r->finish == TT_FINISH_LENGTH) && r->t_end_ns >= ws &&
-	    r->t_end_ns < we)
+	    r->t_end_ns < we) {
 		a->completed++; /* M-completed */
+		/* M-e2e: the same requests, send to end */
+		if (r->t_end_ns > r->t_send_ns &&
+		    dvec_push(&a->e2e, (double)(r->t_end_ns - r->t_send_ns) / 1e6))
+			a->oom = 1;
+	}
 	if (judge) {
 		a->slo_judged++;
 		if (tt__slo_decide(&a->opts.slo, r, first, &acc)) {
@@ -925,6 +932,9 @@ static void blank_not_run(struct tt_cell_figures *f)
 	nan_dist(&f->per_request_tok_s);
 	nan_dist(&f->ttft_ms);
 	nan_dist(&f->tbt_ms);
+	nan_dist(&f->e2e_ms);
+	f->completed_req_s = NAN;
+	f->window_start_ns = f->window_end_ns = -1;
 	f->completed = f->output_tokens = f->requests = f->errors = f->cut = 0;
 	f->chunks = f->multi_token_chunks = 0;
 	f->longest_stall_ms = f->gaps_over_share = NAN;
@@ -977,6 +987,9 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 	nan_dist(&f->per_request_tok_s);
 	nan_dist(&f->ttft_ms);
 	nan_dist(&f->tbt_ms);
+	nan_dist(&f->e2e_ms);
+	f->completed_req_s = NAN;
+	f->window_start_ns = f->window_end_ns = -1;
 	f->rate = c->phase == TT_PHASE_RATE ? c->rate : 0;
 	tt__rate_blank(&f->open_loop);
 	if (a->open_loop && tt__rate_acc_finish(a->open_loop, &a->opts, a->offered, &f->open_loop))
@@ -1030,6 +1043,10 @@ void tt_cell_analyzer_finish(struct tt_cell_analyzer *a, const char *damage,
 		dist_of(&a->ttft, &a->opts, &f->ttft_ms);
 		dist_of(&a->rate, &a->opts, &f->per_request_tok_s);
 		f->completed = a->completed;
+		dist_of(&a->e2e, &a->opts, &f->e2e_ms);        /* M-e2e */
+		f->completed_req_s = (double)a->completed / w_s; /* M-req-rate */
+		f->window_start_ns = a->ws;
+		f->window_end_ns = a->we;
 		f->requests = a->requests;
 		f->cut = a->cut;
 		f->avg_in_flight = a->inflight_ns / (w_s * 1e9);
@@ -1068,6 +1085,7 @@ void tt_cell_analyzer_free(struct tt_cell_analyzer *a)
 	tt__rate_acc_free(a->open_loop);
 	tt__timing_free(a);
 	free(a->ttft.v);
+	free(a->e2e.v);
 	free(a->end_ttft.v);
 	free(a->ttfr.v);
 	free(a->ttfa.v);

@@ -437,6 +437,11 @@ void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 				 "no server metrics: queueing judged from the client's requests in "
 				 "flight against the server's %d slots, and the readiness check",
 				 f->slots);
+		else if (decode && !f->has_server_metrics && a->imported_tool)
+			/* an imported run records no readiness check (issue 24.6) */
+			snprintf(f->reason, sizeof f->reason,
+				 "no server metrics and no readiness check (measured by %s): "
+				 "queueing not judged", a->imported_tool);
 		else if (decode && !f->has_server_metrics)
 			snprintf(f->reason, sizeof f->reason,
 				 "no server metrics: queueing judged from the readiness check only");

@@ -262,22 +262,6 @@ void tt__chart_info_from_panel(struct tt_chart_info *info, const struct canvas *
 
 /* ---- report tables, shared by the HTML and PDF reports ---------------- */
 
-enum { TCELL_LEFT = 0, TCELL_RIGHT = 1, TCELL_CENTRE = 2 };
-struct table {
-	char *title;
-	char *caption;      /* sentence under the title; may be NULL */
-	size_t n_cols, n_rows;
-	char **head;        /* n_cols */
-	int *align;         /* n_cols */
-	char **cells;       /* n_rows * n_cols, row-major */
-	int *row_status;    /* n_rows: enum tt_status of the row's cell, -1 none */
-	char *note;         /* status legend under the table; may be NULL */
-};
-/* The report's tables in order (facts, prefill, decode matrix, all
- * measurements).  *out is an array of *n tables; free with tt__tables_free. */
-enum tt_code tt__report_tables(const struct tt_report *r, struct table **out, size_t *n,
-			   struct tt_error *err);
-void tt__tables_free(struct table *t, size_t n);
 
 /* The report's header facts as key/value pairs (title first). */
 struct fact {

@@ -13,7 +13,6 @@
 #include "text/render_impl.h"
 #include "tokentrace/units.h"
 
-#define MAXCOL 12
 
 void tt_diff_cell_id(const struct tt_diff_cell *c, char *buf, size_t len)
 {
@@ -80,10 +79,10 @@ static void fmt_entry(const struct tt_diff_value *v, char *buf, size_t len)
 		snprintf(buf, len, "%s", pct);
 }
 
-static const char *verdict_color(enum tt_verdict v)
+static int verdict_color(enum tt_verdict v)
 {
-	return v == TT_VERDICT_SLOWER ? "31" : v == TT_VERDICT_FASTER ? "32" :
-	       v == TT_VERDICT_BEYOND_TOL ? "33" : NULL;
+	return v == TT_VERDICT_SLOWER ? TT__TONE_BAD : v == TT_VERDICT_FASTER ? TT__TONE_GOOD :
+	       v == TT_VERDICT_BEYOND_TOL ? TT__TONE_WARN : TT__TONE_NONE;
 }
 
 void tt__diff_verdict_text(const struct tt_diff_value *v, char *buf, size_t len)
@@ -108,141 +107,39 @@ static void tail_name(const struct tt_diff *d, enum tt_diff_figure f, char *buf,
 	snprintf(buf, len, "%s %s", f == TT_DIFF_TTFT_TAIL ? "TTFT" : "TBT", q);
 }
 
-/* ---- a table drawn as md pipes or aligned term columns ------------------- */
+/* ---- tables: the one model (text/table.h), drawn as md pipes or aligned
+ * term columns with dashes under the header -------------------------------- */
 
-/* A table's cells point into one text buffer (a diff of 100,000 cells has
- * 600,000 rows in md: fixed-size cells took 7 KB a cell). */
-struct cellt {
-	size_t off; /* of the text in the table's buffer */
-	const char *color;
-};
-
-struct table {
-	size_t ncols, nrows, cap;
-	struct cellt *c;
-	struct tt_buf text;
-	int right[MAXCOL];
-};
-
-static int t_row(struct table *t)
+static int t_row(struct tt__table *t)
 {
-	if (t->nrows == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		struct cellt *c = realloc(t->c, cap * t->ncols * sizeof *c);
-		if (!c)
-			return -1;
-		t->c = c;
-		t->cap = cap;
-	}
-	/* every cell empty: the text at offset 0 is "" */
-	memset(&t->c[t->nrows * t->ncols], 0, t->ncols * sizeof *t->c);
-	t->nrows++;
-	return 0;
+	return tt__table_add_row(t) == (size_t)-1 ? -1 : 0;
 }
 
-static const char *t_text(const struct table *t, const struct cellt *c)
+static void t_set(struct tt__table *t, size_t col, const char *s, int tone)
 {
-	return t->text.data && !t->text.failed ? t->text.data + c->off : "";
+	tt__table_set(t, t->nrows - 1, col, s, tone);
 }
 
-static void t_set(struct table *t, size_t col, const char *s, const char *color)
+static void t_free(struct tt__table *t)
 {
-	struct cellt *c = &t->c[(t->nrows - 1) * t->ncols + col];
-	size_t n = strlen(s);
-
-	/* cut at 159 bytes, as the fixed cells did (a longer status list
-	 * than any real diff has) */
-	if (n > 159)
-		n = 159;
-	c->off = t->text.len;
-	tt_buf_append(&t->text, s, n);
-	tt_buf_append(&t->text, "", 1);
-	c->color = color;
+	tt__table_free(t);
 }
 
-static void t_free(struct table *t)
+static void t_draw(const struct tt__table *t, int md, int color, struct tt_buf *out)
 {
-	free(t->c);
-	t->c = NULL;
-	tt_buf_release(&t->text);
+	if (md)
+		tt__table_md(t, 0, out);
+	else
+		tt__table_term(t, &tt__term_plain, 0, color, out, NULL);
 }
 
-static size_t width_of(const char *s)
+static int t_begin(struct tt__table *t, size_t ncols, const char *const *head, const int *right)
 {
-	size_t n = 0;
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xC0) != 0x80;
-	return n;
-}
-
-static void t_draw(const struct table *t, int md, int color, struct tt_buf *out)
-{
-	size_t w[MAXCOL] = {0};
-
-	if (t->text.failed) { /* out of memory while filling: the output fails too */
-		out->failed = 1;
-		return;
-	}
-
-	for (size_t r = 0; r < t->nrows; r++)
-		for (size_t k = 0; k < t->ncols; k++) {
-			size_t n = width_of(t_text(t, &t->c[r * t->ncols + k]));
-			if (n > w[k])
-				w[k] = n;
-		}
-	for (size_t r = 0; r < t->nrows; r++) {
-		for (size_t k = 0; k < t->ncols; k++) {
-			const struct cellt *c = &t->c[r * t->ncols + k];
-			const char *cs = t_text(t, c);
-			if (md) {
-				tt_buf_printf(out, "| %s ", cs);
-				continue;
-			}
-			size_t padn = w[k] - width_of(cs);
-			if (k)
-				tt_buf_puts(out, "  ");
-			if (t->right[k])
-				for (size_t i = 0; i < padn; i++)
-					tt_buf_puts(out, " ");
-			if (color && c->color)
-				tt_buf_printf(out, "\x1b[%sm%s\x1b[0m", c->color, cs);
-			else
-				tt_buf_puts(out, cs);
-			if (!t->right[k] && k + 1 < t->ncols)
-				for (size_t i = 0; i < padn; i++)
-					tt_buf_puts(out, " ");
-		}
-		tt_buf_puts(out, md ? "|\n" : "\n");
-		if (r == 0) {
-			for (size_t k = 0; k < t->ncols; k++) {
-				if (md) {
-					tt_buf_puts(out, t->right[k] ? "|---:" : "|---");
-					continue;
-				}
-				if (k)
-					tt_buf_puts(out, "  ");
-				for (size_t i = 0; i < w[k]; i++)
-					tt_buf_puts(out, "-");
-			}
-			tt_buf_puts(out, md ? "|\n" : "\n");
-		}
-	}
-	tt_buf_puts(out, "\n");
-}
-
-static int t_begin(struct table *t, size_t ncols, const char *const *head, const int *right)
-{
-	memset(t, 0, sizeof *t);
-	t->ncols = ncols;
-	tt_buf_init(&t->text, 0);
-	tt_buf_append(&t->text, "", 1); /* offset 0: the empty cell */
-	if (t_row(t)) {
-		t_free(t);
+	if (tt__table_init(t, ncols))
 		return -1;
-	}
 	for (size_t k = 0; k < ncols; k++) {
-		t_set(t, k, head[k], NULL);
-		t->right[k] = right ? right[k] : 0;
+		t_set(t, k, head[k], TT__TONE_NONE);
+		t->align[k] = right && right[k] ? TT__ALIGN_RIGHT : TT__ALIGN_LEFT;
 	}
 	return 0;
 }
@@ -445,7 +342,7 @@ const char *tt__diff_status_text(const struct tt_diff_cell *c, int cand, int key
 static int render_tables(const struct tt_diff *d, int md, int color,
 			 const struct tt_diff_gate_opts *gate, struct tt_buf *out)
 {
-	struct table t;
+	struct tt__table t;
 	char a[96], b[96], c[256], st[520], sb[256], sc[256], line[600];
 	int any;
 
@@ -469,9 +366,9 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 			if (t_row(&t))
 				goto oom;
 			cell_label(dc, a, sizeof a);
-			t_set(&t, 0, a, NULL);
-			t_set(&t, 1, tt__diff_status_text(dc, 0, 0, b, sizeof b), NULL);
-			t_set(&t, 2, tt__diff_status_text(dc, 1, 0, c, sizeof c), "33");
+			t_set(&t, 0, a, TT__TONE_NONE);
+			t_set(&t, 1, tt__diff_status_text(dc, 0, 0, b, sizeof b), TT__TONE_NONE);
+			t_set(&t, 2, tt__diff_status_text(dc, 1, 0, c, sizeof c), TT__TONE_WARN);
 		}
 		t_draw(&t, md, color, out);
 		t_free(&t);
@@ -489,11 +386,11 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 			if (t_row(&t))
 				goto oom;
 			cell_label(dc, a, sizeof a);
-			t_set(&t, 0, a, NULL);
-			t_set(&t, 1, base ? "base" : "candidate", NULL);
+			t_set(&t, 0, a, TT__TONE_NONE);
+			t_set(&t, 1, base ? "base" : "candidate", TT__TONE_NONE);
 			t_set(&t, 2,
 			      tt__diff_status_text(dc, !base, 0, b, sizeof b),
-			      NULL);
+			      TT__TONE_NONE);
 		}
 		t_draw(&t, md, color, out);
 		t_free(&t);
@@ -517,15 +414,15 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 			if (t_row(&t))
 				goto oom;
 			tt_format_tokens(dc->context, a, sizeof a);
-			t_set(&t, 0, a, NULL);
+			t_set(&t, 0, a, TT__TONE_NONE);
 			fmt_value(TT_DIFF_PREFILL, v->base, b, sizeof b);
-			t_set(&t, 1, b, NULL);
+			t_set(&t, 1, b, TT__TONE_NONE);
 			fmt_value(TT_DIFF_PREFILL, v->cand, b, sizeof b);
-			t_set(&t, 2, b, NULL);
+			t_set(&t, 2, b, TT__TONE_NONE);
 			fmt_pct(v->change_pct, b, sizeof b);
-			t_set(&t, 3, b, NULL);
+			t_set(&t, 3, b, TT__TONE_NONE);
 			fmt_ci(v, b, sizeof b);
-			t_set(&t, 4, b, NULL);
+			t_set(&t, 4, b, TT__TONE_NONE);
 			t_set(&t, 5, tt_verdict_name(v->verdict), verdict_color(v->verdict));
 		}
 		t_draw(&t, md, color, out);
@@ -556,14 +453,14 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 			if (t_row(&t))
 				goto oom;
 			cell_label(dc, a, sizeof a);
-			t_set(&t, 0, a, NULL);
+			t_set(&t, 0, a, TT__TONE_NONE);
 			if (dc->status_changed)
 				snprintf(st, sizeof st, "%s -> %s",
 					 tt__diff_status_text(dc, 0, 0, sb, sizeof sb),
 					 tt__diff_status_text(dc, 1, 0, sc, sizeof sc));
 			else
 				tt__diff_status_text(dc, 0, 0, st, sizeof st);
-			t_set(&t, 1, st, dc->status_changed ? "33" : NULL);
+			t_set(&t, 1, st, dc->status_changed ? TT__TONE_WARN : TT__TONE_NONE);
 			for (size_t k = 0; k < N_DECODE; k++) {
 				const struct tt_diff_value *v = &dc->v[decode_figs[k]];
 				fmt_entry(v, b, sizeof b);
@@ -597,17 +494,17 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 					goto oom;
 				rows++;
 				cell_label(dc, a, sizeof a);
-				t_set(&t, 0, a, NULL);
+				t_set(&t, 0, a, TT__TONE_NONE);
 				tail_name(d, (enum tt_diff_figure)f, b, sizeof b);
-				t_set(&t, 1, b, NULL);
+				t_set(&t, 1, b, TT__TONE_NONE);
 				fmt_value((enum tt_diff_figure)f, v->base, b, sizeof b);
-				t_set(&t, 2, b, NULL);
+				t_set(&t, 2, b, TT__TONE_NONE);
 				fmt_value((enum tt_diff_figure)f, v->cand, b, sizeof b);
-				t_set(&t, 3, b, NULL);
+				t_set(&t, 3, b, TT__TONE_NONE);
 				fmt_pct(v->change_pct, b, sizeof b);
-				t_set(&t, 4, b, NULL);
+				t_set(&t, 4, b, TT__TONE_NONE);
 				fmt_ci(v, b, sizeof b);
-				t_set(&t, 5, b, NULL);
+				t_set(&t, 5, b, TT__TONE_NONE);
 				tt__diff_verdict_text(v, c, sizeof c);
 				t_set(&t, 6, c, verdict_color(v->verdict));
 			}

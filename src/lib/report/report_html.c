@@ -12,6 +12,7 @@
 
 #include "chart/chart_impl.h"
 #include "report/html.h"
+#include "report/tables.h"
 #include "text/render_rate.h"
 
 
@@ -100,10 +101,21 @@ static void facts_html(struct tt_buf *b, const struct fact *f, size_t n)
 	}
 }
 
-static void table_html(struct tt_buf *b, const struct table *t, int status_col, size_t index)
+/* The Status column: where the row's status is marked. */
+static int status_column(const struct tt__table *t)
 {
+	for (size_t j = 0; j < t->ncols; j++)
+		if (strcmp(tt__table_get(t, 0, j), "Status") == 0)
+			return (int)j;
+	return -1;
+}
+
+void tt__table_html(struct tt_buf *b, const struct tt__table *t, size_t index)
+{
+	int status_col = status_column(t);
+
 	tt_buf_printf(b, "<section id=\"table-%zu\"><h2>", index + 1);
-	tt__html_esc(b, t->title);
+	tt__html_esc(b, t->title ? t->title : "");
 	tt_buf_puts(b, "</h2>");
 	if (t->caption) {
 		tt_buf_puts(b, "<p class=\"caption\">");
@@ -111,25 +123,26 @@ static void table_html(struct tt_buf *b, const struct table *t, int status_col, 
 		tt_buf_puts(b, "</p>");
 	}
 	tt_buf_puts(b, "<div class=\"scroll\"><table><thead><tr>");
-	for (size_t j = 0; j < t->n_cols; j++) {
-		tt_buf_puts(b, t->align[j] == TCELL_RIGHT ? "<th class=\"r\">" : "<th>");
-		tt__html_esc(b, t->head[j]);
+	for (size_t j = 0; j < t->ncols; j++) {
+		tt_buf_puts(b, t->align[j] == TT__ALIGN_RIGHT ? "<th class=\"r\">" : "<th>");
+		tt__html_esc(b, tt__table_get(t, 0, j));
 		tt_buf_puts(b, "</th>");
 	}
 	tt_buf_puts(b, "</tr></thead><tbody>");
-	for (size_t i = 0; i < t->n_rows; i++) {
+	for (size_t i = 1; i < t->nrows; i++) {
 		tt_buf_puts(b, "<tr>");
-		for (size_t j = 0; j < t->n_cols; j++) {
-			const char *s = t->cells[i * t->n_cols + j];
+		for (size_t j = 0; j < t->ncols; j++) {
+			const char *s = tt__table_get(t, i, j);
+			int st = i < t->cap ? t->row_status[i] : -1;
 			/* numbers never wrap; long sentences (the reasons) do */
-			if (t->align[j] == TCELL_RIGHT)
+			if (t->align[j] == TT__ALIGN_RIGHT)
 				tt_buf_puts(b, "<td class=\"r\">");
 			else if (strlen(s) > 48)
 				tt_buf_puts(b, "<td class=\"w\">");
 			else
 				tt_buf_puts(b, "<td>");
-			if ((int)j == status_col && t->row_status[i] > 0) {
-				tt_buf_printf(b, "<span class=\"st s%d\">", t->row_status[i]);
+			if ((int)j == status_col && st > 0) {
+				tt_buf_printf(b, "<span class=\"st s%d\">", st);
 				tt__html_esc(b, s);
 				tt_buf_puts(b, "</span>");
 			} else if (strchr(s, '\n')) {
@@ -158,14 +171,6 @@ static void table_html(struct tt_buf *b, const struct table *t, int status_col, 
 	tt_buf_puts(b, "</section>");
 }
 
-static int status_column(const struct table *t)
-{
-	for (size_t j = 0; j < t->n_cols; j++)
-		if (strcmp(t->head[j], "Status") == 0)
-			return (int)j;
-	return -1;
-}
-
 enum tt_code tt_render_html(const struct tt_report *r, struct tt_run *run, struct tt_buf *out,
 			    struct tt_error *err)
 {
@@ -178,7 +183,7 @@ enum tt_code tt__report_html(const struct tt_report *r, struct tt_run *run,
 			 struct tt_error *err)
 {
 	struct fact *facts = NULL;
-	struct table *tables = NULL;
+	struct tt__table *tables = NULL;
 	size_t n_facts = 0, n_tables = 0, n_charts;
 	struct tt_chart_opts charts[16];
 	struct tt_buf svg;
@@ -215,7 +220,7 @@ enum tt_code tt__report_html(const struct tt_report *r, struct tt_run *run,
 	facts_html(out, facts, n_facts);
 	tt_buf_puts(out, "\n");
 	for (size_t k = 0; k < n_tables; k++) {
-		table_html(out, &tables[k], status_column(&tables[k]), k);
+		tt__table_html(out, &tables[k], k);
 		tt_buf_puts(out, "\n");
 	}
 

@@ -14,6 +14,7 @@
 #include "tokentrace/render.h"
 
 #include "chart/chart_impl.h"
+#include "report/tables.h"
 
 #define PAGE_W (841.89 / 0.75) /* A4 landscape (841.89 x 595.28 pt) in CSS px */
 #define PAGE_H (595.28 / 0.75)
@@ -255,12 +256,12 @@ static void draw_cell_text(struct canvas *c, const char *s, double x, double y, 
 		tt__cv_rect(c, x - 3, y - 1, fmin(tw, w) + 6, th + 2,
 			chip[status < TT_STATUS_COUNT_ ? status : 2]);
 	}
-	if (align == TCELL_RIGHT && !strchr(s, '\n')) {
+	if (align == TT__ALIGN_RIGHT && !strchr(s, '\n')) {
 		st.ax = 1;
 		tt__cv_text(c, x + w, y, s, &st);
 		return;
 	}
-	if (align == TCELL_RIGHT) {
+	if (align == TT__ALIGN_RIGHT) {
 		/* multi-line matrix entries: first line (the rate) bold */
 		const char *p = s;
 		int first = 1;
@@ -326,12 +327,12 @@ static double header_height(struct canvas *c, const char *s, double w, double si
 	return (double)header_lines(c, s, w, size, lines) * th;
 }
 
-static void table_header(struct flow *f, const struct table *t, const double *cw, double size,
+static void table_header(struct flow *f, const struct tt__table *t, const double *cw, double size,
 			 double hh, int cont)
 {
 	double x = MARGIN;
 	char title[300];
-	snprintf(title, sizeof title, "%s%s", t->title, cont ? " (continued)" : "");
+	snprintf(title, sizeof title, "%s%s", t->title ? t->title : "", cont ? " (continued)" : "");
 	heading(f, title, 15);
 	if (t->caption && !cont) {
 		struct tstyle st = tt__tstyle_make(11, 0, tt__chart_muted, 0, 0);
@@ -339,16 +340,16 @@ static void table_header(struct flow *f, const struct table *t, const double *cw
 	}
 	{
 		double total = 0;
-		for (size_t j = 0; j < t->n_cols; j++)
+		for (size_t j = 0; j < t->ncols; j++)
 			total += cw[j];
 		tt__cv_rect(f->c, MARGIN, f->y, total, hh, (struct rgb){0.94, 0.95, 0.96});
 	}
-	for (size_t j = 0; j < t->n_cols; j++) {
-		int right = t->align[j] == TCELL_RIGHT;
+	for (size_t j = 0; j < t->ncols; j++) {
+		int right = t->align[j] == TT__ALIGN_RIGHT;
 		struct tstyle st = tt__tstyle_make(size, 1, tt__chart_ink, right ? 1 : 0, 0);
 		char lines[HDR_LINES][96];
 		double th, yy;
-		size_t n = header_lines(f->c, t->head[j], cw[j] - 2 * PAD, size, lines);
+		size_t n = header_lines(f->c, tt__table_get(t, 0, j), cw[j] - 2 * PAD, size, lines);
 		tt__cv_measure(f->c, "Ag", size, 1, NULL, &th);
 		/* bottom-aligned, as tables set their headers */
 		yy = f->y + hh - PAD - (double)n * th;
@@ -360,13 +361,15 @@ static void table_header(struct flow *f, const struct table *t, const double *cw
 	f->y += hh;
 }
 
-static void table_pdf(struct flow *f, const struct table *t)
+static void table_pdf(struct flow *f, const struct tt__table *t)
 {
-	double *cw = calloc(t->n_cols, sizeof *cw);
-	double *rows = calloc(t->n_rows ? t->n_rows : 1, sizeof *rows); /* row heights */
+	/* the model's row 0 is the header: data row i is its row i + 1 */
+	size_t n_cols = t->ncols, n_rows = t->nrows - 1;
+	double *cw = calloc(n_cols, sizeof *cw);
+	double *rows = calloc(n_rows ? n_rows : 1, sizeof *rows); /* row heights */
 	/* natural width of every cell at TFONT: with hinting off, text width
 	 * is proportional to the font size, so one measure serves every size */
-	double *nat = calloc(t->n_rows * t->n_cols + 1, sizeof *nat);
+	double *nat = calloc(n_rows * n_cols + 1, sizeof *nat);
 	double avail = PAGE_W - 2 * MARGIN, total = 0, size = TFONT, hh = 0;
 	int status_col = -1;
 	if (!cw || !rows || !nat) {
@@ -375,18 +378,18 @@ static void table_pdf(struct flow *f, const struct table *t)
 		free(nat);
 		return;
 	}
-	for (size_t j = 0; j < t->n_cols; j++)
-		if (strcmp(t->head[j], "Status") == 0)
+	for (size_t j = 0; j < n_cols; j++)
+		if (strcmp(tt__table_get(t, 0, j), "Status") == 0)
 			status_col = (int)j;
-	for (size_t i = 0; i < t->n_rows * t->n_cols; i++)
-		nat[i] = cell_natural(f->c, t->cells[i], TFONT);
+	for (size_t i = 0; i < n_rows * n_cols; i++)
+		nat[i] = cell_natural(f->c, tt__table_get(t, 1 + i / n_cols, i % n_cols), TFONT);
 	/* Natural widths; shrink the font until the table fits the page. */
 	for (int pass = 0; pass < 4; pass++) {
 		total = 0;
-		for (size_t j = 0; j < t->n_cols; j++) {
-			double w = longest_word(f->c, t->head[j], size, 1);
-			for (size_t i = 0; i < t->n_rows; i++) {
-				double cwid = nat[i * t->n_cols + j] * size / TFONT;
+		for (size_t j = 0; j < n_cols; j++) {
+			double w = longest_word(f->c, tt__table_get(t, 0, j), size, 1);
+			for (size_t i = 0; i < n_rows; i++) {
+				double cwid = nat[i * n_cols + j] * size / TFONT;
 				if (cwid > avail * 0.45)
 					cwid = avail * 0.45;
 				if (cwid > w)
@@ -402,13 +405,13 @@ static void table_pdf(struct flow *f, const struct table *t)
 	if (total > avail || total > avail * 0.7) {
 		/* fill the width: wide tables read better stretched evenly */
 		double k = avail / total;
-		for (size_t j = 0; j < t->n_cols; j++)
+		for (size_t j = 0; j < n_cols; j++)
 			cw[j] *= k;
 		total = avail;
 	}
 	tt__cv_measure(f->c, "Ag", size, 0, NULL, &f->line_h);
-	for (size_t j = 0; j < t->n_cols; j++) {
-		double h = header_height(f->c, t->head[j], cw[j] - 2 * PAD, size);
+	for (size_t j = 0; j < n_cols; j++) {
+		double h = header_height(f->c, tt__table_get(t, 0, j), cw[j] - 2 * PAD, size);
 		if (h > hh)
 			hh = h;
 	}
@@ -418,13 +421,13 @@ static void table_pdf(struct flow *f, const struct table *t)
 		/* A table that fits on one page is not split; a longer one starts
 		 * where the title, header and a few rows fit. */
 		double need = 60 + hh;
-		for (size_t i = 0; i < t->n_rows; i++) {
+		for (size_t i = 0; i < n_rows; i++) {
 			double rh = 0;
-			for (size_t j = 0; j < t->n_cols; j++) {
-				const char *s = t->cells[i * t->n_cols + j];
+			for (size_t j = 0; j < n_cols; j++) {
+				const char *s = tt__table_get(t, i + 1, j);
 				/* one line unless it wraps or breaks: skip pango */
 				if (!strchr(s, '\n') &&
-				    nat[i * t->n_cols + j] * size / TFONT <= cw[j] - 2 * PAD)
+				    nat[i * n_cols + j] * size / TFONT <= cw[j] - 2 * PAD)
 					rh = fmax(rh, f->line_h);
 				else
 					rh = fmax(rh, cell_height(f->c, s, cw[j] - 2 * PAD, size));
@@ -439,7 +442,7 @@ static void table_pdf(struct flow *f, const struct table *t)
 			f->y += 14;
 	}
 	table_header(f, t, cw, size, hh, 0);
-	for (size_t i = 0; i < t->n_rows; i++) {
+	for (size_t i = 0; i < n_rows; i++) {
 		double rh = rows[i], x = MARGIN;
 		if (f->y + rh > bottom()) {
 			new_page(f);
@@ -447,10 +450,10 @@ static void table_pdf(struct flow *f, const struct table *t)
 		}
 		if (i % 2 == 1)
 			tt__cv_rect(f->c, MARGIN, f->y, total, rh, (struct rgb){0.98, 0.984, 0.988});
-		for (size_t j = 0; j < t->n_cols; j++) {
-			draw_cell_text(f->c, t->cells[i * t->n_cols + j], x + PAD, f->y + PAD,
+		for (size_t j = 0; j < n_cols; j++) {
+			draw_cell_text(f->c, tt__table_get(t, i + 1, j), x + PAD, f->y + PAD,
 				       cw[j] - 2 * PAD, size, t->align[j],
-				       (int)j == status_col ? t->row_status[i] : 0);
+				       (int)j == status_col && i + 1 < t->cap ? t->row_status[i + 1] : 0);
 			x += cw[j];
 		}
 		f->y += rh;
@@ -470,7 +473,7 @@ enum tt_code tt__report_pdf(const struct tt_report *r, struct tt_run *run,
 	struct canvas c;
 	struct flow f;
 	struct fact *facts = NULL;
-	struct table *tables = NULL;
+	struct tt__table *tables = NULL;
 	size_t n_facts = 0, n_tables = 0, n_charts;
 	struct tt_chart_opts charts[16];
 	char title[700], sub[600];

@@ -13,6 +13,7 @@
 #include "tokentrace/render.h"
 
 #include "chart/chart_impl.h"
+#include "report/tables.h"
 #include "text/render_impl.h"
 #include "text/render_rate.h"
 
@@ -187,53 +188,46 @@ void tt__facts_free(struct fact *f, size_t n)
 
 /* ---- tables --------------------------------------------------------- */
 
-static struct table *table_new(struct table **all, size_t *n, const char *title,
-			       const char *caption, size_t n_cols, size_t n_rows)
+/* A new table at the end of *all: n_rows data rows under its header row
+ * (the model's row 0), titled.  NULL out of memory. */
+static struct tt__table *table_new(struct tt__table **all, size_t *n, const char *title,
+				   const char *caption, size_t n_cols, size_t n_rows)
 {
-	struct table *nt = realloc(*all, (*n + 1) * sizeof *nt), *t;
+	struct tt__table *nt = realloc(*all, (*n + 1) * sizeof *nt), *t;
 	if (!nt)
 		return NULL;
 	*all = nt;
-	t = &nt[(*n)++];
-	memset(t, 0, sizeof *t);
-	t->n_cols = n_cols;
-	t->n_rows = n_rows;
-	t->title = dupf("%s", title);
-	t->caption = caption ? dupf("%s", caption) : NULL;
-	t->head = calloc(n_cols, sizeof *t->head);
-	t->align = calloc(n_cols, sizeof *t->align);
-	t->cells = calloc(n_cols * (n_rows ? n_rows : 1), sizeof *t->cells);
-	t->row_status = calloc(n_rows ? n_rows : 1, sizeof *t->row_status);
-	if (!t->title || (caption && !t->caption) || !t->head || !t->align || !t->cells ||
-	    !t->row_status)
+	t = &nt[*n];
+	if (tt__table_init(t, n_cols))
 		return NULL;
-	for (size_t i = 0; i < n_rows; i++)
-		t->row_status[i] = -1;
+	(*n)++;
+	t->nrows = n_rows + 1;
+	if (tt__table_text(t, title, caption, NULL))
+		return NULL;
 	return t;
 }
 
-void tt__tables_free(struct table *t, size_t n)
+void tt__tables_free(struct tt__table *t, size_t n)
 {
-	for (size_t k = 0; t && k < n; k++) {
-		for (size_t i = 0; t[k].head && i < t[k].n_cols; i++)
-			free(t[k].head[i]);
-		for (size_t i = 0; t[k].cells && i < t[k].n_cols * t[k].n_rows; i++)
-			free(t[k].cells[i]);
-		free(t[k].head);
-		free(t[k].align);
-		free(t[k].cells);
-		free(t[k].row_status);
-		free(t[k].title);
-		free(t[k].caption);
-		free(t[k].note);
-	}
+	for (size_t k = 0; t && k < n; k++)
+		tt__table_free(&t[k]);
 	free(t);
 }
 
-static int set_cell(struct table *t, size_t row, size_t col, char *s)
+/* Data row `row` (0 the first under the header), column col: s, owned
+ * and freed here; -1 when s is NULL (out of memory). */
+static int set_cell(struct tt__table *t, size_t row, size_t col, char *s)
 {
-	t->cells[row * t->n_cols + col] = s;
-	return s ? 0 : -1;
+	if (!s)
+		return -1;
+	tt__table_set(t, row + 1, col, s, TT__TONE_NONE);
+	free(s);
+	return 0;
+}
+
+static void set_head(struct tt__table *t, size_t col, const char *s)
+{
+	tt__table_set(t, 0, col, s, TT__TONE_NONE);
 }
 
 static char *status_legend(const struct tt_report *r)
@@ -257,40 +251,24 @@ static char *status_legend(const struct tt_report *r)
 	return s;
 }
 
-static char *matrix_entry(const struct tt_cell_figures *c)
-{
-	char rate[64], ttft[64], errs[64] = "";
-	if (!c)
-		return dupf(TT_DASH);
-	if (!tt__render_has_counts(c))
-		return dupf("%s", tt_status_name(c->status));
-	tt_fmt_rate(c->total_tok_s, rate, sizeof rate);
-	tt_fmt_ms(c->ttft_ms.p50, ttft, sizeof ttft);
-	if (c->errors > 0)
-		snprintf(errs, sizeof errs, "\n%ld error%s", c->errors, c->errors == 1 ? "" : "s");
-	if (c->status != TT_STATUS_VALID)
-		return dupf("%s\n%s\n%s TTFT%s", rate, tt_status_name(c->status), ttft, errs);
-	return dupf("%s\n%s TTFT%s", rate, ttft, errs);
-}
-
 /* Each table_* below adds one table to *all (*n of them): it returns -1
  * when the table itself could not be made, and sets *bad when one of its
  * cells could not; tt__report_tables turns either into TT_ENOMEM. */
 
 static int table_prefill(const struct tt_report *r, const size_t *order, size_t n_pre,
-			 struct table **all, size_t *n, int *bad)
+			 struct tt__table **all, size_t *n, int *bad)
 {
 	size_t row = 0;
-	struct table *t = table_new(all, n, "Prefill", "Prompt tok/s by context length: one cold "
+	struct tt__table *t = table_new(all, n, "Prefill", "Prompt tok/s by context length: one cold "
 							"request per context.",
 				    4, n_pre);
 	if (!t)
 		return -1;
-	t->head[0] = dupf("Context");
-	t->head[1] = dupf("Prompt tok/s");
-	t->head[2] = dupf("TTFT");
-	t->head[3] = dupf("Status");
-	t->align[1] = t->align[2] = TCELL_RIGHT;
+	set_head(t, 0, "Context");
+	set_head(t, 1, "Prompt tok/s");
+	set_head(t, 2, "TTFT");
+	set_head(t, 3, "Status");
+	t->align[1] = t->align[2] = TT__ALIGN_RIGHT;
 	for (size_t i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *c = &r->cells[order[i]];
 		char a[64], b[64];
@@ -308,45 +286,35 @@ static int table_prefill(const struct tt_report *r, const size_t *order, size_t 
 		*bad |= set_cell(t, row, 1, dupf("%s", a));
 		*bad |= set_cell(t, row, 2, dupf("%s", b));
 		*bad |= set_cell(t, row, 3, dupf("%s", tt_status_name(c->status)));
-		t->row_status[row] = (int)c->status;
+		t->row_status[row + 1] = (int)c->status;
 		row++;
 	}
 	return 0;
 }
 
-/* The decode matrix: contexts x concurrency; none when either is empty. */
-static int table_decode(const struct tt_report *r, struct table **all, size_t *n, int *bad)
-{
-	int64_t ctx[64];
-	int conc[64];
-	size_t nctx = tt__chart_decode_contexts(r, ctx, 64);
-	size_t nconc = tt__chart_decode_concurrency(r, conc, 64);
-	struct table *t;
+static int table_extra(struct tt__table *x, const char *title, const char *caption,
+		       const char *note, struct tt__table **all, size_t *n, int *bad);
 
-	if (!nctx || !nconc)
-		return 0;
-	t = table_new(all, n, "Sustained decode",
-		      "Total tok/s, rows are context length, columns are simultaneous "
-		      "requests; median TTFT below.",
-		      nconc + 1, nctx);
-	if (!t)
+/* The decode matrix (tt__render_matrix_table, as md shows it): none when
+ * there is no decode cell or it is too large to print. */
+static int table_decode(const struct tt_report *r, struct tt__table **all, size_t *n, int *bad)
+{
+	struct tt__table t;
+	char *legend;
+	int rc = tt__render_matrix_table(r, &t, NULL, NULL);
+
+	if (rc < 0)
 		return -1;
-	t->head[0] = dupf("Context");
-	for (size_t j = 0; j < nconc; j++) {
-		t->head[j + 1] = dupf("%d", conc[j]);
-		t->align[j + 1] = TCELL_RIGHT;
-	}
-	for (size_t i = 0; i < nctx; i++) {
-		char a[64];
-		tt__render_context(ctx[i], a, sizeof a);
-		*bad |= set_cell(t, i, 0, dupf("%s", a));
-		for (size_t j = 0; j < nconc; j++)
-			*bad |= set_cell(t, i, j + 1,
-					 matrix_entry(tt__chart_find_cell(r, TT_PHASE_DECODE,
-									  ctx[i], conc[j])));
-	}
-	t->note = status_legend(r);
-	return 0;
+	if (rc == 1)
+		return 0;
+	legend = status_legend(r);
+	rc = table_extra(&t, "Sustained decode",
+			 "Total tok/s, rows are context length, columns are simultaneous "
+			 "requests; median TTFT below.",
+			 legend, all, n, bad);
+	free(legend);
+	tt__table_free(&t);
+	return rc;
 }
 
 #define ALL_COLS 12
@@ -362,7 +330,10 @@ static void measurement_row(const struct tt_cell_figures *c, char v[ALL_COLS][64
 		 : c->phase == TT_PHASE_RATE  ? "Open loop"
 					      : "Sustained decode");
 	tt__render_context(c->context, v[1], sizeof v[1]);
-	snprintf(v[2], sizeof v[2], "%d", c->concurrency);
+	if (c->phase == TT_PHASE_RATE) /* no fixed number at once: its rate */
+		tt__render_rate(c->rate, v[2], sizeof v[2]);
+	else
+		snprintf(v[2], sizeof v[2], "%d", c->concurrency);
 	snprintf(v[3], sizeof v[3], "%s", tt_status_name(c->status));
 	if (counts) {
 		tt_fmt_rate(c->total_tok_s, v[4], sizeof v[4]);
@@ -387,13 +358,13 @@ static void measurement_row(const struct tt_cell_figures *c, char v[ALL_COLS][64
 }
 
 static int table_measurements(const struct tt_report *r, const size_t *order,
-			      struct table **all, size_t *n, int *bad)
+			      struct tt__table **all, size_t *n, int *bad)
 {
 	static const char *const head[ALL_COLS] = {
 		"Phase", "Context", "Requests at once", "Status", "Total tok/s",
 		"Per request tok/s", "TTFT", "Time between tokens", "Average active requests",
 		"Completed requests", "Output tokens", "Measured for"};
-	struct table *t = table_new(all, n, "All measurements",
+	struct tt__table *t = table_new(all, n, "All measurements",
 				    "Latencies are medians. Total tok/s is output across all "
 				    "simultaneous requests. Per request tok/s is the median over "
 				    "requests.",
@@ -401,8 +372,8 @@ static int table_measurements(const struct tt_report *r, const size_t *order,
 	if (!t)
 		return -1;
 	for (size_t j = 0; j < ALL_COLS; j++) {
-		t->head[j] = dupf("%s", head[j]);
-		t->align[j] = (j == 0 || j == 3) ? TCELL_LEFT : TCELL_RIGHT;
+		set_head(t, j, head[j]);
+		t->align[j] = (j == 0 || j == 3) ? TT__ALIGN_LEFT : TT__ALIGN_RIGHT;
 	}
 	for (size_t i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *c = &r->cells[order[i]];
@@ -410,23 +381,23 @@ static int table_measurements(const struct tt_report *r, const size_t *order,
 		measurement_row(c, v);
 		for (size_t j = 0; j < ALL_COLS; j++)
 			*bad |= set_cell(t, i, j, dupf("%s", v[j]));
-		t->row_status[i] = (int)c->status;
+		t->row_status[i + 1] = (int)c->status;
 	}
 	t->note = status_legend(r);
 	return 0;
 }
 
 static int table_not_valid(const struct tt_report *r, const size_t *order, size_t n_bad,
-			   struct table **all, size_t *n, int *bad)
+			   struct tt__table **all, size_t *n, int *bad)
 {
 	size_t row = 0;
-	struct table *t = table_new(all, n, "Cells that are not Valid",
+	struct tt__table *t = table_new(all, n, "Cells that are not Valid",
 				    "Each status with the evidence that decided it.", 3, n_bad);
 	if (!t)
 		return -1;
-	t->head[0] = dupf("Cell");
-	t->head[1] = dupf("Status");
-	t->head[2] = dupf("Why");
+	set_head(t, 0, "Cell");
+	set_head(t, 1, "Status");
+	set_head(t, 2, "Why");
 	for (size_t i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *c = &r->cells[order[i]];
 		char id[96];
@@ -436,47 +407,47 @@ static int table_not_valid(const struct tt_report *r, const size_t *order, size_
 		*bad |= set_cell(t, row, 0, dupf("%s", id));
 		*bad |= set_cell(t, row, 1, dupf("%s", tt_status_name(c->status)));
 		*bad |= set_cell(t, row, 2, dupf("%s", c->reason[0] ? c->reason : TT_DASH));
-		t->row_status[row] = (int)c->status;
+		t->row_status[row + 1] = (int)c->status;
 		row++;
 	}
 	return 0;
 }
 
-/* A table beyond the seed's layout (text/render_extra.c), as the html and
- * pdf show tables. */
-static int table_extra(const struct tt__xtable *x, const char *title, const char *caption,
-		       const char *note, struct table **all, size_t *n, int *bad)
+/* A table beyond the seed's layout (text/render_extra.c): the model
+ * itself moves to the end of *all, titled; x is left empty (freeing it is
+ * harmless).  Nothing when it has no data row. */
+static int table_extra(struct tt__table *x, const char *title, const char *caption,
+		       const char *note, struct tt__table **all, size_t *n, int *bad)
 {
-	struct table *t;
+	struct tt__table *nt;
 
 	if (x->nrows < 2)
 		return 0;
-	t = table_new(all, n, title, caption, x->ncols, x->nrows - 1);
-	if (!t)
+	nt = realloc(*all, (*n + 1) * sizeof *nt);
+	if (!nt)
 		return -1;
-	for (size_t j = 0; j < x->ncols; j++) {
-		t->head[j] = dupf("%s", x->cell[j]);
-		t->align[j] = x->right[j] ? TCELL_RIGHT : TCELL_LEFT;
-	}
-	for (size_t i = 1; i < x->nrows; i++)
-		for (size_t j = 0; j < x->ncols; j++)
-			*bad |= set_cell(t, i - 1, j, dupf("%s", x->cell[i * x->ncols + j]));
-	if (note) {
-		t->note = dupf("%s", note);
-		*bad |= !t->note;
-	}
+	*all = nt;
+	nt[*n] = *x;
+	memset(x, 0, sizeof *x);
+	*bad |= tt__table_text(&nt[*n], title, caption, note) != 0;
+	(*n)++;
 	return 0;
 }
 
 /* Tails (with --quantiles/--stalls) and goodput (with --slo). */
-static int tables_extra(const struct tt_report *r, const size_t *order, struct table **all,
+static int tables_extra(const struct tt_report *r, const size_t *order, struct tt__table **all,
 			size_t *n, int *bad)
 {
-	struct tt__xtable x;
+	struct tt__table x;
 	char text[1024], line[768], head[64];
 	int rc = 0;
 
-	if (tt__render_has_rate_cells(r)) {
+	/* the default figures (issue 24.1): every report shows them */
+	if (tt__render_latency_table(r, order, &x))
+		return -1;
+	rc = table_extra(&x, "Latency and request rate", LATENCY_CAPTION, NULL, all, n, bad);
+	tt__table_free(&x);
+	if (!rc && tt__render_has_rate_cells(r)) {
 		/* open-loop cells (text/render_rate.c, docs/metrics.md M-rate) */
 		if (tt__render_rate_table(r, order, &x))
 			return -1;
@@ -485,16 +456,7 @@ static int tables_extra(const struct tt_report *r, const size_t *order, struct t
 				 "Requests sent at a rate, on schedule: latencies from the due time "
 				 "(what a user waited) beside those from the send; Late is the send "
 				 "lateness.", line[0] ? line : NULL, all, n, bad);
-		if (!rc && x.nrows >= 2) {
-			/* its rows are the rate cells in report order: their statuses
-			 * marked as the other tables mark them */
-			struct table *t = &(*all)[*n - 1];
-			size_t row = 0;
-			for (size_t i = 0; i < r->n_cells && row < t->n_rows; i++)
-				if (r->cells[order[i]].phase == TT_PHASE_RATE)
-					t->row_status[row++] = (int)r->cells[order[i]].status;
-		}
-		tt__xtable_free(&x);
+		tt__table_free(&x);
 	}
 	if (!rc && r->opts.show_tails) {
 		if (tt__render_tails_table(r, order, &x))
@@ -505,7 +467,7 @@ static int tables_extra(const struct tt_report *r, const size_t *order, struct t
 			 "stall is the largest gap between two chunks of one request; %s is the "
 			 "share of per-token gaps over the threshold.", head);
 		rc = table_extra(&x, "Tails", text, NULL, all, n, bad);
-		tt__xtable_free(&x);
+		tt__table_free(&x);
 	}
 	if (!rc) {
 		if (tt__render_prefill_repeats_table(r, order, &x))
@@ -514,7 +476,7 @@ static int tables_extra(const struct tt_report *r, const size_t *order, struct t
 				 "Prefill cells measured with several cold scouts: the median the "
 				 "tables show, and the spread ((max - min) / median).",
 				 NULL, all, n, bad);
-		tt__xtable_free(&x);
+		tt__table_free(&x);
 	}
 	if (!rc) {
 		if (tt__render_reasoning_table(r, order, &x))
@@ -524,7 +486,7 @@ static int tables_extra(const struct tt_report *r, const size_t *order, struct t
 				 "answer; median time from send to the first reasoning token and "
 				 "to the first answer token.",
 				 NULL, all, n, bad);
-		tt__xtable_free(&x);
+		tt__table_free(&x);
 	}
 	if (!rc) {
 		if (tt__render_server_parts_table(r, order, &x))
@@ -533,10 +495,13 @@ static int tables_extra(const struct tt_report *r, const size_t *order, struct t
 				 "Mean output tokens per chunk and the share of chunks carrying "
 				 "more than one; the client's mean TTFT split into the server's "
 				 "mean queue and prefill times over the window and the rest "
-				 "(network, client); speculative decoding acceptance and tokens "
+				 "(network, client), which add up to the TTFT beside them: the "
+				 "mean over the requests the server's histograms count (where "
+				 "none finished between the scrapes, Rest is unknown and TTFT is "
+				 "the mean over every request); speculative decoding acceptance and tokens "
 				 "per verification step, from the server's counters.",
 				 NULL, all, n, bad);
-		tt__xtable_free(&x);
+		tt__table_free(&x);
 	}
 	if (!rc && tt_slo_active(&r->opts.slo)) {
 		if (tt__render_goodput_table(r, order, &x))
@@ -549,15 +514,15 @@ static int tables_extra(const struct tt_report *r, const size_t *order, struct t
 			snprintf(note, sizeof note, "%s%s.", head, line);
 			rc = table_extra(&x, "Goodput under SLOs", text, note, all, n, bad);
 		}
-		tt__xtable_free(&x);
+		tt__table_free(&x);
 	}
 	return rc;
 }
 
-enum tt_code tt__report_tables(const struct tt_report *r, struct table **out, size_t *n_out,
+enum tt_code tt__report_tables(const struct tt_report *r, struct tt__table **out, size_t *n_out,
 			   struct tt_error *err)
 {
-	struct table *all = NULL;
+	struct tt__table *all = NULL;
 	size_t n = 0, *order = NULL, n_pre = 0, n_dec = 0, n_bad = 0;
 	int bad = 0;
 
@@ -585,8 +550,7 @@ enum tt_code tt__report_tables(const struct tt_report *r, struct table **out, si
 	if (r->n_cells && tables_extra(r, order, &all, &n, &bad))
 		goto oom;
 	for (size_t k = 0; k < n; k++)
-		for (size_t j = 0; j < all[k].n_cols; j++)
-			bad |= !all[k].head[j];
+		bad |= tt__table_failed(&all[k]);
 	if (bad)
 		goto oom;
 	free(order);

@@ -37,7 +37,12 @@ static const char *const cols_cells[] = {
 	"unanswered", "lateness_p99_ms", "ttft_due_growth_ms", "ttft_due_trend_ms_s",
 	"ttft_due_trend_se_ms_s", "lateness_ms_p50", "ttft_due_ms_p50", "ttft_sent_ms_p50",
 	"e2e_due_ms_p50", "slo_due_judged", "slo_due_met", "slo_due_share", "goodput_due_req_s",
-	"slo_due_meets", "short_outputs", NULL};
+	"slo_due_meets", "short_outputs",
+	/* 1.3: the figures people look for by default (issue 24.1), the
+	 * engine, and the measured window (issue 24.5) */
+	"ttft_ms_p90", "ttft_ms_p99", "tbt_ms_p90", "tbt_ms_p99", "e2e_ms_p50", "e2e_ms_p90",
+	"e2e_ms_p99", "req_s", "engine", "engine_version", "window_start_ns", "window_end_ns",
+	NULL};
 static const char *const *const columns[] = {cols_requests, cols_chunks, cols_scrapes,
 					     cols_cells};
 
@@ -352,6 +357,39 @@ static void rate_columns(struct tt_exporter *x, const struct tt_report *r,
 	put_int(x, c->short_outputs, counts && c->short_outputs >= 0);
 }
 
+/* d at percentile p: NaN unless p is one of the analysis' quantiles (the
+ * export's are the default 90 and 99) and enough samples support it. */
+static double at_pct(const struct tt_report *r, const struct tt_dist *d, double p)
+{
+	const double *qs;
+	size_t nq = tt__render_quantiles(r, &qs);
+
+	for (size_t i = 0; i < nq; i++)
+		if (qs[i] == p)
+			return tt__render_q(d, i, p);
+	return NAN;
+}
+
+/* 1.3: tails of TTFT and TBT, E2E (M-e2e) and requests per second
+ * (M-req-rate) of closed-loop cells, the engine, the measured window. */
+static void default_columns(struct tt_exporter *x, const struct tt_report *r,
+			    const struct tt_cell_figures *c)
+{
+	put_num(x, at_pct(r, &c->ttft_ms, 90));
+	put_num(x, at_pct(r, &c->ttft_ms, 99));
+	put_num(x, at_pct(r, &c->tbt_ms, 90));
+	put_num(x, at_pct(r, &c->tbt_ms, 99));
+	put_num(x, c->e2e_ms.p50); /* NaN where no request completed in a window */
+	put_num(x, at_pct(r, &c->e2e_ms, 90));
+	put_num(x, at_pct(r, &c->e2e_ms, 99));
+	put_num(x, c->phase == TT_PHASE_DECODE ? c->completed_req_s : NAN);
+	put_str(x, r->manifest.engine && *r->manifest.engine ? r->manifest.engine : NULL);
+	put_str(x, r->manifest.engine_version && *r->manifest.engine_version
+			   ? r->manifest.engine_version : NULL);
+	put_int(x, c->window_start_ns, c->window_start_ns >= 0);
+	put_int(x, c->window_end_ns, c->window_start_ns >= 0);
+}
+
 /* One row per cell, from the same analysis as the report. */
 static void cell_rows(struct tt_exporter *x, const struct tt_report *r)
 {
@@ -423,6 +461,7 @@ static void cell_rows(struct tt_exporter *x, const struct tt_report *r)
 		put_num(x, c->ttfr_ms.p50);
 		put_num(x, c->ttfa_ms.p50);
 		rate_columns(x, r, c, counts);
+		default_columns(x, r, c);
 		end_row(x);
 	}
 	free(order);

@@ -13,44 +13,14 @@
 
 #define MIDDOT " \xc2\xb7 "
 
-void tt__xtable_free(struct tt__xtable *t)
+static void xset(struct tt__table *t, size_t row, size_t col, const char *s)
 {
-	free(t->cell);
-	memset(t, 0, sizeof *t);
-}
-
-static int xtable_init(struct tt__xtable *t, size_t ncols, size_t nrows)
-{
-	memset(t, 0, sizeof *t);
-	if (ncols > TT__XCOLS)
-		ncols = TT__XCOLS;
-	t->cell = calloc(ncols * nrows, sizeof *t->cell);
-	if (!t->cell)
-		return -1;
-	t->ncols = ncols;
-	t->nrows = 1;
-	return 0;
-}
-
-static char *xcell(struct tt__xtable *t, size_t row, size_t col)
-{
-	return t->cell[row * t->ncols + col];
-}
-
-static void xset(struct tt__xtable *t, size_t row, size_t col, const char *s)
-{
-	/* cut to fit (cells are short numbers and names) */
-	if (col < t->ncols) {
-		char *d = xcell(t, row, col);
-		size_t n = strnlen(s, sizeof *t->cell - 1);
-		memcpy(d, s, n);
-		d[n] = '\0';
-	}
+	tt__table_set(t, row, col, s, TT__TONE_NONE);
 }
 
 /* The two key columns every decode table opens its row with: context and
  * concurrency. */
-static void row_key(struct tt__xtable *t, size_t row, const struct tt_cell_figures *c)
+static void row_key(struct tt__table *t, size_t row, const struct tt_cell_figures *c)
 {
 	char s[32];
 
@@ -91,7 +61,7 @@ static int shows_decode(const struct tt_cell_figures *c)
 	return tt__render_has_decode_figures(c);
 }
 
-int tt__render_tails_table(const struct tt_report *r, const size_t *order, struct tt__xtable *t)
+int tt__render_tails_table(const struct tt_report *r, const size_t *order, struct tt__table *t)
 {
 	const double *qs;
 	size_t nq = tt__render_quantiles(r, &qs), i, k, col, qi[TT_MAX_QUANTILES];
@@ -107,7 +77,7 @@ int tt__render_tails_table(const struct tt_report *r, const size_t *order, struc
 	}
 	if (nq > TT_MAX_QUANTILES)
 		nq = TT_MAX_QUANTILES;
-	if (xtable_init(t, 2 + 2 * (nq + 1) + 2, r->n_cells + 1))
+	if (tt__table_init(t, 2 + 2 * (nq + 1) + 2))
 		return -1;
 	xset(t, 0, 0, "Context");
 	xset(t, 0, 1, "Requests at once");
@@ -132,7 +102,7 @@ int tt__render_tails_table(const struct tt_report *r, const size_t *order, struc
 	xset(t, 0, col++, s);
 	t->ncols = col < t->ncols ? col : t->ncols;
 	for (k = 1; k < t->ncols; k++)
-		t->right[k] = 1;
+		t->align[k] = TT__ALIGN_RIGHT;
 	for (i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *c = &r->cells[order[i]];
 		size_t row = t->nrows;
@@ -167,8 +137,196 @@ int tt__render_tails_table(const struct tt_report *r, const size_t *order, struc
 	return 0;
 }
 
+/* The chosen quantiles' indices in ascending percentile order; returns
+ * how many (at most TT_MAX_QUANTILES). */
+static size_t sorted_quantiles(const struct tt_report *r, const double **qs, size_t *qi)
+{
+	size_t nq = tt__render_quantiles(r, qs), k;
+
+	if (nq > TT_MAX_QUANTILES)
+		nq = TT_MAX_QUANTILES;
+	for (k = 0; k < nq; k++) {
+		size_t j = k;
+		for (; j > 0 && (*qs)[qi[j - 1]] > (*qs)[k]; j--)
+			qi[j] = qi[j - 1];
+		qi[j] = k;
+	}
+	return nq;
+}
+
+/* The median and the chosen quantiles of one figure, in ascending order,
+ * from column col: the header ("E2E p90") when d is NULL, else the values
+ * ("needs n>=N" when too few samples support one, M-pct).  Returns the
+ * next column. */
+static size_t quantile_cols(struct tt__table *t, size_t row, size_t col, const char *name,
+			    const struct tt_dist *d, const double *qs, const size_t *qi, size_t nq)
+{
+	char s[64], qkey[32];
+	int med = 0;
+
+	for (size_t k = 0; k <= nq; k++) {
+		double q = k < nq ? qs[qi[k]] : 101;
+		if (!med && q >= 50) { /* the median in its place */
+			if (d)
+				fmt_ms1(d->p50, s, sizeof s);
+			else
+				snprintf(s, sizeof s, "%s p50", name);
+			if (!d)
+				t->prio[col] = 0; /* medians stay on narrow terminals */
+			xset(t, row, col++, s);
+			med = 1;
+		}
+		if (k == nq || q == 50)
+			continue;
+		if (d) {
+			if (!tt__render_q_short(d, q, s, sizeof s))
+				fmt_ms1(d->n ? d->q[qi[k]] : NAN, s, sizeof s);
+		} else {
+			tt__render_qkey(q, qkey, sizeof qkey);
+			snprintf(s, sizeof s, "%s %s", name, qkey);
+			/* narrow terminals drop the tails nearest the median first */
+			t->prio[col] = (q >= 99 ? 100 : 200) + (int)col;
+		}
+		xset(t, row, col++, s);
+	}
+	return col;
+}
+
+int tt__render_latency_table(const struct tt_report *r, const size_t *order, struct tt__table *t)
+{
+	static const char *const names[] = {"TTFT", "TBT", "E2E"};
+	const double *qs;
+	size_t qi[TT_MAX_QUANTILES], nq = sorted_quantiles(r, &qs, qi), i, k, col;
+	char s[64];
+
+	if (tt__table_init(t, 4 + 3 * (nq + 1) + 1))
+		return -1;
+	xset(t, 0, 0, "Context");
+	xset(t, 0, 1, "Requests at once");
+	xset(t, 0, 2, "Status");
+	xset(t, 0, 3, "Req/s");
+	col = 4;
+	for (k = 0; k < 3; k++)
+		col = quantile_cols(t, 0, col, names[k], NULL, qs, qi, nq);
+	xset(t, 0, col++, "Errors");
+	t->ncols = col; /* the median counted once when it is also chosen */
+	for (k = 0; k < t->ncols; k++)
+		t->align[k] = k == 0 || k == 2 ? TT__ALIGN_LEFT : TT__ALIGN_RIGHT;
+	/* narrow terminals drop the tails (quantile_cols), then the errors,
+	 * then the status (the tables above show it), never the keys, the
+	 * rate or the medians: the table fits 72 columns */
+	t->prio[t->ncols - 1] = 50;
+	t->prio[2] = 40;
+	for (i = 0; i < r->n_cells; i++) {
+		const struct tt_cell_figures *c = &r->cells[order[i]];
+		const struct tt_dist *d[3] = {&c->ttft_ms, &c->tbt_ms, &c->e2e_ms};
+		size_t row = t->nrows;
+
+		if (c->phase != TT_PHASE_DECODE || !shows_decode(c))
+			continue;
+		row_key(t, row, c);
+		tt__table_set(t, row, 2, tt_status_name(c->status), tt__status_tone(c->status));
+		if (row < t->cap)
+			t->row_status[row] = (int)c->status;
+		tt__fmt_plain(c->completed_req_s, 2, s, sizeof s); /* M-req-rate */
+		xset(t, row, 3, s[0] ? s : TT_DASH);
+		col = 4;
+		for (k = 0; k < 3; k++)
+			col = quantile_cols(t, row, col, NULL, d[k], qs, qi, nq);
+		tt_fmt_int(c->errors >= 0 ? (double)c->errors : NAN, s, sizeof s);
+		tt__table_set(t, row, col, s, c->errors > 0 ? TT__TONE_BAD : TT__TONE_NONE);
+		t->nrows++;
+	}
+	return 0;
+}
+
+/* One matrix entry's lines: the rate, the status when not Valid, the
+ * median TTFT, the errors; a cell not run shows its status alone. */
+static void matrix_entry(const struct tt_cell_figures *c, char *buf, size_t len)
+{
+	char rate[64], ttft[64], errs[64] = "", st[96] = "";
+
+	if (!c) {
+		snprintf(buf, len, TT_DASH);
+		return;
+	}
+	if (!tt__render_has_counts(c)) {
+		snprintf(buf, len, "%s", tt_status_name(c->status));
+		return;
+	}
+	tt_fmt_rate(c->total_tok_s, rate, sizeof rate);
+	tt_fmt_ms(c->ttft_ms.p50, ttft, sizeof ttft);
+	if (c->errors > 0)
+		snprintf(errs, sizeof errs, "\n%ld error%s", c->errors, c->errors == 1 ? "" : "s");
+	if (c->status != TT_STATUS_VALID)
+		snprintf(st, sizeof st, "\n%s", tt_status_name(c->status));
+	snprintf(buf, len, "%s%s\n%s TTFT%s", rate, st, ttft, errs);
+}
+
+int tt__render_matrix_table(const struct tt_report *r, struct tt__table *t, size_t *nctx_out,
+			    size_t *nconc_out)
+{
+	int64_t *ctxs = malloc((r->n_cells ? r->n_cells : 1) * sizeof *ctxs);
+	int64_t *concs = malloc((r->n_cells ? r->n_cells : 1) * sizeof *concs);
+	const struct tt_cell_figures **grid = NULL;
+	size_t nctx = 0, nconc = 0;
+	int rc = -1;
+	char s[256];
+
+	memset(t, 0, sizeof *t);
+	if (!ctxs || !concs)
+		goto done;
+	nctx = tt__render_distinct(r, TT_PHASE_DECODE, 0, ctxs, r->n_cells);
+	nconc = tt__render_distinct(r, TT_PHASE_DECODE, 1, concs, r->n_cells);
+	if (!nctx || !nconc) {
+		rc = 0;
+		goto done;
+	}
+	grid = tt__render_grid(r, ctxs, nctx, concs, nconc);
+	if (!grid) {
+		rc = nctx * nconc > TT__RENDER_MAX_GRID ? 1 : -1;
+		goto done;
+	}
+	if (tt__table_init(t, nconc + 1))
+		goto done;
+	xset(t, 0, 0, "Context");
+	for (size_t j = 0; j < nconc; j++) {
+		snprintf(s, sizeof s, "%lld", (long long)concs[j]);
+		xset(t, 0, j + 1, s);
+		t->align[j + 1] = TT__ALIGN_RIGHT;
+	}
+	for (size_t i = 0; i < nctx; i++) {
+		size_t row = tt__table_add_row(t);
+
+		if (row == (size_t)-1)
+			break;
+		tt__render_context(ctxs[i], s, sizeof s);
+		xset(t, row, 0, s);
+		for (size_t j = 0; j < nconc; j++) {
+			const struct tt_cell_figures *c = grid[i * nconc + j];
+
+			matrix_entry(c, s, sizeof s);
+			tt__table_set(t, row, j + 1, s,
+				      c && c->status != TT_STATUS_VALID ? tt__status_tone(c->status)
+									 : TT__TONE_NONE);
+		}
+	}
+	rc = tt__table_failed(t) ? -1 : 0;
+	if (rc)
+		tt__table_free(t);
+done:
+	if (nctx_out)
+		*nctx_out = nctx;
+	if (nconc_out)
+		*nconc_out = nconc;
+	free(grid);
+	free(ctxs);
+	free(concs);
+	return rc;
+}
+
 int tt__render_goodput_table(const struct tt_report *r, const size_t *order,
-			     struct tt__xtable *t)
+			     struct tt__table *t)
 {
 	static const char *const heads[] = {"Context", "Requests at once", "Status",
 					    "Requests judged", "Met SLOs", "Share",
@@ -176,11 +334,11 @@ int tt__render_goodput_table(const struct tt_report *r, const size_t *order,
 	size_t i, k;
 	char s[64];
 
-	if (xtable_init(t, sizeof heads / sizeof *heads, r->n_cells + 1))
+	if (tt__table_init(t, sizeof heads / sizeof *heads))
 		return -1;
 	for (k = 0; k < t->ncols; k++) {
 		xset(t, 0, k, heads[k]);
-		t->right[k] = k != 0 && k != 2 && k != 8;
+		t->align[k] = (k != 0 && k != 2 && k != 8) ? TT__ALIGN_RIGHT : TT__ALIGN_LEFT;
 	}
 	for (i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *c = &r->cells[order[i]];
@@ -225,7 +383,7 @@ static int has_server_parts(const struct tt_report *r, const struct tt_cell_figu
 }
 
 int tt__render_server_parts_table(const struct tt_report *r, const size_t *order,
-				  struct tt__xtable *t)
+				  struct tt__table *t)
 {
 	static const char *const heads[] = {
 		"Context", "Requests at once", "Tokens per chunk", "Chunks > 1 token", "TTFT (mean)",
@@ -234,7 +392,7 @@ int tt__render_server_parts_table(const struct tt_report *r, const size_t *order
 	size_t i, k, any = 0;
 	char s[64];
 
-	if (xtable_init(t, sizeof heads / sizeof *heads, r->n_cells + 1))
+	if (tt__table_init(t, sizeof heads / sizeof *heads))
 		return -1;
 	for (i = 0; i < r->n_cells; i++)
 		any += has_server_parts(r, &r->cells[i]);
@@ -242,7 +400,7 @@ int tt__render_server_parts_table(const struct tt_report *r, const size_t *order
 		return 0;
 	for (k = 0; k < t->ncols; k++) {
 		xset(t, 0, k, heads[k]);
-		t->right[k] = k != 0;
+		t->align[k] = (k != 0) ? TT__ALIGN_RIGHT : TT__ALIGN_LEFT;
 	}
 	for (i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *c = &r->cells[order[i]];
@@ -256,7 +414,14 @@ int tt__render_server_parts_table(const struct tt_report *r, const size_t *order
 		fmt_share(c->chunks > 0 ? (double)c->multi_token_chunks / (double)c->chunks : NAN, s,
 			  sizeof s);
 		xset(t, row, 3, s);
-		fmt_ms1(c->ttft_ms.mean, s, sizeof s);
+		/* M-ttft-parts: the split is of the mean TTFT of the requests the
+		 * server's histograms count, so beside it that mean, which the
+		 * parts add up to; M-ttft's mean (other requests) only where the
+		 * split is unknown */
+		if (isfinite(c->queue_ms) && isfinite(c->prefill_ms) && isfinite(c->ttft_rest_ms))
+			fmt_ms1(c->queue_ms + c->prefill_ms + c->ttft_rest_ms, s, sizeof s);
+		else
+			fmt_ms1(c->ttft_ms.mean, s, sizeof s);
 		xset(t, row, 4, s);
 		fmt_ms1(c->queue_ms, s, sizeof s);
 		xset(t, row, 5, s);
@@ -278,14 +443,14 @@ int tt__render_server_parts_table(const struct tt_report *r, const size_t *order
 }
 
 int tt__render_prefill_repeats_table(const struct tt_report *r, const size_t *order,
-				     struct tt__xtable *t)
+				     struct tt__table *t)
 {
 	static const char *const heads[] = {"Context", "Scouts", "Prompt tok/s (median)",
 					    "TTFT (median)", "TTFT min", "TTFT max", "Spread"};
 	size_t i, k, any = 0;
 	char s[64];
 
-	if (xtable_init(t, sizeof heads / sizeof *heads, r->n_cells + 1))
+	if (tt__table_init(t, sizeof heads / sizeof *heads))
 		return -1;
 	for (i = 0; i < r->n_cells; i++)
 		any += r->cells[i].phase == TT_PHASE_PREFILL && r->cells[i].ttft_ms.n > 1;
@@ -293,7 +458,7 @@ int tt__render_prefill_repeats_table(const struct tt_report *r, const size_t *or
 		return 0;
 	for (k = 0; k < t->ncols; k++) {
 		xset(t, 0, k, heads[k]);
-		t->right[k] = k != 0;
+		t->align[k] = (k != 0) ? TT__ALIGN_RIGHT : TT__ALIGN_LEFT;
 	}
 	for (i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *c = &r->cells[order[i]];
@@ -383,7 +548,7 @@ void tt__render_slo_max_line(const struct tt_report *r, char *buf, size_t len)
 /* Reasoning models (docs/metrics.md M-reasoning): shown only when some
  * decode cell streamed reasoning, so every other run keeps the seed's layout. */
 int tt__render_reasoning_table(const struct tt_report *r, const size_t *order,
-			       struct tt__xtable *t)
+			       struct tt__table *t)
 {
 	static const char *const heads[] = {
 		"Context", "Requests at once", "Reasoning tokens", "Answer tokens",
@@ -392,7 +557,7 @@ int tt__render_reasoning_table(const struct tt_report *r, const size_t *order,
 	size_t i, k, any = 0;
 	char s[64];
 
-	if (xtable_init(t, sizeof heads / sizeof *heads, r->n_cells + 1))
+	if (tt__table_init(t, sizeof heads / sizeof *heads))
 		return -1;
 	for (i = 0; i < r->n_cells; i++)
 		any += r->cells[i].phase == TT_PHASE_DECODE && shows_decode(&r->cells[i]) &&
@@ -401,7 +566,7 @@ int tt__render_reasoning_table(const struct tt_report *r, const size_t *order,
 		return 0;
 	for (k = 0; k < t->ncols; k++) {
 		xset(t, 0, k, heads[k]);
-		t->right[k] = k != 0;
+		t->align[k] = (k != 0) ? TT__ALIGN_RIGHT : TT__ALIGN_LEFT;
 	}
 	for (i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *c = &r->cells[order[i]];

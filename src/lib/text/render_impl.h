@@ -9,6 +9,8 @@
 #include "tokentrace/buf.h"
 #include "tokentrace/render.h"
 
+#include "text/table.h"
+
 #define TT_DASH "\xe2\x80\x94" /* "—": a value that is missing or does not apply */
 
 enum tt_code tt__render_md_text(const struct tt_report *r, struct tt_buf *out,
@@ -80,6 +82,18 @@ int tt__render_has_decode_figures(const struct tt_cell_figures *c);
 const struct tt_cell_figures **tt__render_grid(const struct tt_report *r, const int64_t *ctxs,
 					       size_t nctx, const int64_t *concs, size_t nconc);
 
+/* The decode matrix as one table, for every format that shows it whole
+ * (md, html, pdf; the terminal splits its two figures into column groups
+ * from the same grid): rows are contexts, columns concurrency levels, an
+ * entry's lines are the total tok/s, the status when not Valid, "N ms
+ * TTFT" and "N errors" (a format joins them as it shows them: md with
+ * " · "), a dash for no cell, the status alone for a cell not run.  Tone:
+ * the status of a cell that is not Valid.  Returns 0 (t->nrows 0: no
+ * decode cell), 1 when the grid is too large to print (TT__RENDER_MAX_GRID;
+ * t empty), -1 out of memory; *nctx, *nconc (may be NULL) the sizes. */
+int tt__render_matrix_table(const struct tt_report *r, struct tt__table *t, size_t *nctx,
+			    size_t *nconc);
+
 /* Plain number with at most `decimals` decimals, trailing zeros dropped,
  * no separators ("959.9", "972", "30"); "" for NaN/inf. */
 void tt__fmt_plain(double v, int decimals, char *buf, size_t len);
@@ -89,34 +103,38 @@ void tt__fmt_rate_plain(double v, char *buf, size_t len);
 /* Shortest text that reads back as the same double; "" for NaN/inf. */
 void tt__fmt_exact(double v, char *buf, size_t len);
 
-/* The tables beyond the seed's layout, as text cells every human format
- * shows alike (render_extra.c): tails (M-stall, chosen quantiles) and
- * goodput under SLOs (M-goodput).  Row 0 is the header. */
-#define TT__XCOLS 24
-struct tt__xtable {
-	size_t ncols, nrows;
-	char (*cell)[48];          /* nrows x ncols */
-	int right[TT__XCOLS];      /* numbers: right-aligned */
-};
-/* Fill t (released with tt__xtable_free); t->nrows is 1 when no decode cell
- * has figures.  Returns -1 when out of memory. */
-int tt__render_tails_table(const struct tt_report *r, const size_t *order, struct tt__xtable *t);
+/* The tables beyond the seed's layout, as text cells every format shows
+ * alike (render_extra.c): tails (M-stall, chosen quantiles) and goodput
+ * under SLOs (M-goodput).  Row 0 is the header; tables are the one model
+ * of text/table.h. */
+/* The figures people look for by default (issue 24.1): per decode cell its
+ * status, requests per second (M-req-rate), the median and chosen
+ * quantiles (default p90, p99) of TTFT, time between tokens and E2E
+ * latency (M-ttft, M-tbt, M-e2e), and its errors.  Shown without options
+ * in every human format. */
+#define LATENCY_CAPTION                                                                  \
+	"Per decode cell: requests completed per second (Req/s), and the median and "        \
+	"tails over requests of TTFT, time between tokens (TBT) and end-to-end latency "     \
+	"(E2E: send to the last token of a request that completed in the window), as "      \
+	"vllm bench serve and GuideLLM print them (docs/metrics.md M-req-rate, M-ttft, "     \
+	"M-tbt, M-e2e)."
+int tt__render_latency_table(const struct tt_report *r, const size_t *order, struct tt__table *t);
+int tt__render_tails_table(const struct tt_report *r, const size_t *order, struct tt__table *t);
 int tt__render_goodput_table(const struct tt_report *r, const size_t *order,
-			     struct tt__xtable *t);
+			     struct tt__table *t);
 /* Server timings and chunks (M-chunks, M-ttft-parts, M-spec): only when
  * some decode cell has the server's timings or speculative decoding
  * counters, or the tails were asked for (t->nrows is 1 otherwise). */
 int tt__render_server_parts_table(const struct tt_report *r, const size_t *order,
-				  struct tt__xtable *t);
+				  struct tt__table *t);
 /* Prefill cells with several scouts (capture --prefill-repeats): the
  * median and the spread (t->nrows is 1 when every prefill cell has one). */
 int tt__render_prefill_repeats_table(const struct tt_report *r, const size_t *order,
-				     struct tt__xtable *t);
+				     struct tt__table *t);
 /* Reasoning and answer tokens, time to first reasoning / answer token
  * (M-reasoning); nrows 1 unless some decode cell streamed reasoning. */
 int tt__render_reasoning_table(const struct tt_report *r, const size_t *order,
-			       struct tt__xtable *t);
-void tt__xtable_free(struct tt__xtable *t);
+			       struct tt__table *t);
 /* "TTFT <= 500 ms, time between tokens (p99 of each request) <= 50 ms; a
  * cell meets them when at least 90% of its requests ending in the window do." */
 void tt__render_slo_sentence(const struct tt_report *r, char *buf, size_t len);

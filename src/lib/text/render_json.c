@@ -11,7 +11,7 @@
 #include <string.h>
 
 #define REPORT_SCHEMA "tokentrace-report"
-#define REPORT_VERSION "1.4"
+#define REPORT_VERSION "1.5"
 
 /* Analysis thresholds that are 0 in the options mean these (analysis.h). */
 #define DEFAULT_QUEUED_SHARE 0.5
@@ -354,6 +354,9 @@ static void cell_object(struct jctx *j, const struct tt_report *r, size_t idx, c
 	dist(j, r, o, "per_request_tok_s_dist", &c->per_request_tok_s);
 	dist(j, r, o, "ttft_ms", &c->ttft_ms);
 	dist(j, r, o, "tbt_ms", &c->tbt_ms);
+	/* 1.5: M-e2e and M-req-rate (issue 24.1) */
+	dist(j, r, o, "e2e_ms", &c->e2e_ms);
+	put_num(j, o, "req_s", c->phase == TT_PHASE_DECODE ? c->completed_req_s : NAN);
 	put_num(j, o, "avg_active", c->avg_active);
 	put_str(j, o, "avg_active_source", c->avg_active_source);
 	put_num(j, o, "avg_in_flight", c->avg_in_flight);

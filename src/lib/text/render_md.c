@@ -16,23 +16,8 @@
 #define TIMES " \xc3\x97 "  /* " × " */
 #define ENDASH "\xe2\x80\x93" /* "–" */
 
-/* Text from the run: escape what markdown would read as markup inside a
- * line (CommonMark allows a backslash before any ASCII punctuation; `<`
- * would open raw HTML), fold line breaks.  Values never start a line, so
- * `#`, `>` and list markers need nothing. */
-static void md_text(struct tt_buf *out, const char *s)
-{
-	const char *p;
-
-	for (p = s; *p; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f) /* line breaks, and no escapes */
-			tt_buf_puts(out, " ");
-		else if (strchr("\\`*_[]<|", *p))
-			tt_buf_printf(out, "\\%c", *p);
-		else
-			tt_buf_append(out, p, 1);
-	}
-}
+/* Text from the run, escaped as the md table writer escapes it. */
+#define md_text tt__md_text
 
 static void item(struct tt_buf *out, const char *label, const char *value)
 {
@@ -245,12 +230,18 @@ static void facts(const struct tt_report *r, int has_decode, struct tt_buf *out)
 			 m->tool_version ? m->tool_version : "");
 		item(out, "Benchmark tool", text);
 	}
+	/* what the run records (issue 24.6): a closed-loop cell runs for a
+	 * fixed duration; open-loop cells send at a rate */
 	if (tt__render_note(m, "decode_test"))
 		item(out, "Decode test", tt__render_note(m, "decode_test"));
+	else if (has_decode && tt__render_has_rate_cells(r))
+		item(out, "Decode test", "Fixed duration; open loop (requests sent at a rate)");
 	else if (has_decode)
 		item(out, "Decode test", "Fixed duration");
+	else if (tt__render_has_rate_cells(r))
+		item(out, "Decode test", "Open loop (requests sent at a rate)");
 	item(out, "Prefill mode", tt__render_note(m, "prefill_mode"));
-	if (has_decode && m->duration_s > 0) {
+	if ((has_decode || tt__render_has_rate_cells(r)) && m->duration_s > 0) {
 		tt__fmt_plain(m->duration_s, 3, num, sizeof num);
 		snprintf(text, sizeof text, "%s s", num);
 		item(out, "Time per measurement", text);
@@ -361,47 +352,49 @@ static void prefill_table(const struct tt_report *r, const size_t *order, struct
 	tt_buf_puts(out, "\n");
 }
 
-static void decode_matrix(const struct tt_report *r, int64_t *ctxs, int64_t *concs,
-			  struct tt_buf *out)
+/* The decode matrix (tt__render_matrix_table) in the seed's layout: every
+ * column's rule "---", an entry's lines joined with " · ". */
+static int decode_matrix(const struct tt_report *r, struct tt_buf *out)
 {
-	size_t nctx = tt__render_distinct(r, TT_PHASE_DECODE, 0, ctxs, r->n_cells);
-	size_t nconc = tt__render_distinct(r, TT_PHASE_DECODE, 1, concs, r->n_cells);
-	const struct tt_cell_figures **grid = tt__render_grid(r, ctxs, nctx, concs, nconc);
-	size_t i, j;
+	struct tt__table t;
+	size_t nctx, nconc;
+	int rc = tt__render_matrix_table(r, &t, &nctx, &nconc);
 
-	if (!grid) {
+	if (rc < 0)
+		return -1;
+	if (rc == 1) {
 		tt_buf_printf(out, "## Sustained decode\n\nThe matrix (%zu contexts by %zu "
 			      "concurrency levels) is left out: too large to print.\n\n", nctx, nconc);
-		return;
+		return 0;
 	}
 	tt_buf_puts(out, "## Sustained decode\n\ntotal tok/s" MIDDOT
-			 "rows are context length, columns are simultaneous requests\n\n"
-			 "| Context |");
-	for (j = 0; j < nconc; j++)
-		tt_buf_printf(out, " %lld |", (long long)concs[j]);
-	tt_buf_puts(out, "\n|---|");
-	for (j = 0; j < nconc; j++)
-		tt_buf_puts(out, "---|");
-	tt_buf_puts(out, "\n");
-	for (i = 0; i < nctx; i++) {
-		char ctx[32];
-
-		tt__render_context(ctxs[i], ctx, sizeof ctx);
-		tt_buf_printf(out, "| %s |", ctx);
-		for (j = 0; j < nconc; j++) {
-			const struct tt_cell_figures *c = grid[i * nconc + j];
+			 "rows are context length, columns are simultaneous requests\n\n");
+	for (size_t i = 0; i < t.nrows; i++) {
+		tt_buf_puts(out, "|");
+		for (size_t j = 0; j < t.ncols; j++) {
+			const char *e = tt__table_get(&t, i, j), *nl;
 
 			tt_buf_puts(out, " ");
-			if (c)
-				cell_summary(c, 1, out);
-			else
-				tt_buf_puts(out, TT_DASH);
+			for (; (nl = strchr(e, '\n')); e = nl + 1) {
+				char part[128];
+				snprintf(part, sizeof part, "%.*s", (int)(nl - e), e);
+				md_text(out, part);
+				tt_buf_puts(out, MIDDOT);
+			}
+			md_text(out, e);
 			tt_buf_puts(out, " |");
 		}
 		tt_buf_puts(out, "\n");
+		if (i == 0) {
+			tt_buf_puts(out, "|");
+			for (size_t j = 0; j < t.ncols; j++)
+				tt_buf_puts(out, "---|");
+			tt_buf_puts(out, "\n");
+		}
 	}
 	tt_buf_puts(out, "\n");
-	free(grid);
+	tt__table_free(&t);
+	return 0;
 }
 
 /* The statuses that occur, Valid aside, each with its one-sentence legend. */
@@ -458,6 +451,24 @@ static void evidence_notes(const struct tt_report *r, const size_t *order, struc
 		tt_buf_puts(out, "\n");
 }
 
+/* How the run's TTFT was measured, from what it records (issue 24.6): the
+ * capture (and synth, which reproduces it) and llm-inference-bench warm
+ * the prompt cache first; another tool's import does not say. */
+static void ttft_sentence(const struct tt_manifest *m, struct tt_buf *out)
+{
+	const struct tt_import_source *src = m->n_sources && m->sources ? &m->sources[0] : NULL;
+
+	if (!src || (src->format && strncmp(src->format, "llm-inference-bench", 19) == 0)) {
+		tt_buf_puts(out, "TTFT is measured after the benchmark warms the server's prompt "
+				 "cache, so it mostly excludes prefill.\n\n");
+		return;
+	}
+	tt_buf_puts(out, "TTFT is as ");
+	md_text(out, src->tool ? src->tool : src->format ? src->format : "the imported tool");
+	tt_buf_puts(out, " measured it, from each request's send; the run does not record "
+			 "whether the server's prompt cache was warmed first.\n\n");
+}
+
 static void cell_row(const struct tt_cell_figures *c, struct tt_buf *out)
 {
 	int counts = tt__render_has_counts(c), dec = tt__render_has_decode_figures(c);
@@ -492,9 +503,14 @@ static void cell_row(const struct tt_cell_figures *c, struct tt_buf *out)
 			strcat(meas, " s");
 		}
 	}
-	tt_buf_printf(out, "| %s | %s | %d | ",
-		      c->phase == TT_PHASE_PREFILL ? "Prefill" : "Sustained decode", ctx,
-		      c->concurrency);
+	if (c->phase == TT_PHASE_RATE) { /* no fixed number at once: its rate */
+		char rate[32];
+		tt__render_rate(c->rate, rate, sizeof rate);
+		tt_buf_printf(out, "| Open loop | %s | %s | ", ctx, rate);
+	} else
+		tt_buf_printf(out, "| %s | %s | %d | ",
+			      c->phase == TT_PHASE_PREFILL ? "Prefill" : "Sustained decode", ctx,
+			      c->concurrency);
 	md_text(out, tt_status_name(c->status));
 	tt_buf_printf(out, " | %s | %s | %s | %s | %s | %s | %s | %s |\n", total, per, ttft, tbt,
 		      act, done, tok, meas);
@@ -517,35 +533,26 @@ static void all_measurements(const struct tt_report *r, const size_t *order, str
 	legend(r, out);
 }
 
-static void xtable_md(const struct tt__xtable *t, struct tt_buf *out)
+static void xtable_md(const struct tt__table *t, struct tt_buf *out)
 {
-	size_t i, k;
-
-	for (i = 0; i < t->nrows; i++) {
-		tt_buf_puts(out, "|");
-		for (k = 0; k < t->ncols; k++) {
-			tt_buf_puts(out, " ");
-			md_text(out, t->cell[i * t->ncols + k]);
-			tt_buf_puts(out, " |");
-		}
-		tt_buf_puts(out, "\n");
-		if (i == 0) {
-			tt_buf_puts(out, "|");
-			for (k = 0; k < t->ncols; k++)
-				tt_buf_puts(out, t->right[k] ? "---:|" : "---|");
-			tt_buf_puts(out, "\n");
-		}
-	}
-	tt_buf_puts(out, "\n");
+	tt__table_md(t, 1, out);
 }
 
 /* Beyond the seed's layout, only when asked for: tails (--quantiles,
  * --stalls) and goodput (--slo). */
 static int extra_sections(const struct tt_report *r, const size_t *order, struct tt_buf *out)
 {
-	struct tt__xtable t;
+	struct tt__table t;
 	char text[1024], head[64];
 
+	/* the default figures (issue 24.1): every report shows them */
+	if (tt__render_latency_table(r, order, &t))
+		return -1;
+	if (t.nrows > 1) {
+		tt_buf_puts(out, "## Latency and request rate\n\n" LATENCY_CAPTION "\n\n");
+		xtable_md(&t, out);
+	}
+	tt__table_free(&t);
 	if (tt__render_has_rate_cells(r)) {
 		if (tt__render_rate_table(r, order, &t))
 			return -1;
@@ -554,7 +561,7 @@ static int extra_sections(const struct tt_report *r, const size_t *order, struct
 				 "latencies from the due time (what a user waited) beside those from "
 				 "the send; Late is the send lateness.\n\n");
 		xtable_md(&t, out);
-		tt__xtable_free(&t);
+		tt__table_free(&t);
 		tt__render_rate_summary(r, text, sizeof text);
 		if (text[0]) {
 			md_text(out, text);
@@ -575,7 +582,7 @@ static int extra_sections(const struct tt_report *r, const size_t *order, struct
 			tt_buf_puts(out, ").\n\n");
 			xtable_md(&t, out);
 		}
-		tt__xtable_free(&t);
+		tt__table_free(&t);
 	}
 	if (tt__render_prefill_repeats_table(r, order, &t))
 		return -1;
@@ -586,7 +593,7 @@ static int extra_sections(const struct tt_report *r, const size_t *order, struct
 				 "((max - min) / median) that one scout alone would hide.\n\n");
 		xtable_md(&t, out);
 	}
-	tt__xtable_free(&t);
+	tt__table_free(&t);
 	if (tt__render_reasoning_table(r, order, &t))
 		return -1;
 	if (t.nrows > 1) {
@@ -597,7 +604,7 @@ static int extra_sections(const struct tt_report *r, const size_t *order, struct
 				 "(docs/metrics.md M-reasoning).\n\n");
 		xtable_md(&t, out);
 	}
-	tt__xtable_free(&t);
+	tt__table_free(&t);
 	if (tt__render_server_parts_table(r, order, &t))
 		return -1;
 	if (t.nrows > 1) {
@@ -606,13 +613,17 @@ static int extra_sections(const struct tt_report *r, const size_t *order, struct
 				 "of chunks carrying more than one (merged outputs, speculative "
 				 "decoding); the client's mean TTFT split into the server's mean "
 				 "queue and prefill times over the window and the rest (network, "
-				 "client); the server's speculative decoding acceptance and "
+				 "client), which add up to the TTFT beside them: the mean over the "
+				 "requests the server's histograms count (those that finished "
+				 "between the window's first and last scrape; where no such request "
+				 "finished, Rest is unknown and TTFT is the mean over every "
+				 "request); the server's speculative decoding acceptance and "
 				 "tokens per verification step; the share of prompt tokens the "
 				 "server served from its prefix cache (warmed requests should be "
 				 "near 100%), and its prefix cache hit rate.\n\n");
 		xtable_md(&t, out);
 	}
-	tt__xtable_free(&t);
+	tt__table_free(&t);
 	if (tt_slo_active(&r->opts.slo)) {
 		if (tt__render_goodput_table(r, order, &t))
 			return -1;
@@ -627,7 +638,7 @@ static int extra_sections(const struct tt_report *r, const size_t *order, struct
 			md_text(out, text);
 			tt_buf_puts(out, ".\n\n");
 		}
-		tt__xtable_free(&t);
+		tt__table_free(&t);
 	}
 	return 0;
 }
@@ -652,8 +663,8 @@ enum tt_code tt__render_md_text(const struct tt_report *r, struct tt_buf *out,
 	for (i = 0; i < r->n_cells; i++) {
 		if (r->cells[i].phase == TT_PHASE_PREFILL)
 			has_prefill = 1;
-		else
-			has_decode = 1;
+		else if (r->cells[i].phase == TT_PHASE_DECODE)
+			has_decode = 1; /* open-loop cells have their own table */
 	}
 
 	header(r, a, out);
@@ -661,11 +672,13 @@ enum tt_code tt__render_md_text(const struct tt_report *r, struct tt_buf *out,
 	if (has_prefill)
 		prefill_table(r, order, out);
 	if (has_decode) {
-		decode_matrix(r, a, b, out);
+		if (decode_matrix(r, out)) {
+			rc = tt_error_set(err, TT_ENOMEM, "render md: out of memory");
+			goto cleanup;
+		}
 		legend(r, out);
 		evidence_notes(r, order, out);
-		tt_buf_puts(out, "TTFT is measured after the benchmark warms the server's prompt "
-				 "cache, so it mostly excludes prefill.\n\n");
+		ttft_sentence(&r->manifest, out);
 	} else {
 		evidence_notes(r, order, out);
 	}

@@ -42,14 +42,9 @@ void tt__render_rate(double rate, char *buf, size_t len)
 	tt__snprintf_c(buf, len, "%g/s", rate);
 }
 
-static void put(struct tt__xtable *t, size_t row, size_t col, const char *s)
+static void put(struct tt__table *t, size_t row, size_t col, const char *s)
 {
-	if (col < t->ncols) {
-		char *d = t->cell[row * t->ncols + col];
-		size_t n = strnlen(s, sizeof *t->cell - 1);
-		memcpy(d, s, n);
-		d[n] = '\0';
-	}
+	tt__table_set(t, row, col, s, TT__TONE_NONE);
 }
 
 static void ms(double v, char *buf, size_t len)
@@ -76,7 +71,7 @@ static int q99(const struct tt_report *r, char *key, size_t len)
 	return best;
 }
 
-int tt__render_rate_table(const struct tt_report *r, const size_t *order, struct tt__xtable *t)
+int tt__render_rate_table(const struct tt_report *r, const size_t *order, struct tt__table *t)
 {
 	static const char *const heads[] = {
 		"Context", "Rate", "Status", "Due/s", "Ended/s", "Out tok/s", "Late p50",
@@ -90,19 +85,15 @@ int tt__render_rate_table(const struct tt_report *r, const size_t *order, struct
 	const double *qs;
 	double qp = (tt__render_quantiles(r, &qs), qi >= 0 ? qs[qi] : 99);
 
-	memset(t, 0, sizeof *t);
-	t->cell = calloc(ncol * (r->n_cells + 1), sizeof *t->cell);
-	if (!t->cell)
+	if (tt__table_init(t, ncol))
 		return -1;
-	t->ncols = ncol;
-	t->nrows = 1;
 	for (size_t k = 0; k < ncol; k++) {
 		if (k == 10 || k == 11)
 			snprintf(s, sizeof s, "%s%s due", tail[k - 10], qi >= 0 ? qk : "p99");
 		else
 			snprintf(s, sizeof s, "%s", heads[k]);
 		put(t, 0, k, s);
-		t->right[k] = k != 2;
+		t->align[k] = k != 2 ? TT__ALIGN_RIGHT : TT__ALIGN_LEFT;
 	}
 	for (size_t i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *c = &r->cells[order[i]];
@@ -114,6 +105,8 @@ int tt__render_rate_table(const struct tt_report *r, const size_t *order, struct
 		t->nrows++;
 		tt__render_context(c->context, s, sizeof s);
 		put(t, row, 0, s);
+		if (row < t->cap) /* the status marked as the other tables mark it */
+			t->row_status[row] = (int)c->status;
 		tt__render_rate(c->rate, s, sizeof s);
 		put(t, row, 1, s);
 		put(t, row, 2, tt_status_name(c->status));

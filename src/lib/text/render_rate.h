@@ -16,8 +16,8 @@ int tt__render_cell_listed(const struct tt_cell_figures *c);
 /* "4/s", "0.5/s" */
 void tt__render_rate(double rate, char *buf, size_t len);
 /* The open-loop table (row 0 the header; nrows 1: no such cell).  -1 out
- * of memory.  Release with tt__xtable_free. */
-int tt__render_rate_table(const struct tt_report *r, const size_t *order, struct tt__xtable *t);
+ * of memory.  Release with tt__table_free. */
+int tt__render_rate_table(const struct tt_report *r, const size_t *order, struct tt__table *t);
 /* Per context: capacity and the SLO limit with its interval. */
 void tt__render_rate_summary(const struct tt_report *r, char *buf, size_t len);
 /* CSV columns appended when the report has open-loop cells. */

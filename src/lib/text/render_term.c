@@ -14,55 +14,6 @@
 #define MIDDOT " \xc2\xb7 "
 #define GAP 2 /* spaces between columns */
 
-struct tcell {
-	char s[80];
-	const char *color; /* ANSI SGR parameters, NULL for none */
-};
-
-struct table {
-	size_t ncols, nrows;     /* nrows counts the header row */
-	struct tcell *cells;     /* nrows x ncols */
-	int right[32];           /* right-align the column */
-	int prio[32];            /* higher goes first when the width runs out; 0 never */
-	size_t width[32];
-	int shown[32];
-};
-
-static int table_init(struct table *t, size_t ncols, size_t nrows)
-{
-	memset(t, 0, sizeof *t);
-	if (ncols > 32)
-		return -1;
-	t->ncols = ncols;
-	t->nrows = nrows;
-	t->cells = calloc(ncols * nrows, sizeof *t->cells);
-	return t->cells ? 0 : -1;
-}
-
-static struct tcell *at(struct table *t, size_t row, size_t col)
-{
-	return &t->cells[row * t->ncols + col];
-}
-
-static void set(struct table *t, size_t row, size_t col, const char *s, const char *color)
-{
-	struct tcell *c = at(t, row, col);
-
-	snprintf(c->s, sizeof c->s, "%s", s);
-	c->color = color;
-}
-
-/* Columns on screen: UTF-8 continuation bytes take none. */
-static size_t display_width(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xC0) != 0x80)
-			n++;
-	return n;
-}
-
 static void pad(struct tt_buf *out, size_t n)
 {
 	static const char spaces[] = "                                ";
@@ -83,73 +34,10 @@ static void emit(struct tt_buf *out, const char *s, const char *color, int use_c
 		tt_buf_puts(out, s);
 }
 
-/* Widths, then drop columns by priority until the table fits. */
-static void table_fit(struct table *t, size_t avail)
+static void table_print(const struct tt__table *t, size_t avail, int use_color,
+			struct tt_buf *out, int *shown)
 {
-	size_t total, r, c;
-
-	for (c = 0; c < t->ncols; c++) {
-		t->width[c] = 0;
-		t->shown[c] = 1;
-		for (r = 0; r < t->nrows; r++) {
-			size_t w = display_width(at(t, r, c)->s);
-
-			if (w > t->width[c])
-				t->width[c] = w;
-		}
-	}
-	for (;;) {
-		size_t drop = t->ncols;
-		int best = 0;
-
-		total = 2; /* indent */
-		for (c = 0; c < t->ncols; c++)
-			if (t->shown[c])
-				total += t->width[c] + GAP;
-		if (total - GAP <= avail)
-			return;
-		for (c = 0; c < t->ncols; c++)
-			if (t->shown[c] && t->prio[c] > best) {
-				best = t->prio[c];
-				drop = c;
-			}
-		if (drop == t->ncols)
-			return; /* nothing left to drop: let the terminal wrap */
-		t->shown[drop] = 0;
-	}
-}
-
-static void table_print(struct table *t, size_t avail, int use_color, struct tt_buf *out)
-{
-	size_t r, c, last = 0;
-
-	table_fit(t, avail);
-	for (c = 0; c < t->ncols; c++)
-		if (t->shown[c])
-			last = c;
-	for (r = 0; r < t->nrows; r++) {
-		int first = 1;
-
-		tt_buf_puts(out, "  ");
-		for (c = 0; c < t->ncols; c++) {
-			struct tcell *cell = at(t, r, c);
-			size_t w;
-
-			if (!t->shown[c])
-				continue;
-			if (!first)
-				pad(out, GAP);
-			first = 0;
-			w = display_width(cell->s);
-			if (t->right[c])
-				pad(out, t->width[c] - w);
-			emit(out, cell->s, r == 0 ? "1" : cell->color, use_color);
-			if (!t->right[c] && c != last)
-				pad(out, t->width[c] - w);
-		}
-		tt_buf_puts(out, "\n");
-	}
-	tt_buf_puts(out, "\n");
+	tt__table_term(t, &tt__term_report, avail, use_color, out, shown);
 }
 
 /* Prose wrapped at spaces to fit avail columns; lines after the first are
@@ -166,7 +54,7 @@ static void wrap(struct tt_buf *out, const char *text, size_t used, size_t hang,
 		char word[512];
 
 		snprintf(word, sizeof word, "%.*s", (int)len, p);
-		w = display_width(word);
+		w = tt__display_width(word);
 		if (!first && col + 1 + w > avail) {
 			tt_buf_puts(out, "\n");
 			pad(out, hang);
@@ -256,7 +144,7 @@ static void header(const struct tt_report *r, int use_color, struct tt_buf *out)
 
 static void title(const char *s, size_t avail, int use_color, struct tt_buf *out)
 {
-	if (display_width(s) > avail) {
+	if (tt__display_width(s) > avail) {
 		wrap(out, s, 0, 2, avail);
 		return;
 	}
@@ -267,20 +155,21 @@ static void title(const char *s, size_t avail, int use_color, struct tt_buf *out
 static enum tt_code prefill(const struct tt_report *r, const size_t *order, size_t avail,
 			    int use_color, struct tt_buf *out)
 {
-	struct table t;
+	struct tt__table t;
 	size_t i, n = 0, row = 1;
 
 	for (i = 0; i < r->n_cells; i++)
 		n += r->cells[i].phase == TT_PHASE_PREFILL;
 	if (!n)
 		return TT_OK;
-	if (table_init(&t, 4, n + 1))
+	if (tt__table_init(&t, 4))
 		return TT_FAILED;
-	set(&t, 0, 0, "Context", NULL);
-	set(&t, 0, 1, "Prompt tok/s", NULL);
-	set(&t, 0, 2, "TTFT", NULL);
-	set(&t, 0, 3, "Status", NULL);
-	t.right[1] = t.right[2] = 1;
+	t.nrows = n + 1;
+	tt__table_set(&t, 0, 0, "Context", TT__TONE_NONE);
+	tt__table_set(&t, 0, 1, "Prompt tok/s", TT__TONE_NONE);
+	tt__table_set(&t, 0, 2, "TTFT", TT__TONE_NONE);
+	tt__table_set(&t, 0, 3, "Status", TT__TONE_NONE);
+	t.align[1] = t.align[2] = TT__ALIGN_RIGHT;
 	for (i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *c = &r->cells[order[i]];
 		char s[64];
@@ -288,17 +177,17 @@ static enum tt_code prefill(const struct tt_report *r, const size_t *order, size
 		if (c->phase != TT_PHASE_PREFILL)
 			continue;
 		tt__render_context(c->context, s, sizeof s);
-		set(&t, row, 0, s, NULL);
+		tt__table_set(&t, row, 0, s, TT__TONE_NONE);
 		tt_fmt_rate(tt__render_has_counts(c) ? c->total_tok_s : NAN, s, sizeof s);
-		set(&t, row, 1, s, NULL);
+		tt__table_set(&t, row, 1, s, TT__TONE_NONE);
 		tt_fmt_ms(tt__render_has_counts(c) ? c->ttft_ms.p50 : NAN, s, sizeof s);
-		set(&t, row, 2, s, NULL);
-		set(&t, row, 3, tt_status_name(c->status), status_color(c->status));
+		tt__table_set(&t, row, 2, s, TT__TONE_NONE);
+		tt__table_set(&t, row, 3, tt_status_name(c->status), tt__status_tone(c->status));
 		row++;
 	}
 	title("Prefill", avail, use_color, out);
-	table_print(&t, avail, use_color, out);
-	free(t.cells);
+	table_print(&t, avail, use_color, out, NULL);
+	tt__table_free(&t);
 	return TT_OK;
 }
 
@@ -312,38 +201,40 @@ static enum tt_code matrix(const struct tt_cell_figures **grid, const int64_t *c
 	size_t start = 0;
 
 	while (start < nconc) {
-		struct table t;
-		size_t take = nconc - start, i, j, width;
+		struct tt__table t;
+		size_t take = nconc - start, i, j, width, w[32];
+		int shown[32];
 
 		if (take > 31)
 			take = 31;
-		if (table_init(&t, take + 1, nctx + 1))
+		if (tt__table_init(&t, take + 1))
 			return TT_FAILED;
-		set(&t, 0, 0, "Context", NULL);
+		t.nrows = nctx + 1;
+		tt__table_set(&t, 0, 0, "Context", TT__TONE_NONE);
 		for (j = 0; j < take; j++) {
 			char s[32];
 
 			snprintf(s, sizeof s, "%lld", (long long)concs[start + j]);
-			set(&t, 0, j + 1, s, NULL);
-			t.right[j + 1] = 1;
+			tt__table_set(&t, 0, j + 1, s, TT__TONE_NONE);
+			t.align[j + 1] = TT__ALIGN_RIGHT;
 		}
 		for (i = 0; i < nctx; i++) {
 			char s[64];
 
 			tt__render_context(ctxs[i], s, sizeof s);
-			set(&t, i + 1, 0, s, NULL);
+			tt__table_set(&t, i + 1, 0, s, TT__TONE_NONE);
 			for (j = 0; j < take; j++) {
 				const struct tt_cell_figures *c = grid[i * nconc + start + j];
 				char v[48];
 
 				if (!c) {
-					set(&t, i + 1, j + 1, TT_DASH, NULL);
+					tt__table_set(&t, i + 1, j + 1, TT_DASH, TT__TONE_NONE);
 					continue;
 				}
 				if (!tt__render_has_counts(c)) {
-					set(&t, i + 1, j + 1,
+					tt__table_set(&t, i + 1, j + 1,
 					    c->status == TT_STATUS_OVER_CAPACITY ? "over cap" : "not run",
-					    status_color(c->status));
+					    tt__status_tone(c->status));
 					continue;
 				}
 				if (ttft)
@@ -354,24 +245,24 @@ static enum tt_code matrix(const struct tt_cell_figures **grid, const int64_t *c
 					snprintf(s, sizeof s, "%s %c", v, status_tag(c->status));
 				else
 					snprintf(s, sizeof s, "%s", v);
-				set(&t, i + 1, j + 1, s,
-				    c->status == TT_STATUS_VALID ? NULL : status_color(c->status));
+				tt__table_set(&t, i + 1, j + 1, s,
+				    c->status == TT_STATUS_VALID ? TT__TONE_NONE : tt__status_tone(c->status));
 			}
 		}
 		/* keep as many columns as fit; the rest go to the next group */
-		table_fit(&t, (size_t)-1);
-		width = 2 + t.width[0];
+		tt__table_widths(&t, w);
+		width = 2 + w[0];
 		for (j = 0; j < take; j++) {
-			if (j > 0 && width + GAP + t.width[j + 1] > avail)
+			if (j > 0 && width + GAP + w[j + 1] > avail)
 				break;
-			width += GAP + t.width[j + 1];
+			width += GAP + w[j + 1];
 		}
 		for (; j < take; j++)
 			t.prio[j + 1] = (int)j + 1;
-		table_print(&t, avail, use_color, out);
-		for (j = 0; j < take && t.shown[j + 1]; j++)
+		table_print(&t, avail, use_color, out, shown);
+		for (j = 0; j < take && shown[j + 1]; j++)
 			;
-		free(t.cells);
+		tt__table_free(&t);
 		start += j ? j : 1;
 	}
 	return TT_OK;
@@ -484,15 +375,16 @@ static enum tt_code measurements(const struct tt_report *r, const size_t *order,
 	};
 	/* dropped first when narrow: highest number; latencies stay longest */
 	static const int prio[] = {0, 0, 0, 0, 0, 3, 0, 2, 5, 6, 7, 8, 4};
-	struct table t;
+	struct tt__table t;
 	size_t i, k, ncol = sizeof heads / sizeof heads[0];
 
-	if (table_init(&t, ncol, r->n_cells + 1))
+	if (tt__table_init(&t, ncol))
 		return TT_FAILED;
+	t.nrows = r->n_cells + 1;
 	for (k = 0; k < ncol; k++) {
-		set(&t, 0, k, heads[k], NULL);
+		tt__table_set(&t, 0, k, heads[k], TT__TONE_NONE);
 		t.prio[k] = prio[k];
-		t.right[k] = k >= 4 || k == 2;
+		t.align[k] = k >= 4 || k == 2 ? TT__ALIGN_RIGHT : TT__ALIGN_LEFT;
 	}
 	for (i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *c = &r->cells[order[i]];
@@ -500,78 +392,87 @@ static enum tt_code measurements(const struct tt_report *r, const size_t *order,
 		size_t row = i + 1;
 		char s[64];
 
-		set(&t, row, 0, tt__render_phase(c->phase), NULL);
+		tt__table_set(&t, row, 0, tt__render_phase(c->phase), TT__TONE_NONE);
 		tt__render_context(c->context, s, sizeof s);
-		set(&t, row, 1, s, NULL);
-		snprintf(s, sizeof s, "%d", c->concurrency);
-		set(&t, row, 2, s, NULL);
-		set(&t, row, 3, tt_status_name(c->status), status_color(c->status));
+		tt__table_set(&t, row, 1, s, TT__TONE_NONE);
+		if (c->phase == TT_PHASE_RATE) /* no fixed number at once: its rate */
+			tt__render_rate(c->rate, s, sizeof s);
+		else
+			snprintf(s, sizeof s, "%d", c->concurrency);
+		tt__table_set(&t, row, 2, s, TT__TONE_NONE);
+		tt__table_set(&t, row, 3, tt_status_name(c->status), tt__status_tone(c->status));
 		tt_fmt_rate(counts ? c->total_tok_s : NAN, s, sizeof s);
-		set(&t, row, 4, s, NULL);
+		tt__table_set(&t, row, 4, s, TT__TONE_NONE);
 		tt_fmt_rate(dec ? c->per_request_tok_s.p50 : NAN, s, sizeof s);
-		set(&t, row, 5, s, NULL);
+		tt__table_set(&t, row, 5, s, TT__TONE_NONE);
 		tt_fmt_ms(counts ? c->ttft_ms.p50 : NAN, s, sizeof s);
-		set(&t, row, 6, s, NULL);
+		tt__table_set(&t, row, 6, s, TT__TONE_NONE);
 		tt_fmt_fixed1(dec ? c->tbt_ms.p50 : NAN, s, sizeof s);
 		if (dec && isfinite(c->tbt_ms.p50))
 			strcat(s, " ms");
-		set(&t, row, 7, s, NULL);
+		tt__table_set(&t, row, 7, s, TT__TONE_NONE);
 		tt_fmt_fixed1(dec ? c->avg_active : NAN, s, sizeof s);
-		set(&t, row, 8, s, NULL);
+		tt__table_set(&t, row, 8, s, TT__TONE_NONE);
 		tt_fmt_int(counts && c->completed >= 0 ? (double)c->completed : NAN, s, sizeof s);
-		set(&t, row, 9, s, NULL);
+		tt__table_set(&t, row, 9, s, TT__TONE_NONE);
 		tt_fmt_int(dec && c->output_tokens >= 0 ? (double)c->output_tokens : NAN, s,
 			   sizeof s);
-		set(&t, row, 10, s, NULL);
+		tt__table_set(&t, row, 10, s, TT__TONE_NONE);
 		tt_fmt_fixed1(dec ? c->measured_s : NAN, s, sizeof s);
 		if (dec && isfinite(c->measured_s))
 			strcat(s, " s");
-		set(&t, row, 11, s, NULL);
+		tt__table_set(&t, row, 11, s, TT__TONE_NONE);
 		tt_fmt_int(counts && c->errors >= 0 ? (double)c->errors : NAN, s, sizeof s);
-		set(&t, row, 12, s, counts && c->errors > 0 ? "31" : NULL);
+		tt__table_set(&t, row, 12, s, counts && c->errors > 0 ? TT__TONE_BAD : TT__TONE_NONE);
 	}
 	title("All measurements (latencies are medians)", avail, use_color, out);
-	table_print(&t, avail, use_color, out);
-	free(t.cells);
+	table_print(&t, avail, use_color, out, NULL);
+	tt__table_free(&t);
 	return TT_OK;
 }
 
-static enum tt_code xtable_term(const struct tt__xtable *x, const char *head, size_t avail,
+/* A table whose drop priorities its builder chose. */
+static enum tt_code title_table(struct tt__table *x, const char *head, size_t avail,
 				int use_color, struct tt_buf *out)
 {
-	struct table t;
-	size_t i, k;
-
-	if (table_init(&t, x->ncols, x->nrows))
-		return TT_FAILED;
-	for (i = 0; i < x->nrows; i++)
-		for (k = 0; k < x->ncols; k++)
-			set(&t, i, k, x->cell[i * x->ncols + k], NULL);
-	for (k = 0; k < x->ncols; k++) {
-		t.right[k] = x->right[k];
-		/* narrow terminals drop the rightmost columns first, never the keys */
-		t.prio[k] = k < 2 ? 0 : (int)k;
-	}
 	title(head, avail, use_color, out);
-	table_print(&t, avail, use_color, out);
-	free(t.cells);
-	return TT_OK;
+	table_print(x, avail, use_color, out, NULL);
+	return out->failed ? TT_FAILED : TT_OK;
+}
+
+static enum tt_code xtable_term(struct tt__table *x, const char *head, size_t avail,
+				int use_color, struct tt_buf *out)
+{
+	/* narrow terminals drop the rightmost columns first, never the keys */
+	for (size_t k = 0; k < x->ncols; k++)
+		x->prio[k] = k < 2 ? 0 : (int)k;
+	title(head, avail, use_color, out);
+	table_print(x, avail, use_color, out, NULL);
+	return out->failed ? TT_FAILED : TT_OK;
 }
 
 /* Beyond the seed's layout, only when asked for: tails and goodput. */
 static enum tt_code extra_sections(const struct tt_report *r, const size_t *order, size_t avail,
 				   int use_color, struct tt_buf *out)
 {
-	struct tt__xtable x;
+	struct tt__table x;
 	enum tt_code rc = TT_OK;
 	char text[1024];
 
-	if (tt__render_has_rate_cells(r)) {
+	/* the default figures (issue 24.1): every report shows them */
+	if (tt__render_latency_table(r, order, &x))
+		return TT_FAILED;
+	if (x.nrows > 1)
+		rc = title_table(&x, "Latency (median and tails over requests; Req/s: requests "
+				     "completed per second; E2E: send to the last token)",
+				 avail, use_color, out);
+	tt__table_free(&x);
+	if (!tt_failed(rc) && tt__render_has_rate_cells(r)) {
 		if (tt__render_rate_table(r, order, &x))
 			return TT_FAILED;
 		rc = xtable_term(&x, "Open-loop cells (latencies from the due time and from the "
 				     "send; Late: send lateness)", avail, use_color, out);
-		tt__xtable_free(&x);
+		tt__table_free(&x);
 		tt__render_rate_summary(r, text, sizeof text);
 		if (!tt_failed(rc) && text[0]) {
 			wrap(out, text, 0, 0, avail);
@@ -584,7 +485,7 @@ static enum tt_code extra_sections(const struct tt_report *r, const size_t *orde
 		if (x.nrows > 1)
 			rc = xtable_term(&x, "Tails (longest stall: largest gap between chunks of one "
 					     "request)", avail, use_color, out);
-		tt__xtable_free(&x);
+		tt__table_free(&x);
 	}
 	if (!tt_failed(rc)) {
 		if (tt__render_prefill_repeats_table(r, order, &x))
@@ -592,7 +493,7 @@ static enum tt_code extra_sections(const struct tt_report *r, const size_t *orde
 		if (x.nrows > 1)
 			rc = xtable_term(&x, "Prefill repeats (median and spread of the cold scouts)",
 					 avail, use_color, out);
-		tt__xtable_free(&x);
+		tt__table_free(&x);
 	}
 	if (!tt_failed(rc)) {
 		if (tt__render_reasoning_table(r, order, &x))
@@ -600,7 +501,7 @@ static enum tt_code extra_sections(const struct tt_report *r, const size_t *orde
 		if (x.nrows > 1)
 			rc = xtable_term(&x, "Reasoning (tokens streamed as reasoning vs answer, time "
 					     "to the first of each)", avail, use_color, out);
-		tt__xtable_free(&x);
+		tt__table_free(&x);
 	}
 	if (!tt_failed(rc)) {
 		if (tt__render_server_parts_table(r, order, &x))
@@ -608,7 +509,7 @@ static enum tt_code extra_sections(const struct tt_report *r, const size_t *orde
 		if (x.nrows > 1)
 			rc = xtable_term(&x, "Where TTFT goes (server queue, prefill, rest), tokens "
 					     "per chunk, speculative decoding", avail, use_color, out);
-		tt__xtable_free(&x);
+		tt__table_free(&x);
 	}
 	if (!tt_failed(rc) && tt_slo_active(&r->opts.slo)) {
 		if (tt__render_goodput_table(r, order, &x))
@@ -622,7 +523,7 @@ static enum tt_code extra_sections(const struct tt_report *r, const size_t *orde
 			tt_buf_puts(out, text);
 			tt_buf_puts(out, "\n");
 		}
-		tt__xtable_free(&x);
+		tt__table_free(&x);
 	}
 	return rc;
 }
