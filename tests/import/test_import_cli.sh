@@ -20,6 +20,7 @@ cases=(
   'aiperf|aiperf/run1-profile_export.jsonl|| Sustained decode | 550 | 100 | Valid | 2,320.7 | 36.2 | 2,369 ms | 22.7 ms |'
   'aiperf-new|aiperf/newer-schema-docs-example.jsonl|| Sustained decode | 550 | 1 | Too few samples | 0.0 | 192.1 | 256 ms | 5.2 ms |'
   'guidellm|guidellm/qwen3-4b-sanity-benchmarks.json|| Sustained decode | 99 | 4 | Valid | 164.4 | 41.4 | 172 ms | 24.2 ms | 4.0 | 4 | 4,096 | 24.9 s |'
+  'guidellm-warm|guidellm/warmup-cooldown-constructed.json|| Sustained decode | 100 | 4 | Valid | 158.5 | 40.0 | 105 ms | 24.8 ms | 3.9 | 107 | 15,809 | 99.7 s |'
 )
 for c in "${cases[@]}"; do
   IFS='|' read -r name file row <<< "$c"
@@ -58,6 +59,16 @@ check test "$(cat "$tmp/nreq")" = 13
 check python3 "$here/check_summary.py" genai-perf "$tmp/genai.json" "$fx/genai-perf/llama3-8b-concurrency1-profile_export_genai_perf.json"
 "$tt" report "$tmp/aiperf" --format json > "$tmp/aiperf.json"
 check python3 "$here/check_summary.py" aiperf "$tmp/aiperf.json" "$fx/aiperf/run1-profile_export_aiperf.json"
+# Issue 25.1: GuideLLM's statistics leave out its warm-up and cool-down
+# requests; the import counts the requests GuideLLM counted (before: TTFT
+# mean +77 %, p99 +635 %, completed 119 of 107 on the constructed file).
+for g in guidellm:qwen3-4b-sanity-benchmarks guidellm-warm:warmup-cooldown-constructed; do
+  "$tt" report "$tmp/${g%%:*}" --format json > "$tmp/${g%%:*}.json"
+  check python3 "$here/check_summary.py" guidellm "$tmp/${g%%:*}.json" "$fx/guidellm/${g#*:}.json"
+done
+check grep -q '"key":[[:space:]]*"guidellm_measured"' "$tmp/guidellm-warm/manifest.json"
+"$tt" dump "$tmp/guidellm-warm" | grep -c '"role":"warmup"' > "$tmp/nwarm"
+check test "$(cat "$tmp/nwarm")" = 21
 # AIPerf's cancelled requests are aborted on purpose, not errors.
 check python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['cells'][0]; assert c['errors'] == 0 and c['requests'] == 100, c" "$tmp/aiperf.json"
 check grep -q '"key":[[:space:]]*"aiperf_summary"' "$tmp/aiperf/manifest.json"
