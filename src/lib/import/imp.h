@@ -150,6 +150,11 @@ enum tt_code tt__imp_trace(struct tt__imp *im, size_t cell, struct tt_trace_writ
 			   struct tt_error *err);
 /* Set a manifest string when not yet set (the first file of a run wins). */
 enum tt_code tt__imp_set(struct tt__imp *im, char **field, const char *value, struct tt_error *err);
+/* The endpoint a file names ("/v1/chat/completions", "openai-chat",
+ * "chat"): "chat" when it says chat, "completions" when it says
+ * completions, else left unset (the run's default, "completions"); the
+ * first file of a run that says it wins. */
+enum tt_code tt__imp_endpoint(struct tt__imp *im, const char *value, struct tt_error *err);
 enum tt_code tt__imp_note(struct tt__imp *im, const char *key, const char *value,
 			  struct tt_error *err);
 enum tt_code tt__imp_unavailable(struct tt__imp *im, const char *figure, struct tt_error *err);

@@ -354,6 +354,9 @@ static int summary_concurrency(struct tt__imp *im, struct tt_error *err)
 			c = cJSON_GetObjectItemCaseSensitive(lg, "concurrency");
 			if (cJSON_IsNumber(c) && c->valuedouble >= 1 && c->valuedouble <= 1e6)
 				conc = (int)c->valuedouble;
+			if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(ep, "type")))
+				tt__imp_endpoint(im, cJSON_GetObjectItemCaseSensitive(ep, "type")->valuestring,
+						 err);
 			if (cJSON_IsString(cJSON_GetArrayItem(models, 0)))
 				tt__imp_set(im, &im->m->model, cJSON_GetArrayItem(models, 0)->valuestring,
 					    err);

@@ -289,6 +289,17 @@ enum tt_code tt__imp_set(struct tt__imp *im, char **field, const char *value, st
 	return tt_manifest_set_str(field, value) ? tt__imp_nomem(im, err) : TT_OK;
 }
 
+enum tt_code tt__imp_endpoint(struct tt__imp *im, const char *value, struct tt_error *err)
+{
+	if (!value)
+		return TT_OK;
+	if (strstr(value, "chat"))
+		return tt__imp_set(im, &im->m->endpoint, "chat", err);
+	if (strstr(value, "completions"))
+		return tt__imp_set(im, &im->m->endpoint, "completions", err);
+	return TT_OK;
+}
+
 enum tt_code tt__imp_note(struct tt__imp *im, const char *key, const char *value,
 			  struct tt_error *err)
 {

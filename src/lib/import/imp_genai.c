@@ -271,7 +271,7 @@ enum tt_code tt__import_genai_perf(struct tt__imp *im, const cJSON *root, struct
 	im->src.tool_version = (char *)s;
 	if (tt_failed(rc = tt__imp_str(im, root, "", "endpoint", 0, &s, err)))
 		return rc;
-	if (s && strstr(s, "chat") && tt_failed(rc = tt__imp_set(im, &im->m->endpoint, "chat", err)))
+	if (tt_failed(rc = tt__imp_endpoint(im, s, err)))
 		return rc;
 	if (tt_failed(rc = tt__imp_str(im, root, "", "service_kind", 0, &s, err)) ||
 	    tt_failed(rc = tt__imp_note(im, "service_kind", s, err)))

@@ -383,7 +383,7 @@ enum tt_code tt__import_guidellm(struct tt__imp *im, const cJSON *root, struct t
 		    tt_failed(rc = tt__imp_note(im, "source_server", s, err)) ||
 		    tt_failed(rc = tt__imp_str(im, args, "args", "request_format", 0, &s, err)))
 			return rc;
-		if (s && strstr(s, "chat") && tt_failed(rc = tt__imp_set(im, &im->m->endpoint, "chat", err)))
+		if (tt_failed(rc = tt__imp_endpoint(im, s, err)))
 			return rc;
 	}
 	/* The origin: the earliest benchmark start or request start (Unix s). */

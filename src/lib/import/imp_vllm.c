@@ -263,6 +263,9 @@ enum tt_code tt__import_vllm(struct tt__imp *im, const cJSON *root, struct tt_er
 	    tt_failed(rc = tt__imp_set(im, &im->m->served_model, s, err)) ||
 	    tt_failed(rc = tt__imp_str(im, root, "", "backend", 0, &s, err)) ||
 	    tt_failed(rc = tt__imp_note(im, "backend", s, err)) ||
+	    tt_failed(rc = tt__imp_endpoint(im, s && strstr(s, "chat") ? s : NULL, err)) ||
+	    tt_failed(rc = tt__imp_str(im, root, "", "endpoint_type", 0, &s, err)) ||
+	    tt_failed(rc = tt__imp_endpoint(im, s && strstr(s, "chat") ? s : NULL, err)) ||
 	    tt_failed(rc = tt__imp_str(im, root, "", "date", 0, &s, err)) ||
 	    tt_failed(rc = tt__imp_note(im, "source_timestamp", s, err)) ||
 	    tt_failed(rc = tt__imp_set(im, &im->m->engine, "vllm", err)))

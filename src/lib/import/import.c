@@ -517,6 +517,13 @@ static enum tt_code import_into(const char *const *paths, size_t n, const void *
 	tt_manifest_release(&m);
 	if (tt_failed(rc))
 		return rc;
+	/* The writer's copy of the manifest went through JSON, which writes the
+	 * default endpoint ("completions"): unset again, so that the first file
+	 * that says its endpoint sets it (tt__imp_set sets an unset field only);
+	 * unset at the end, the default is written. */
+	wm = tt_run_writer_manifest(w);
+	free(wm->endpoint);
+	wm->endpoint = NULL;
 	for (size_t i = 0; i < n; i++) {
 		rc = import_one(w, paths[i], mem, mem_len, opts ? opts->from : TT_IMPORT_AUTO, warn,
 				sizeof warn, err);
