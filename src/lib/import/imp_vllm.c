@@ -235,7 +235,8 @@ static enum tt_code reported(struct tt__imp *im, const cJSON *root, size_t cell,
 	for (size_t k = 0; k < sizeof aggregates / sizeof *aggregates; k++) {
 		if (tt_failed(rc = tt__imp_num(im, root, "", aggregates[k].member, 0, &v, &found, err)))
 			return rc;
-		if (found && tt_failed(rc = tt__imp_report(im, cell, aggregates[k].key, v, err)))
+		if (found && tt_failed(rc = tt__imp_report_member(im, cell, aggregates[k].key,
+								  aggregates[k].member, v, err)))
 			return rc;
 	}
 	tt_cell_reported(&im->m->cells[cell], "completed", &done);
