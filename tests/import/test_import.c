@@ -164,6 +164,10 @@ static void test_detect(void **state)
 		{"genai-perf/llama3-8b-concurrency1-profile_export.json", TT_IMPORT_GENAI_PERF},
 		{"aiperf/run1-profile_export.jsonl", TT_IMPORT_AIPERF},
 		{"guidellm/qwen3-4b-sanity-benchmarks.json", TT_IMPORT_GUIDELLM},
+		/* issue 25.6: the tools' summaries alone */
+		{"genai-perf/llama3-8b-concurrency1-profile_export_genai_perf.json",
+		 TT_IMPORT_GENAI_PERF},
+		{"aiperf/run1-profile_export_aiperf.json", TT_IMPORT_AIPERF},
 	};
 	enum tt_import_format f;
 	struct tt_error err;
@@ -175,12 +179,11 @@ static void test_detect(void **state)
 		assert_int_equal(tt_import_detect(path, &f, &err), TT_OK);
 		assert_int_equal(f, cases[i].f);
 	}
-	/* A run is a run; the summary of another tool is nothing we import. */
+	/* A run is a run; a text of no tool is nothing we import. */
 	assert_int_equal(tt_import_detect(TT_FIXTURES "/runs/sample.tar.zst", &f, &err), TT_OK);
 	assert_int_equal(f, TT_IMPORT_AUTO);
-	assert_int_equal(tt_import_detect(FX "aiperf/run1-profile_export_aiperf.json", &f, &err),
-			 TT_FAILED);
-	assert_non_null(strstr(err.msg, "run1-profile_export_aiperf.json"));
+	assert_int_equal(tt_import_detect(FX "README.md", &f, &err), TT_FAILED);
+	assert_non_null(strstr(err.msg, "README.md"));
 	assert_int_equal(tt_import_format_parse("genai-perf", &f, &err), TT_OK);
 	assert_int_equal(f, TT_IMPORT_GENAI_PERF);
 	assert_string_equal(tt_import_format_name(f), "genai-perf");

@@ -20,6 +20,8 @@ cases=(
   'aiperf|aiperf/run1-profile_export.jsonl|| Sustained decode | 550 | 100 | Valid | 2,320.7 | 36.2 | 2,369 ms | 22.7 ms |'
   'aiperf-new|aiperf/newer-schema-docs-example.jsonl|| Sustained decode | 550 | 1 | Too few samples | 0.0 | 192.1 | 256 ms | 5.2 ms |'
   'guidellm|guidellm/qwen3-4b-sanity-benchmarks.json|| Sustained decode | 99 | 4 | Valid | 164.4 | 41.4 | 172 ms | 24.2 ms | 4.0 | 4 | 4,096 | 24.9 s |'
+  'genai-summary|genai-perf/llama3-8b-concurrency1-profile_export_genai_perf.json|| Sustained decode | 200 | 1 | Valid | 86.4 | — | 25 ms | — | — | — | — | — |'
+  'aiperf-summary|aiperf/run1-profile_export_aiperf.json|| Sustained decode | 550 | 100 | Valid | 2,320.7 | 36.2 | 2,369 ms | — | — | 89 | 21,624 | 9.3 s |'
   'guidellm-warm|guidellm/warmup-cooldown-constructed.json|| Sustained decode | 100 | 4 | Valid | 158.5 | 40.0 | 105 ms | 24.8 ms | 3.9 | 107 | 15,809 | 99.7 s |'
 )
 for c in "${cases[@]}"; do
@@ -67,6 +69,25 @@ for g in guidellm:qwen3-4b-sanity-benchmarks guidellm-warm:warmup-cooldown-const
   check python3 "$here/check_summary.py" guidellm "$tmp/${g%%:*}.json" "$fx/guidellm/${g#*:}.json"
 done
 check grep -q '"key":[[:space:]]*"guidellm_measured"' "$tmp/guidellm-warm/manifest.json"
+# Issue 25.6: the tools' summaries alone import as aggregate runs, said so
+# (before: "not a result file ... use --from"), with the endpoint they name.
+for s in genai-summary aiperf-summary; do
+  check grep -q '"key":[[:space:]]*"summary_only"' "$tmp/$s/manifest.json"
+  check grep -q '"endpoint":[[:space:]]*"chat"' "$tmp/$s/manifest.json"
+  check grep -q 'summary\\_only' "$tmp/$s.md"
+done
+# Their figures are the full import's where the definitions agree.
+"$tt" report "$tmp/aiperf-summary" --format json > "$tmp/aiperf-summary.json"
+check python3 - "$tmp/aiperf-summary.json" "$tmp/aiperf.json" <<'PY'
+import json, sys
+s, f = (json.load(open(p))["cells"][0] for p in sys.argv[1:3])
+pairs = [(s["ttft_ms"][q], f["ttft_ms"][q]) for q in ("mean", "p50")]
+pairs += [(s[k], f[k]) for k in ("total_tok_s", "completed", "output_tokens", "measured_s")]
+pairs += [(s["tbt_ms"]["mean"], f["tbt_ms"]["mean"])]
+pairs += [(s["per_request_tok_s_dist"][q], f["per_request_tok_s_dist"][q]) for q in ("mean", "p50")]
+bad = [(a, b) for a, b in pairs if a is None or abs(a - b) > 0.01 * abs(b)]
+assert not bad, bad
+PY
 "$tt" dump "$tmp/guidellm-warm" | grep -c '"role":"warmup"' > "$tmp/nwarm"
 check test "$(cat "$tmp/nwarm")" = 21
 # AIPerf's cancelled requests are aborted on purpose, not errors.

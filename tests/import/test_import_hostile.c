@@ -285,6 +285,24 @@ static void test_implausible(void **state)
 	rm_run();
 }
 
+/* Issue 25.4: messages that say what is wrong.  Before: NaN was "not valid
+ * JSON" alone, and a pretty-printed record under --from aiperf "truncated
+ * at line 1, column 2". */
+static void test_messages(void **state)
+{
+	(void)state;
+	expect_refused(TT_IMPORT_VLLM, "{\"completed\": NaN, \"mean_ttft_ms\": 5}",
+		       "line 1, column 15 (byte 14): NaN, which JSON has no number for");
+	expect_refused(TT_IMPORT_VLLM, "{\"completed\": 1, \"mean_ttft_ms\": -Infinity}",
+		       "-Infinity, which JSON has no number for");
+	expect_refused(TT_IMPORT_AIPERF, "{\n  \"metadata\": {\"request_start_ns\": 1},\n"
+		       "  \"metrics\": {}\n}\n", "one JSON value over several lines (pretty-printed)");
+	/* a summary without a figure read */
+	expect_refused(TT_IMPORT_AIPERF, "{\"records\": {}, \"input_config\": {}}",
+		       "records: a summary with none of the figures read");
+	rm_run();
+}
+
 static const struct {
 	const char *dir;
 	enum tt_import_format f;
@@ -438,6 +456,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_huge_times),
 		cmocka_unit_test(test_reader_limits),
 		cmocka_unit_test(test_implausible),
+		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_whatever_imports_reads),
 	};
 	return tt_cmocka_main(argc, argv, tests, setup, teardown);

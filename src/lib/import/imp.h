@@ -77,6 +77,12 @@ enum tt_code tt__import_genai_perf(struct tt__imp *im, const cJSON *root, struct
 enum tt_code tt__import_aiperf(struct tt__imp *im, const cJSON *root, struct tt_error *err);
 enum tt_code tt__import_guidellm(struct tt__imp *im, const cJSON *root, struct tt_error *err);
 
+/* A summary-only file (imp_summary.c): GenAI-Perf's
+ * profile_export_genai_perf.json (is_aiperf 0) or AIPerf's
+ * profile_export_aiperf.json (1), one aggregate cell. */
+enum tt_code tt__imp_summary(struct tt__imp *im, const cJSON *root, int is_aiperf,
+			     struct tt_error *err);
+
 /* Detect a format from a file's content (root: the parsed value when the
  * whole file is one JSON value, else NULL).  TT_IMPORT_AUTO: not ours. */
 enum tt_import_format tt__import_sniff(const char *data, size_t len, const cJSON *root);

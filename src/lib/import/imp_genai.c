@@ -265,6 +265,18 @@ enum tt_code tt__import_genai_perf(struct tt__imp *im, const cJSON *root, struct
 	if (!root || !cJSON_IsObject(root))
 		return tt__imp_fail_err(im, err, "", "a JSON object expected");
 	im->src.tool = "GenAI-Perf";
+	/* Its summary (profile_export_genai_perf.json): the figures alone. */
+	if (!cJSON_GetObjectItemCaseSensitive(root, "experiments") &&
+	    cJSON_GetObjectItemCaseSensitive(root, "time_to_first_token")) {
+		const cJSON *ic = cJSON_GetObjectItemCaseSensitive(root, "input_config");
+		const cJSON *model = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ic, "model"), 0);
+		if (tt_failed(rc = tt__imp_str(im, ic, "input_config", "endpoint", 0, &s, err)) ||
+		    tt_failed(rc = tt__imp_endpoint(im, s, err)) ||
+		    tt_failed(rc = tt__imp_set(im, &im->m->model,
+					       cJSON_IsString(model) ? model->valuestring : NULL, err)))
+			return rc;
+		return tt__imp_summary(im, root, 0, err);
+	}
 	if (tt_failed(rc = tt__imp_member(im, root, "", "experiments", cJSON_Array, 1, &xs, err)) ||
 	    tt_failed(rc = tt__imp_str(im, root, "", "version", 0, &s, err)))
 		return rc;

@@ -130,6 +130,13 @@ enum tt_import_format tt__import_sniff(const char *data, size_t len, const cJSON
 			return TT_IMPORT_GUIDELLM;
 		if (has(root, "ttfts") || has(root, "mean_ttft_ms") || has(root, "median_ttft_ms"))
 			return TT_IMPORT_VLLM;
+		/* The tools' summaries: GenAI-Perf's profile_export_genai_perf.json,
+		 * AIPerf's profile_export_aiperf.json. */
+		if (has(root, "time_to_first_token") && has(root, "output_token_throughput"))
+			return TT_IMPORT_GENAI_PERF;
+		if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "records")) &&
+		    has(root, "input_config"))
+			return TT_IMPORT_AIPERF;
 		/* One AIPerf record alone (a one-line export, records or raw). */
 		if (has(root, "metadata") && (has(root, "metrics") || has(root, "start_perf_ns")))
 			return TT_IMPORT_AIPERF;
