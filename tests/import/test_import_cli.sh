@@ -76,6 +76,38 @@ for s in genai-summary aiperf-summary; do
   check grep -q '"endpoint":[[:space:]]*"chat"' "$tmp/$s/manifest.json"
   check grep -q 'summary\\_only' "$tmp/$s.md"
 done
+# Issue 25.6: GenAI-Perf's model is the one its requests name, and its
+# slots follow time: by file order, requests of one slot overlapped (here
+# the third request, sent at 3.5 s, went to the slot of the first, busy
+# until 10 s).
+python3 - "$tmp/gp-slots.json" <<'PY'
+import json, sys
+T = 1730397254000000000
+def req(s, e):
+    s, e = T + int(s * 1e9), T + int(e * 1e9)
+    return {"timestamp": s, "request_inputs": {"payload": json.dumps({"model": "m/slots", "max_tokens": 8, "messages": []})},
+            "response_timestamps": [s + 100000000, e], "response_outputs": [
+                {"response": 'data: {"choices":[{"delta":{"content":"a"}}]}\n\n'},
+                {"response": 'data: {"choices":[{"delta":{"content":"b"},"finish_reason":"stop"}]}\n\n'}]}
+doc = {"endpoint": "v1/chat/completions", "experiments": [{"experiment": {"mode": "concurrency", "value": 2},
+       "requests": [req(0, 10), req(0.01, 3), req(3.5, 6), req(10.5, 12)]}]}
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+check "$tt" import "$tmp/gp-slots.json" -o "$tmp/gp-slots" -q
+check grep -q '"id":[[:space:]]*"m/slots"' "$tmp/gp-slots/manifest.json"
+"$tt" dump "$tmp/gp-slots" > "$tmp/gp-slots.dump"
+check python3 - "$tmp/gp-slots.dump" <<'PY'
+import json, sys
+by = {}
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r.get("type") == "request":
+        by.setdefault(r["slot"], []).append((r["send"], r["end"]))
+assert len(by) == 2, by
+for s in by.values():
+    s.sort()
+    assert all(a[1] <= b[0] for a, b in zip(s, s[1:])), by
+PY
 # Their figures are the full import's where the definitions agree.
 "$tt" report "$tmp/aiperf-summary" --format json > "$tmp/aiperf-summary.json"
 check python3 - "$tmp/aiperf-summary.json" "$tmp/aiperf.json" <<'PY'
