@@ -108,6 +108,11 @@ for s in by.values():
     s.sort()
     assert all(a[1] <= b[0] for a, b in zip(s, s[1:])), by
 PY
+# Issue 25.5: two runs with no cell in common were "No significant change"
+# after 0 comparisons; now they say nothing was compared.
+"$tt" diff "$tmp/guidellm" "$tmp/guidellm-warm" > "$tmp/nocommon.txt" 2>&1
+check grep -q '^Nothing compared: no figure of a cell that both sides have' "$tmp/nocommon.txt"
+check test "$(grep -c 'No significant change' "$tmp/nocommon.txt")" = 0
 # Their figures are the full import's where the definitions agree.
 "$tt" report "$tmp/aiperf-summary" --format json > "$tmp/aiperf-summary.json"
 check python3 - "$tmp/aiperf-summary.json" "$tmp/aiperf.json" <<'PY'
