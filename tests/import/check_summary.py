@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """The imported figures of a run against the tool's own summary of it.
 
-usage: check_summary.py genai-perf|aiperf REPORT.json SUMMARY.json
+usage: check_summary.py genai-perf|aiperf|guidellm REPORT.json SUMMARY.json
+
+(for guidellm, SUMMARY.json is the benchmarks.json itself: each benchmark's
+`metrics` is GuideLLM's summary of it; the first benchmark is checked)
 
 REPORT.json is `tokentrace report --format json` of the imported run.
 Figures defined the same way must agree within 1 %; those defined
@@ -73,6 +76,19 @@ elif kind == "aiperf":
     # similar length); their medians differ by definition.
     close("ITL mean (per request vs per token)", cell["tbt_ms"]["mean"],
           r["inter_token_latency"]["avg"])
+elif kind == "guidellm":
+    # GuideLLM's statistics cover the requests of its measured span
+    # (warm-up and cool-down left out): the import counts the same ones.
+    m = summ["benchmarks"][0]["metrics"]
+    t = m["time_to_first_token_ms"]["successful"]
+    close("TTFT mean", cell["ttft_ms"]["mean"], t["mean"])
+    close("TTFT median", cell["ttft_ms"]["p50"], t["median"])
+    close("TTFT p99", cell["ttft_ms"]["p99"], t["percentiles"]["p99"])
+    # its inter-token latency is (last - first) / (tokens - 1) per request,
+    # weighted by tokens - 1: our mean time between tokens, by definition
+    close("ITL mean", cell["tbt_ms"]["mean"], m["inter_token_latency_ms"]["successful"]["mean"])
+    close("completed requests", cell["completed"], m["request_totals"]["successful"], tol=0)
+    close("requests with a first token", cell["ttft_ms"]["n"], t["count"], tol=0)
 else:
     sys.exit(f"unknown kind {kind}")
 sys.exit(1 if fail else 0)

@@ -164,6 +164,10 @@ static void test_detect(void **state)
 		{"genai-perf/llama3-8b-concurrency1-profile_export.json", TT_IMPORT_GENAI_PERF},
 		{"aiperf/run1-profile_export.jsonl", TT_IMPORT_AIPERF},
 		{"guidellm/qwen3-4b-sanity-benchmarks.json", TT_IMPORT_GUIDELLM},
+		/* issue 25.6: the tools' summaries alone */
+		{"genai-perf/llama3-8b-concurrency1-profile_export_genai_perf.json",
+		 TT_IMPORT_GENAI_PERF},
+		{"aiperf/run1-profile_export_aiperf.json", TT_IMPORT_AIPERF},
 	};
 	enum tt_import_format f;
 	struct tt_error err;
@@ -175,12 +179,11 @@ static void test_detect(void **state)
 		assert_int_equal(tt_import_detect(path, &f, &err), TT_OK);
 		assert_int_equal(f, cases[i].f);
 	}
-	/* A run is a run; the summary of another tool is nothing we import. */
+	/* A run is a run; a text of no tool is nothing we import. */
 	assert_int_equal(tt_import_detect(TT_FIXTURES "/runs/sample.tar.zst", &f, &err), TT_OK);
 	assert_int_equal(f, TT_IMPORT_AUTO);
-	assert_int_equal(tt_import_detect(FX "aiperf/run1-profile_export_aiperf.json", &f, &err),
-			 TT_FAILED);
-	assert_non_null(strstr(err.msg, "run1-profile_export_aiperf.json"));
+	assert_int_equal(tt_import_detect(FX "README.md", &f, &err), TT_FAILED);
+	assert_non_null(strstr(err.msg, "README.md"));
 	assert_int_equal(tt_import_format_parse("genai-perf", &f, &err), TT_OK);
 	assert_int_equal(f, TT_IMPORT_GENAI_PERF);
 	assert_string_equal(tt_import_format_name(f), "genai-perf");
@@ -364,6 +367,45 @@ static void test_running_rule_not_at_one(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* Issue 25.2: the endpoint is the file's.  Before, the run writer's copy of
+ * the manifest had the default "completions" already, and no file could
+ * set "chat". */
+static void test_endpoint_from_file(void **state)
+{
+	static const struct {
+		const char *doc, *endpoint;
+	} cases[] = {
+		{"{\"endpoint\":\"v1/chat/completions\",\"experiments\":[{\"experiment\":"
+		 "{\"mode\":\"concurrency\",\"value\":1},\"requests\":[]}]}", "chat"},
+		{"{\"args\":{\"request_format\":\"/v1/chat/completions\"},\"benchmarks\":[{"
+		 "\"config\":{\"strategy\":{\"type_\":\"synchronous\"}},\"requests\":{}}]}",
+		 "chat"},
+		{"{\"backend\":\"openai-chat\",\"mean_ttft_ms\":5,\"completed\":1,\"max_concurrency\":1}", "chat"},
+		{"{\"backend\":\"vllm\",\"mean_ttft_ms\":5,\"completed\":1,\"max_concurrency\":1}", "completions"},
+		{"{\"metadata\":{\"context_lengths\":[0],\"concurrency_levels\":[1]},"
+		 "\"results\":[]}", "chat"},
+	};
+	char dir[] = "/tmp/tt-test-import-ep-XXXXXX", run_dir[64], cmd[160];
+	struct tt_error err;
+	struct tt_run *run;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		snprintf(run_dir, sizeof run_dir, "%s/run%zu", dir, i);
+		if (tt_import_memory(cases[i].doc, strlen(cases[i].doc), "ep.json", NULL, run_dir,
+				     &err) > TT_WARN)
+			fail_msg("%s: %s", cases[i].doc, err.msg);
+		assert_int_equal(tt_run_open(run_dir, &run, &err), TT_OK);
+		if (strcmp(tt_run_manifest(run)->endpoint, cases[i].endpoint) != 0)
+			fail_msg("%s: endpoint %s, wanted %s", cases[i].doc,
+				 tt_run_manifest(run)->endpoint, cases[i].endpoint);
+		tt_run_free(run);
+	}
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,6 +417,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_newer_schema_warns),
 		cmocka_unit_test(test_aiperf_many_records),
 		cmocka_unit_test(test_running_rule_not_at_one),
+		cmocka_unit_test(test_endpoint_from_file),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -20,6 +20,9 @@ cases=(
   'aiperf|aiperf/run1-profile_export.jsonl|| Sustained decode | 550 | 100 | Valid | 2,320.7 | 36.2 | 2,369 ms | 22.7 ms |'
   'aiperf-new|aiperf/newer-schema-docs-example.jsonl|| Sustained decode | 550 | 1 | Too few samples | 0.0 | 192.1 | 256 ms | 5.2 ms |'
   'guidellm|guidellm/qwen3-4b-sanity-benchmarks.json|| Sustained decode | 99 | 4 | Valid | 164.4 | 41.4 | 172 ms | 24.2 ms | 4.0 | 4 | 4,096 | 24.9 s |'
+  'genai-summary|genai-perf/llama3-8b-concurrency1-profile_export_genai_perf.json|| Sustained decode | 200 | 1 | Valid | 86.4 | — | 25 ms | — | — | — | — | — |'
+  'aiperf-summary|aiperf/run1-profile_export_aiperf.json|| Sustained decode | 550 | 100 | Valid | 2,320.7 | 36.2 | 2,369 ms | — | — | 89 | 21,624 | 9.3 s |'
+  'guidellm-warm|guidellm/warmup-cooldown-constructed.json|| Sustained decode | 100 | 4 | Valid | 158.5 | 40.0 | 105 ms | 24.8 ms | 3.9 | 107 | 15,809 | 99.7 s |'
 )
 for c in "${cases[@]}"; do
   IFS='|' read -r name file row <<< "$c"
@@ -58,6 +61,72 @@ check test "$(cat "$tmp/nreq")" = 13
 check python3 "$here/check_summary.py" genai-perf "$tmp/genai.json" "$fx/genai-perf/llama3-8b-concurrency1-profile_export_genai_perf.json"
 "$tt" report "$tmp/aiperf" --format json > "$tmp/aiperf.json"
 check python3 "$here/check_summary.py" aiperf "$tmp/aiperf.json" "$fx/aiperf/run1-profile_export_aiperf.json"
+# Issue 25.1: GuideLLM's statistics leave out its warm-up and cool-down
+# requests; the import counts the requests GuideLLM counted (before: TTFT
+# mean +77 %, p99 +635 %, completed 119 of 107 on the constructed file).
+for g in guidellm:qwen3-4b-sanity-benchmarks guidellm-warm:warmup-cooldown-constructed; do
+  "$tt" report "$tmp/${g%%:*}" --format json > "$tmp/${g%%:*}.json"
+  check python3 "$here/check_summary.py" guidellm "$tmp/${g%%:*}.json" "$fx/guidellm/${g#*:}.json"
+done
+check grep -q '"key":[[:space:]]*"guidellm_measured"' "$tmp/guidellm-warm/manifest.json"
+# Issue 25.6: the tools' summaries alone import as aggregate runs, said so
+# (before: "not a result file ... use --from"), with the endpoint they name.
+for s in genai-summary aiperf-summary; do
+  check grep -q '"key":[[:space:]]*"summary_only"' "$tmp/$s/manifest.json"
+  check grep -q '"endpoint":[[:space:]]*"chat"' "$tmp/$s/manifest.json"
+  check grep -q 'summary\\_only' "$tmp/$s.md"
+done
+# Issue 25.6: GenAI-Perf's model is the one its requests name, and its
+# slots follow time: by file order, requests of one slot overlapped (here
+# the third request, sent at 3.5 s, went to the slot of the first, busy
+# until 10 s).
+python3 - "$tmp/gp-slots.json" <<'PY'
+import json, sys
+T = 1730397254000000000
+def req(s, e):
+    s, e = T + int(s * 1e9), T + int(e * 1e9)
+    return {"timestamp": s, "request_inputs": {"payload": json.dumps({"model": "m/slots", "max_tokens": 8, "messages": []})},
+            "response_timestamps": [s + 100000000, e], "response_outputs": [
+                {"response": 'data: {"choices":[{"delta":{"content":"a"}}]}\n\n'},
+                {"response": 'data: {"choices":[{"delta":{"content":"b"},"finish_reason":"stop"}]}\n\n'}]}
+doc = {"endpoint": "v1/chat/completions", "experiments": [{"experiment": {"mode": "concurrency", "value": 2},
+       "requests": [req(0, 10), req(0.01, 3), req(3.5, 6), req(10.5, 12)]}]}
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+check "$tt" import "$tmp/gp-slots.json" -o "$tmp/gp-slots" -q
+check grep -q '"id":[[:space:]]*"m/slots"' "$tmp/gp-slots/manifest.json"
+"$tt" dump "$tmp/gp-slots" > "$tmp/gp-slots.dump"
+check python3 - "$tmp/gp-slots.dump" <<'PY'
+import json, sys
+by = {}
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r.get("type") == "request":
+        by.setdefault(r["slot"], []).append((r["send"], r["end"]))
+assert len(by) == 2, by
+for s in by.values():
+    s.sort()
+    assert all(a[1] <= b[0] for a, b in zip(s, s[1:])), by
+PY
+# Issue 25.5: two runs with no cell in common were "No significant change"
+# after 0 comparisons; now they say nothing was compared.
+"$tt" diff "$tmp/guidellm" "$tmp/guidellm-warm" > "$tmp/nocommon.txt" 2>&1
+check grep -q '^Nothing compared: no figure of a cell that both sides have' "$tmp/nocommon.txt"
+check test "$(grep -c 'No significant change' "$tmp/nocommon.txt")" = 0
+# Their figures are the full import's where the definitions agree.
+"$tt" report "$tmp/aiperf-summary" --format json > "$tmp/aiperf-summary.json"
+check python3 - "$tmp/aiperf-summary.json" "$tmp/aiperf.json" <<'PY'
+import json, sys
+s, f = (json.load(open(p))["cells"][0] for p in sys.argv[1:3])
+pairs = [(s["ttft_ms"][q], f["ttft_ms"][q]) for q in ("mean", "p50")]
+pairs += [(s[k], f[k]) for k in ("total_tok_s", "completed", "output_tokens", "measured_s")]
+pairs += [(s["tbt_ms"]["mean"], f["tbt_ms"]["mean"])]
+pairs += [(s["per_request_tok_s_dist"][q], f["per_request_tok_s_dist"][q]) for q in ("mean", "p50")]
+bad = [(a, b) for a, b in pairs if a is None or abs(a - b) > 0.01 * abs(b)]
+assert not bad, bad
+PY
+"$tt" dump "$tmp/guidellm-warm" | grep -c '"role":"warmup"' > "$tmp/nwarm"
+check test "$(cat "$tmp/nwarm")" = 21
 # AIPerf's cancelled requests are aborted on purpose, not errors.
 check python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['cells'][0]; assert c['errors'] == 0 and c['requests'] == 100, c" "$tmp/aiperf.json"
 check grep -q '"key":[[:space:]]*"aiperf_summary"' "$tmp/aiperf/manifest.json"

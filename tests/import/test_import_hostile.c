@@ -228,6 +228,81 @@ static void test_reader_limits(void **state)
 	rm_run();
 }
 
+/* Issue 25.3: values a run could hold but no benchmark gives stop the
+ * import (docs/import.md "Limits"), naming the member: before, a last token
+ * a year late gave a Valid cell at 0.0 tok/s over 31.5 million s, and an
+ * output_throughput of 1e308 a Valid cell printed with 48 digits. */
+static void test_implausible(void **state)
+{
+	static const struct {
+		enum tt_import_format f;
+		const char *doc, *what;
+	} cases[] = {
+		/* GuideLLM: a last token and end a year (31,536,000 s) late */
+		{TT_IMPORT_GUIDELLM, "{\"benchmarks\":[{\"config\":{\"strategy\":{\"type_\":"
+				     "\"synchronous\"}},\"requests\":{\"successful\":[{\"output_tokens\":"
+				     "64,\"info\":{\"timings\":{\"request_start\":1759522419,"
+				     "\"first_token_iteration\":1759522419.1,\"last_token_iteration\":"
+				     "1791058420,\"request_end\":1791058420}}}]}}]}",
+		 "successful[0]: the request runs 31536001 s from its send to its end, more than "
+		 "the 24 h"},
+		/* vLLM: a TTFT of 1e9 s (within 2^60 ns), a gap of 25 h */
+		{TT_IMPORT_VLLM, "{\"completed\":1,\"max_concurrency\":1,\"start_times\":[1],"
+				 "\"ttfts\":[1e8],\"itls\":[[0.1]],\"output_lens\":[2]}",
+		 "request 0: the request runs 100000000 s from its send to its end"},
+		{TT_IMPORT_VLLM, "{\"completed\":1,\"max_concurrency\":1,\"start_times\":[1],"
+				 "\"ttfts\":[0.1],\"itls\":[[90000]],\"output_lens\":[2]}",
+		 "more than the 24 h"},
+		/* GenAI-Perf: a response a year after its request (ns) */
+		{TT_IMPORT_GENAI_PERF, "{\"experiments\":[{\"experiment\":{\"mode\":\"concurrency\","
+				       "\"value\":1},\"requests\":[{\"timestamp\":1730397254668862606,"
+				       "\"response_timestamps\":[1730397254695171102,"
+				       "1761933254695171102],\"response_outputs\":[\"a\",\"b\"]}]}]}",
+		 "requests[0]: the request runs 31536000 s"},
+		/* AIPerf: an end a year after the start */
+		{TT_IMPORT_AIPERF, AIPERF_REC(T0, "1791058419000000000", "50", "10", "512"),
+		 "line 1: the request runs 31536000 s"},
+		/* aggregates */
+		{TT_IMPORT_VLLM, "{\"completed\":8,\"max_concurrency\":2,\"mean_ttft_ms\":5,"
+				 "\"output_throughput\":1e308}",
+		 "output_throughput (total_tok_s): 1e+308 is outside 0..1e+09 tok/s"},
+		{TT_IMPORT_VLLM, "{\"completed\":8,\"max_concurrency\":2,\"mean_ttft_ms\":-5}",
+		 "mean_ttft_ms (ttft_ms_mean): -5 is outside 0..8.64e+07 ms"},
+		{TT_IMPORT_VLLM, "{\"completed\":1e300,\"max_concurrency\":2,\"mean_ttft_ms\":5}",
+		 "completed (completed): 1e+300 is outside 0..1e+12"},
+		{TT_IMPORT_LIB_JSON, "{\"metadata\":{\"context_lengths\":[0],\"concurrency_levels\":"
+				     "[1]},\"results\":[{\"concurrency\":1,\"context_tokens\":0,"
+				     "\"aggregate_tps\":1,\"queue_fraction\":7}]}",
+		 "results[0].queue_fraction (waiting_share): 7 is outside 0..1"},
+		{TT_IMPORT_LIB_REPORT, "# Speed test matrix\n\nm on g\n\n| Phase | Context | "
+				       "Requests at once | Status | Total tok/s |\n|---|---|---|---|---|\n"
+				       "| Sustained decode | 1K | 1 | Valid | 1e300 |\n",
+		 "total_tok_s: 1e+300 is outside 0..1e+09 tok/s"},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		expect_refused(cases[i].f, cases[i].doc, cases[i].what);
+	rm_run();
+}
+
+/* Issue 25.4: messages that say what is wrong.  Before: NaN was "not valid
+ * JSON" alone, and a pretty-printed record under --from aiperf "truncated
+ * at line 1, column 2". */
+static void test_messages(void **state)
+{
+	(void)state;
+	expect_refused(TT_IMPORT_VLLM, "{\"completed\": NaN, \"mean_ttft_ms\": 5}",
+		       "line 1, column 15 (byte 14): NaN, which JSON has no number for");
+	expect_refused(TT_IMPORT_VLLM, "{\"completed\": 1, \"mean_ttft_ms\": -Infinity}",
+		       "-Infinity, which JSON has no number for");
+	expect_refused(TT_IMPORT_AIPERF, "{\n  \"metadata\": {\"request_start_ns\": 1},\n"
+		       "  \"metrics\": {}\n}\n", "one JSON value over several lines (pretty-printed)");
+	/* a summary without a figure read */
+	expect_refused(TT_IMPORT_AIPERF, "{\"records\": {}, \"input_config\": {}}",
+		       "records: a summary with none of the figures read");
+	rm_run();
+}
+
 static const struct {
 	const char *dir;
 	enum tt_import_format f;
@@ -380,6 +455,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_oom_says_so),
 		cmocka_unit_test(test_huge_times),
 		cmocka_unit_test(test_reader_limits),
+		cmocka_unit_test(test_implausible),
+		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_whatever_imports_reads),
 	};
 	return tt_cmocka_main(argc, argv, tests, setup, teardown);

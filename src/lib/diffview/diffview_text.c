@@ -477,7 +477,7 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 		static const char *const h[] = {"Cell", "Figure", "Base", "Candidate", "Change",
 						"Interval", "Verdict"};
 		static const int right[] = {0, 0, 1, 1, 1, 1, 0};
-		size_t rows = 0;
+		size_t rows = 0, compared = 0;
 		heading(out, md, md ? "Every figure" : "Changes found");
 		if (t_begin(&t, 7, h, right))
 			return -1;
@@ -487,6 +487,7 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 				const struct tt_diff_value *v = &dc->v[f];
 				if (!v->applies || dc->presence != TT_DIFF_BOTH)
 					continue;
+				compared++;
 				if (!md && v->verdict != TT_VERDICT_FASTER &&
 				    v->verdict != TT_VERDICT_SLOWER && v->verdict != TT_VERDICT_BEYOND_TOL)
 					continue;
@@ -511,6 +512,10 @@ static int render_tables(const struct tt_diff *d, int md, int color,
 		}
 		if (rows)
 			t_draw(&t, md, color, out);
+		else if (!compared)
+			/* issue 25.5: 0 comparisons are not "no change" */
+			tt_buf_puts(out, "Nothing compared: no figure of a cell that both sides have "
+					 "(cells match by phase, context and concurrency).\n\n");
 		else
 			tt_buf_puts(out, "No significant change.\n\n");
 		t_free(&t);

@@ -37,6 +37,16 @@
 #define TT_IMPORT_MAX_ABS_NS 4e18
 #define TT_IMPORT_MAX_SPAN_NS 1152921504606846976.0 /* 2^60 */
 #define TT_IMPORT_MAX_TOKENS 1e12
+/* How long one request can plausibly run, send to its last token or end:
+ * 24 h, 4 times the longest client timeout of the tools read (vLLM bench
+ * serve gives up on a request after 6 h, GuideLLM after 5 min by
+ * default; the longest request of the fixtures lasts 24.9 s, GuideLLM's).  A last token
+ * a year late is a damaged file, not a slow server. */
+#define TT_IMPORT_MAX_REQUEST_NS (24.0 * 3600 * 1e9)
+/* The largest plausible reported throughput, tok/s: 1e9, 5,800 times the
+ * largest of the fixtures (the seed report's 171,800 tok/s on one H200): a
+ * whole cluster fits, 1e308 does not. */
+#define TT_IMPORT_MAX_TOK_S 1e9
 
 struct tt__imp_ids;
 /* The run's cell ids, hashed (imp_build.c); NULL when out of memory. */
@@ -66,6 +76,12 @@ enum tt_code tt__import_vllm(struct tt__imp *im, const cJSON *root, struct tt_er
 enum tt_code tt__import_genai_perf(struct tt__imp *im, const cJSON *root, struct tt_error *err);
 enum tt_code tt__import_aiperf(struct tt__imp *im, const cJSON *root, struct tt_error *err);
 enum tt_code tt__import_guidellm(struct tt__imp *im, const cJSON *root, struct tt_error *err);
+
+/* A summary-only file (imp_summary.c): GenAI-Perf's
+ * profile_export_genai_perf.json (is_aiperf 0) or AIPerf's
+ * profile_export_aiperf.json (1), one aggregate cell. */
+enum tt_code tt__imp_summary(struct tt__imp *im, const cJSON *root, int is_aiperf,
+			     struct tt_error *err);
 
 /* Detect a format from a file's content (root: the parsed value when the
  * whole file is one JSON value, else NULL).  TT_IMPORT_AUTO: not ours. */
@@ -131,9 +147,16 @@ long tt__imp_find_cell(struct tt__imp *im, const char *id);
 /* Rename cell i to id (its context known once its requests are read). */
 enum tt_code tt__imp_rename_cell(struct tt__imp *im, size_t i, const char *id,
 				 struct tt_error *err);
-/* Set a reported figure on a cell. */
+/* Set a reported figure on a cell, refused outside what it can plausibly
+ * be (docs/import.md "Limits"): tok/s 0..TT_IMPORT_MAX_TOK_S, latencies
+ * (ms) 0..TT_IMPORT_MAX_REQUEST_NS, counts 0..TT_IMPORT_MAX_TOKENS,
+ * requests running or waiting 0..TT_IMPORT_MAX_CONCURRENCY, shares 0..1,
+ * measured_s within the 2^60 ns a run holds; other keys finite.  member:
+ * the file's name of it for the message (NULL: key). */
 enum tt_code tt__imp_report(struct tt__imp *im, size_t cell, const char *key, double value,
 			    struct tt_error *err);
+enum tt_code tt__imp_report_member(struct tt__imp *im, size_t cell, const char *key,
+				   const char *member, double value, struct tt_error *err);
 /* Write one request to a cell's trace, refused (naming where: "line 3",
  * "requests[7]") when the run reader would not take it: a time beyond
  * +-TT_IMPORT_MAX_TRACE_NS, more than TT_IMPORT_MAX_CHUNKS chunks, or a
@@ -150,6 +173,11 @@ enum tt_code tt__imp_trace(struct tt__imp *im, size_t cell, struct tt_trace_writ
 			   struct tt_error *err);
 /* Set a manifest string when not yet set (the first file of a run wins). */
 enum tt_code tt__imp_set(struct tt__imp *im, char **field, const char *value, struct tt_error *err);
+/* The endpoint a file names ("/v1/chat/completions", "openai-chat",
+ * "chat"): "chat" when it says chat, "completions" when it says
+ * completions, else left unset (the run's default, "completions"); the
+ * first file of a run that says it wins. */
+enum tt_code tt__imp_endpoint(struct tt__imp *im, const char *value, struct tt_error *err);
 enum tt_code tt__imp_note(struct tt__imp *im, const char *key, const char *value,
 			  struct tt_error *err);
 enum tt_code tt__imp_unavailable(struct tt__imp *im, const char *figure, struct tt_error *err);

@@ -354,6 +354,9 @@ static int summary_concurrency(struct tt__imp *im, struct tt_error *err)
 			c = cJSON_GetObjectItemCaseSensitive(lg, "concurrency");
 			if (cJSON_IsNumber(c) && c->valuedouble >= 1 && c->valuedouble <= 1e6)
 				conc = (int)c->valuedouble;
+			if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(ep, "type")))
+				tt__imp_endpoint(im, cJSON_GetObjectItemCaseSensitive(ep, "type")->valuestring,
+						 err);
 			if (cJSON_IsString(cJSON_GetArrayItem(models, 0)))
 				tt__imp_set(im, &im->m->model, cJSON_GetArrayItem(models, 0)->valuestring,
 					    err);
@@ -369,6 +372,21 @@ static int summary_concurrency(struct tt__imp *im, struct tt_error *err)
 	return conc;
 }
 
+/* Is there text on a line after the first line that has any? */
+static int several_lines(const char *p, size_t len)
+{
+	const char *end = p + len, *nl;
+
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		p++;
+	if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+		return 0;
+	for (p = nl; p < end; p++)
+		if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
+			return 1;
+	return 0;
+}
+
 enum tt_code tt__import_aiperf(struct tt__imp *im, const cJSON *root, struct tt_error *err)
 {
 	const char *p = im->data, *end = im->data + im->len;
@@ -380,8 +398,26 @@ enum tt_code tt__import_aiperf(struct tt__imp *im, const cJSON *root, struct tt_
 	struct tt_trace_writer *tw = NULL;
 	enum tt_code rc = TT_OK;
 
-	(void)root;
 	im->src.tool = "AIPerf";
+	if (root && cJSON_IsObject(root) && cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "records"))) {
+		/* Its summary (profile_export_aiperf.json): the figures alone. */
+		const cJSON *ep = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(root, "input_config"), "endpoint");
+		const cJSON *model = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ep, "model_names"), 0);
+		const cJSON *type = cJSON_GetObjectItemCaseSensitive(ep, "type");
+		if (tt_failed(rc = tt__imp_endpoint(im, cJSON_IsString(type) ? type->valuestring : NULL,
+						    err)) ||
+		    tt_failed(rc = tt__imp_set(im, &im->m->model,
+					       cJSON_IsString(model) ? model->valuestring : NULL, err)))
+			return rc;
+		return tt__imp_summary(im, root, 1, err);
+	}
+	if (root && several_lines(im->data, im->len))
+		return tt__imp_fail_err(im, err, "", "one JSON value over several lines "
+					"(pretty-printed): AIPerf writes its records one JSON "
+					"object per line (profile_export.jsonl), and its summary "
+					"(profile_export_aiperf.json) has `records`; this is "
+					"neither");
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end;
 		char where[32];

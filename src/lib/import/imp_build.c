@@ -222,6 +222,22 @@ enum tt_code tt__imp_write(struct tt__imp *im, struct tt_trace_writer *tw, const
 		return tt__imp_fail_err(im, err, where, "%s is %lld ns from the run's origin, beyond "
 					"the +-2^60 ns (36 years) a run's trace holds", what,
 					(long long)t);
+	{
+		/* All within +-2^60: the span cannot overflow. */
+		int64_t lo = r->t_send_ns, hi = r->t_end_ns > lo ? r->t_end_ns : lo;
+		const char *last = "its end";
+		for (size_t j = 0; j < r->n_chunks; j++) {
+			if (r->chunks[j].t_ns < lo)
+				lo = r->chunks[j].t_ns;
+			if (r->chunks[j].t_ns > hi)
+				hi = r->chunks[j].t_ns, last = "a token";
+		}
+		if ((double)(hi - lo) > TT_IMPORT_MAX_REQUEST_NS)
+			return tt__imp_fail_err(im, err, where, "the request runs %.0f s from its send "
+						"to %s, more than the 24 h a request can "
+						"plausibly run (vLLM bench serve gives up after 6 h)",
+						(double)(hi - lo) / 1e9, last);
+	}
 	return tt_trace_write_request(tw, r, err);
 }
 
@@ -262,14 +278,59 @@ long tt__imp_max_in_flight(double *send, double *end, size_t n)
 	return best;
 }
 
+/* The plausible range of a reported figure (run-v1.md 2.3 keys). */
+static int plausible(const char *key, double *hi, const char **unit)
+{
+	size_t n = strlen(key);
+	char base[64];
+
+	if (n > 4 && strcmp(key + n - 4, "_res") == 0 && n - 4 < sizeof base) {
+		memcpy(base, key, n - 4);
+		base[n - 4] = '\0';
+		return plausible(base, hi, unit);
+	}
+	if ((n > 2 && strcmp(key + n - 2, "_n") == 0) || !strcmp(key, "output_tokens") ||
+	    !strcmp(key, "prompt_tokens") || !strcmp(key, "completed") ||
+	    !strcmp(key, "requests") || !strcmp(key, "errors"))
+		*hi = TT_IMPORT_MAX_TOKENS, *unit = "";
+	else if (!strcmp(key, "total_tok_s") || !strncmp(key, "per_request_tok_s_", 18))
+		*hi = TT_IMPORT_MAX_TOK_S, *unit = "tok/s";
+	else if (!strncmp(key, "ttft_ms_", 8) || !strncmp(key, "tbt_ms_", 7))
+		*hi = TT_IMPORT_MAX_REQUEST_NS / 1e6, *unit = "ms (24 h)";
+	else if (!strcmp(key, "avg_active") || !strcmp(key, "running_mean") ||
+		 !strcmp(key, "waiting_mean") || !strcmp(key, "waiting_max"))
+		*hi = TT_IMPORT_MAX_CONCURRENCY, *unit = "requests";
+	else if (!strcmp(key, "waiting_share"))
+		*hi = 1, *unit = "";
+	else if (!strcmp(key, "measured_s"))
+		*hi = TT_IMPORT_MAX_SPAN_NS / 1e9, *unit = "s";
+	else
+		return 0;
+	return 1;
+}
+
 enum tt_code tt__imp_report(struct tt__imp *im, size_t cell, const char *key, double value,
 			    struct tt_error *err)
 {
+	return tt__imp_report_member(im, cell, key, NULL, value, err);
+}
+
+enum tt_code tt__imp_report_member(struct tt__imp *im, size_t cell, const char *key,
+				   const char *member, double value, struct tt_error *err)
+{
+	double hi;
+	const char *unit;
+
 	/* Finite as read, but a scale (s to ms) can overflow: the reader
 	 * refuses a figure that is not finite. */
 	if (!isfinite(value))
 		return tt__imp_fail_err(im, err, im->m->cells[cell].id, "reported %s is not a "
 					"finite number once in its unit", key);
+	if (plausible(key, &hi, &unit) && !(value >= 0 && value <= hi))
+		return tt__imp_fail_err(im, err, im->m->cells[cell].id, "%s%s%s%s: %g is outside "
+					"0..%g%s%s, what it can plausibly be", member ? member : key,
+					member ? " (" : "", member ? key : "", member ? ")" : "",
+					value, hi, unit[0] ? " " : "", unit);
 	if (tt_cell_set_reported(&im->m->cells[cell], key, value))
 		return tt__imp_nomem(im, err);
 	return TT_OK;
@@ -287,6 +348,17 @@ enum tt_code tt__imp_set(struct tt__imp *im, char **field, const char *value, st
 	if (*field || !value || !value[0])
 		return TT_OK;
 	return tt_manifest_set_str(field, value) ? tt__imp_nomem(im, err) : TT_OK;
+}
+
+enum tt_code tt__imp_endpoint(struct tt__imp *im, const char *value, struct tt_error *err)
+{
+	if (!value)
+		return TT_OK;
+	if (strstr(value, "chat"))
+		return tt__imp_set(im, &im->m->endpoint, "chat", err);
+	if (strstr(value, "completions"))
+		return tt__imp_set(im, &im->m->endpoint, "completions", err);
+	return TT_OK;
 }
 
 enum tt_code tt__imp_note(struct tt__imp *im, const char *key, const char *value,

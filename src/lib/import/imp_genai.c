@@ -24,6 +24,87 @@ static void reqs_free(struct req *v, size_t n)
 	free(v);
 }
 
+/* Slots by time: requests in send order each take the slot that has been
+ * free longest (the earliest end; a min-heap of the slots used so far), so
+ * that no two requests of a slot overlap when at most conc are in flight
+ * (GenAI-Perf's concurrency, or the most in flight of an open-loop run).
+ * seq counts a slot's requests.  By file order, requests of one slot
+ * overlapped.  -1: out of memory. */
+struct slot {
+	int64_t end;
+	uint32_t id, n;
+};
+
+static const struct req *sort_base;
+
+static int by_send(const void *a, const void *b)
+{
+	int64_t x = sort_base[*(const size_t *)a].r.t_send_ns, y = sort_base[*(const size_t *)b].r.t_send_ns;
+	return (x > y) - (x < y);
+}
+
+static void sift_down(struct slot *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct slot t;
+		if (l < n && h[l].end < h[m].end)
+			m = l;
+		if (l + 1 < n && h[l + 1].end < h[m].end)
+			m = l + 1;
+		if (m == i)
+			return;
+		t = h[i], h[i] = h[m], h[m] = t;
+		i = m;
+	}
+}
+
+static int assign_slots(struct req *v, size_t n, size_t conc)
+{
+	size_t *order = malloc((n ? n : 1) * sizeof *order), used = 0;
+	struct slot *h = malloc((n < conc ? (n ? n : 1) : conc) * sizeof *h);
+
+	if (!order || !h) {
+		free(order);
+		free(h);
+		return -1;
+	}
+	for (size_t j = 0; j < n; j++)
+		order[j] = j;
+	sort_base = v;
+	qsort(order, n, sizeof *order, by_send);
+	for (size_t k = 0; k < n; k++) {
+		struct req *q = &v[order[k]];
+		int64_t end = q->r.t_end_ns;
+		for (size_t c = 0; c < q->r.n_chunks; c++)
+			if (q->chunks[c].t_ns > end)
+				end = q->chunks[c].t_ns;
+		if (used < conc && (used == 0 || h[0].end > q->r.t_send_ns)) {
+			/* no slot free yet: a new one, sifted up */
+			size_t i = used++;
+			h[i].id = (uint32_t)i;
+			h[i].n = 0;
+			h[i].end = end;
+			q->r.slot = h[i].id;
+			q->r.seq = h[i].n++;
+			while (i && h[(i - 1) / 2].end > h[i].end) {
+				struct slot t = h[i];
+				h[i] = h[(i - 1) / 2];
+				h[(i - 1) / 2] = t;
+				i = (i - 1) / 2;
+			}
+			continue;
+		}
+		q->r.slot = h[0].id;
+		q->r.seq = h[0].n++;
+		h[0].end = end;
+		sift_down(h, used, 0);
+	}
+	free(order);
+	free(h);
+	return 0;
+}
+
 static enum tt_code read_request(struct tt__imp *im, const cJSON *q, const char *where,
 				 int64_t origin, struct req *out, struct tt_error *err)
 {
@@ -211,9 +292,11 @@ static enum tt_code experiment(struct tt__imp *im, const cJSON *x, size_t k, int
 	}
 	if (tt_failed(rc = tt__imp_trace(im, cell, &tw, err)))
 		goto cleanup;
+	if (assign_slots(v, n, (size_t)conc) < 0) {
+		rc = tt__imp_nomem(im, err);
+		goto cleanup;
+	}
 	for (j = 0; j < n; j++) {
-		v[j].r.slot = (uint32_t)(j % (size_t)conc);
-		v[j].r.seq = (uint32_t)(j / (size_t)conc);
 		snprintf(w, sizeof w, "%s.requests[%zu]", where, j);
 		if (tt_failed(rc = tt__imp_write(im, tw, w, &v[j].r, err)))
 			goto cleanup;
@@ -237,21 +320,32 @@ cleanup:
 	return rc;
 }
 
-/* max_tokens of the first request's payload, for settings.max_tokens. */
-static void max_tokens_of(struct tt__imp *im, const cJSON *reqs)
+/* max_tokens and the model of the first request's payload, for
+ * settings.max_tokens and model.id. */
+static enum tt_code max_tokens_of(struct tt__imp *im, const cJSON *reqs, struct tt_error *err)
 {
 	const cJSON *q = cJSON_GetArrayItem(reqs, 0), *in, *p;
 	cJSON *pl;
+	enum tt_code rc;
 
 	if (!(in = cJSON_GetObjectItemCaseSensitive(q, "request_inputs")) ||
 	    !cJSON_IsString(p = cJSON_GetObjectItemCaseSensitive(in, "payload")))
-		return;
+		return TT_OK;
 	if ((pl = cJSON_Parse(p->valuestring))) {
 		const cJSON *mt = cJSON_GetObjectItemCaseSensitive(pl, "max_tokens");
+		const cJSON *model = cJSON_GetObjectItemCaseSensitive(pl, "model");
+		/* every request names its model: the first one's is the run's */
+		if (cJSON_IsString(model) &&
+		    (tt_failed(rc = tt__imp_set(im, &im->m->model, model->valuestring, err)) ||
+		     tt_failed(rc = tt__imp_set(im, &im->m->served_model, model->valuestring, err)))) {
+			cJSON_Delete(pl);
+			return rc;
+		}
 		if (cJSON_IsNumber(mt) && mt->valuedouble > 0 && mt->valuedouble <= TT_IMPORT_MAX_TOKENS)
 			im->m->max_tokens = (int64_t)mt->valuedouble;
 		cJSON_Delete(pl);
 	}
+	return TT_OK;
 }
 
 enum tt_code tt__import_genai_perf(struct tt__imp *im, const cJSON *root, struct tt_error *err)
@@ -265,13 +359,25 @@ enum tt_code tt__import_genai_perf(struct tt__imp *im, const cJSON *root, struct
 	if (!root || !cJSON_IsObject(root))
 		return tt__imp_fail_err(im, err, "", "a JSON object expected");
 	im->src.tool = "GenAI-Perf";
+	/* Its summary (profile_export_genai_perf.json): the figures alone. */
+	if (!cJSON_GetObjectItemCaseSensitive(root, "experiments") &&
+	    cJSON_GetObjectItemCaseSensitive(root, "time_to_first_token")) {
+		const cJSON *ic = cJSON_GetObjectItemCaseSensitive(root, "input_config");
+		const cJSON *model = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ic, "model"), 0);
+		if (tt_failed(rc = tt__imp_str(im, ic, "input_config", "endpoint", 0, &s, err)) ||
+		    tt_failed(rc = tt__imp_endpoint(im, s, err)) ||
+		    tt_failed(rc = tt__imp_set(im, &im->m->model,
+					       cJSON_IsString(model) ? model->valuestring : NULL, err)))
+			return rc;
+		return tt__imp_summary(im, root, 0, err);
+	}
 	if (tt_failed(rc = tt__imp_member(im, root, "", "experiments", cJSON_Array, 1, &xs, err)) ||
 	    tt_failed(rc = tt__imp_str(im, root, "", "version", 0, &s, err)))
 		return rc;
 	im->src.tool_version = (char *)s;
 	if (tt_failed(rc = tt__imp_str(im, root, "", "endpoint", 0, &s, err)))
 		return rc;
-	if (s && strstr(s, "chat") && tt_failed(rc = tt__imp_set(im, &im->m->endpoint, "chat", err)))
+	if (tt_failed(rc = tt__imp_endpoint(im, s, err)))
 		return rc;
 	if (tt_failed(rc = tt__imp_str(im, root, "", "service_kind", 0, &s, err)) ||
 	    tt_failed(rc = tt__imp_note(im, "service_kind", s, err)))
@@ -302,8 +408,9 @@ enum tt_code tt__import_genai_perf(struct tt__imp *im, const cJSON *root, struct
 			snprintf(where, sizeof where, "experiments[%zu]", k);
 			return tt__imp_fail_err(im, err, where, "an object expected");
 		}
-		if (k == 0)
-			max_tokens_of(im, cJSON_GetObjectItemCaseSensitive(x, "requests"));
+		if (k == 0 &&
+		    tt_failed(rc = max_tokens_of(im, cJSON_GetObjectItemCaseSensitive(x, "requests"), err)))
+			return rc;
 		if (tt_failed(rc = experiment(im, x, k++, im->m->origin_unix_ns, err)))
 			return rc;
 	}

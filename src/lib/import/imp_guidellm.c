@@ -41,12 +41,31 @@ static enum tt_code ns(struct tt__imp *im, const char *where, const char *member
 struct sink {
 	struct tt_trace_writer *tw;
 	int64_t origin;
-	int64_t last_end;    /* latest request end, ns */
+	int64_t last_end;    /* latest end of a measured request, ns */
+	int64_t all_end;     /* latest end of any request, ns */
+	int64_t first_send;  /* earliest send of any request, ns */
+	int window;          /* the benchmark says its measured span: */
+	double t0, t1;       /* start_time, end_time (Unix s) */
+	size_t outside;      /* requests outside it (warm-up, cool-down) */
 	int conc;
 	size_t i, multi;
 	double psum;
 	long pn;
 };
+
+/* Is a request one of GuideLLM's measured ones?  GuideLLM's statistics
+ * (`metrics`) cover the requests that end at or after the benchmark's
+ * start_time and start at or before its end_time (its
+ * GenerativeRequestsAccumulator.get_within_range): those of the warm-up
+ * that end before it and those of the cool-down that start after it are
+ * listed but not measured.  start: request_start; end: request_end, else
+ * the last time known of the request. */
+static int measured(const struct sink *s, double start, double end)
+{
+	if (!s->window)
+		return 1;
+	return end >= s->t0 && start <= s->t1;
+}
 
 static enum tt_code request(struct tt__imp *im, const cJSON *q, const char *where,
 			    enum tt_finish finish, struct sink *s, struct tt_error *err)
@@ -55,7 +74,7 @@ static enum tt_code request(struct tt__imp *im, const cJSON *q, const char *wher
 	double first = when(q, "first_token_iteration", "first_token_time");
 	double last = when(q, "last_token_iteration", "last_token_time");
 	double out = NAN, in = NAN, v;
-	int found;
+	int found, mine;
 	struct tt_chunk ch[2];
 	struct tt_request r;
 	char error[256] = "";
@@ -78,7 +97,13 @@ static enum tt_code request(struct tt__imp *im, const cJSON *q, const char *wher
 	if (tt_failed(rc = tt__imp_num(im, q, where, "prompt_tokens", 0, &v, &found, err)))
 		return rc;
 	if (found)
-		in = v, s->psum += v, s->pn++;
+		in = v;
+	if (!isfinite(end) && isfinite(v = when(q, "request_end_time", "request_end_time")))
+		end = v;
+	mine = measured(s, start, isfinite(end) ? end : isfinite(last) ? last : isfinite(first) ? first
+									  : start);
+	if (mine && isfinite(in))
+		s->psum += in, s->pn++;
 	if (isfinite(out) && tt_failed(rc = tt__imp_range(im, where, "output_tokens", out, 0, 1e9, "tokens",
 						 err)))
 		return rc;
@@ -88,7 +113,10 @@ static enum tt_code request(struct tt__imp *im, const cJSON *q, const char *wher
 	memset(&r, 0, sizeof r);
 	r.slot = (uint32_t)(s->i % (size_t)s->conc);
 	r.seq = (uint32_t)(s->i / (size_t)s->conc);
-	r.role = TT_ROLE_MEASURED;
+	/* Outside GuideLLM's measured span: kept as a warm-up request, which
+	 * no figure counts (formats/run-v1.md 3.4, role 1). */
+	r.role = mine ? TT_ROLE_MEASURED : TT_ROLE_WARMUP;
+	s->outside += !mine;
 	if (tt_failed(rc = ns(im, where, "request_start", start, s->origin, &r.t_send_ns, err)))
 		return rc;
 	r.t_sched_ns = r.t_send_ns;
@@ -128,8 +156,12 @@ static enum tt_code request(struct tt__imp *im, const cJSON *q, const char *wher
 		r.fail = TT_FAIL_OTHER;
 		r.error = error;
 	}
-	if (r.t_end_ns > s->last_end)
+	if (mine && r.t_end_ns > s->last_end)
 		s->last_end = r.t_end_ns;
+	if (r.t_end_ns > s->all_end)
+		s->all_end = r.t_end_ns;
+	if (r.t_send_ns < s->first_send)
+		s->first_send = r.t_send_ns;
 	s->i++;
 	return tt__imp_write(im, s->tw, where, &r, err);
 }
@@ -170,7 +202,7 @@ static int strategy(const cJSON *b, char *load, size_t n)
 
 /* Most requests in flight at once, from the groups' start and end times;
  * -1 out of memory. */
-static long in_flight(const cJSON *reqs, size_t n)
+static long in_flight(const cJSON *reqs, size_t n, const struct sink *s)
 {
 	double *send = malloc((n ? n : 1) * sizeof *send), *end = malloc((n ? n : 1) * sizeof *end);
 	size_t k = 0;
@@ -184,7 +216,11 @@ static long in_flight(const cJSON *reqs, size_t n)
 				if (k == n)
 					break;
 				send[k] = when(a, "request_start", "start_time");
-				end[k++] = when(a, "request_end", "end_time");
+				end[k] = when(a, "request_end", "end_time");
+				if (isfinite(send[k]) && isfinite(end[k]) &&
+				    !measured(s, send[k], end[k]))
+					continue;
+				k++;
 			}
 		}
 		best = tt__imp_max_in_flight(send, end, k);
@@ -221,15 +257,19 @@ static enum tt_code benchmark(struct tt__imp *im, const cJSON *b, size_t k, stru
 			return rc;
 		n += a ? (size_t)cJSON_GetArraySize(a) : 0;
 	}
+	memset(&s, 0, sizeof s);
+	s.last_end = s.all_end = INT64_MIN;
+	s.first_send = INT64_MAX;
+	s.window = found0 && found1 && t1 > t0;
+	s.t0 = t0;
+	s.t1 = t1;
 	conc = strategy(b, load, sizeof load);
 	if (!conc) {
-		if ((conc = in_flight(reqs, n)) < 0)
+		if ((conc = in_flight(reqs, n, &s)) < 0)
 			return tt__imp_nomem(im, err);
 		if (tt_failed(rc = tt__imp_note(im, "load", load, err)))
 			return rc;
 	}
-	memset(&s, 0, sizeof s);
-	s.last_end = INT64_MIN;
 	s.conc = (int)conc;
 	s.origin = im->m->origin_unix_ns;
 	/* The context: prompt tokens of the requests, known after reading
@@ -273,9 +313,12 @@ static enum tt_code benchmark(struct tt__imp *im, const cJSON *b, size_t k, stru
 		c->context = ctx;
 		c->state = TT_CELL_DONE;
 		/* GuideLLM's measured span, start_time to end_time, stretched to
-		 * the last request's end (its end_time can come before it), plus
-		 * one trace unit: stored times round up to it. */
-		if (found0 && found1 && t1 > t0) {
+		 * the last measured request's end (a request that started before
+		 * end_time counts whole; end_time can also come before the last
+		 * request's end: 48 us in the fixture), plus one trace unit:
+		 * stored times round up to it.  The cell spans every request,
+		 * warm-up and cool-down included. */
+		if (s.window) {
 			int64_t e, b0;
 			if (tt_failed(rc = ns(im, where, "end_time", t1, s.origin, &e, err)) ||
 			    tt_failed(rc = ns(im, where, "start_time", t0, s.origin, &b0, err)))
@@ -284,9 +327,17 @@ static enum tt_code benchmark(struct tt__imp *im, const cJSON *b, size_t k, stru
 				return tt__imp_fail_err(im, err, where, "start_time..end_time reaches "
 							"beyond the +-2^60 ns (36 years) from the "
 							"run's origin that a run holds");
-			c->start_ns = c->window_start_ns = b0;
-			c->window_end_ns = c->end_ns = (s.last_end > e ? s.last_end : e) + 1000;
+			c->window_start_ns = b0;
+			c->start_ns = s.first_send < b0 ? s.first_send : b0;
+			c->window_end_ns = (s.last_end > e ? s.last_end : e) + 1000;
+			c->end_ns = s.all_end + 1000 > c->window_end_ns ? s.all_end + 1000
+									: c->window_end_ns;
 		}
+		if (s.outside && tt_failed(rc = tt__imp_note(im, "guidellm_measured",
+				"requests outside a benchmark's start_time..end_time (GuideLLM's "
+				"warm-up and cool-down) are kept as warm-up requests that no figure "
+				"counts, as GuideLLM's own statistics leave them out", err)))
+			return rc;
 		if (tt_failed(rc = tt__imp_add_i64(im, &im->m->contexts, &im->m->n_contexts, ctx, err)) ||
 		    tt_failed(rc = tt__imp_add_int(im, &im->m->concurrency, &im->m->n_concurrency, (int)conc,
 					  err)))
@@ -332,7 +383,7 @@ enum tt_code tt__import_guidellm(struct tt__imp *im, const cJSON *root, struct t
 		    tt_failed(rc = tt__imp_note(im, "source_server", s, err)) ||
 		    tt_failed(rc = tt__imp_str(im, args, "args", "request_format", 0, &s, err)))
 			return rc;
-		if (s && strstr(s, "chat") && tt_failed(rc = tt__imp_set(im, &im->m->endpoint, "chat", err)))
+		if (tt_failed(rc = tt__imp_endpoint(im, s, err)))
 			return rc;
 	}
 	/* The origin: the earliest benchmark start or request start (Unix s). */

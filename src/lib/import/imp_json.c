@@ -266,6 +266,18 @@ enum tt_code tt__imp_parse(const struct tt__imp *im, const char *text, size_t le
 				    "column %zu (byte %zu)", im->file, where ? where : "",
 				    where && where[0] ? ": " : "", line, col, off);
 	}
+	{
+		/* Python's json writes NaN and Infinity, which JSON has not: say so. */
+		static const char *const py[] = {"NaN", "-NaN", "Infinity", "-Infinity"};
+		for (size_t k = 0; k < sizeof py / sizeof *py; k++) {
+			size_t n = strlen(py[k]);
+			if ((size_t)(text + len - end) >= n && memcmp(end, py[k], n) == 0)
+				return tt__imp_fail_err(im, err, where, "not valid JSON at line %zu, "
+							"column %zu (byte %zu): %s, which JSON has no "
+							"number for (Python writes it for a value it "
+							"could not compute)", line, col, off, py[k]);
+		}
+	}
 	return tt__imp_fail_err(im, err, where, "not valid JSON at line %zu, column %zu (byte %zu)",
 				line, col, off);
 }

@@ -259,7 +259,10 @@ static enum tt_code read_result(struct tt__imp *im, const cJSON *r, size_t i, si
 	for (size_t k = 0; k < sizeof figures / sizeof *figures; k++) {
 		if (tt_failed(rc = tt__imp_num(im, r, where, figures[k].member, 0, &v, &found, err)))
 			return rc;
-		if (found && tt_failed(rc = tt__imp_report(im, *cell, figures[k].key, v * figures[k].scale, err)))
+		char m[160];
+		snprintf(m, sizeof m, "%s.%s", where, figures[k].member);
+		if (found && tt_failed(rc = tt__imp_report_member(im, *cell, figures[k].key, m,
+								  v * figures[k].scale, err)))
 			return rc;
 	}
 	/* Early schema: per_request_avg_tps is aggregate / C, the mean stream rate. */

@@ -235,7 +235,8 @@ static enum tt_code reported(struct tt__imp *im, const cJSON *root, size_t cell,
 	for (size_t k = 0; k < sizeof aggregates / sizeof *aggregates; k++) {
 		if (tt_failed(rc = tt__imp_num(im, root, "", aggregates[k].member, 0, &v, &found, err)))
 			return rc;
-		if (found && tt_failed(rc = tt__imp_report(im, cell, aggregates[k].key, v, err)))
+		if (found && tt_failed(rc = tt__imp_report_member(im, cell, aggregates[k].key,
+								  aggregates[k].member, v, err)))
 			return rc;
 	}
 	tt_cell_reported(&im->m->cells[cell], "completed", &done);
@@ -263,6 +264,9 @@ enum tt_code tt__import_vllm(struct tt__imp *im, const cJSON *root, struct tt_er
 	    tt_failed(rc = tt__imp_set(im, &im->m->served_model, s, err)) ||
 	    tt_failed(rc = tt__imp_str(im, root, "", "backend", 0, &s, err)) ||
 	    tt_failed(rc = tt__imp_note(im, "backend", s, err)) ||
+	    tt_failed(rc = tt__imp_endpoint(im, s && strstr(s, "chat") ? s : NULL, err)) ||
+	    tt_failed(rc = tt__imp_str(im, root, "", "endpoint_type", 0, &s, err)) ||
+	    tt_failed(rc = tt__imp_endpoint(im, s && strstr(s, "chat") ? s : NULL, err)) ||
 	    tt_failed(rc = tt__imp_str(im, root, "", "date", 0, &s, err)) ||
 	    tt_failed(rc = tt__imp_note(im, "source_timestamp", s, err)) ||
 	    tt_failed(rc = tt__imp_set(im, &im->m->engine, "vllm", err)))

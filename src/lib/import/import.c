@@ -130,6 +130,13 @@ enum tt_import_format tt__import_sniff(const char *data, size_t len, const cJSON
 			return TT_IMPORT_GUIDELLM;
 		if (has(root, "ttfts") || has(root, "mean_ttft_ms") || has(root, "median_ttft_ms"))
 			return TT_IMPORT_VLLM;
+		/* The tools' summaries: GenAI-Perf's profile_export_genai_perf.json,
+		 * AIPerf's profile_export_aiperf.json. */
+		if (has(root, "time_to_first_token") && has(root, "output_token_throughput"))
+			return TT_IMPORT_GENAI_PERF;
+		if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "records")) &&
+		    has(root, "input_config"))
+			return TT_IMPORT_AIPERF;
 		/* One AIPerf record alone (a one-line export, records or raw). */
 		if (has(root, "metadata") && (has(root, "metrics") || has(root, "start_perf_ns")))
 			return TT_IMPORT_AIPERF;
@@ -517,6 +524,13 @@ static enum tt_code import_into(const char *const *paths, size_t n, const void *
 	tt_manifest_release(&m);
 	if (tt_failed(rc))
 		return rc;
+	/* The writer's copy of the manifest went through JSON, which writes the
+	 * default endpoint ("completions"): unset again, so that the first file
+	 * that says its endpoint sets it (tt__imp_set sets an unset field only);
+	 * unset at the end, the default is written. */
+	wm = tt_run_writer_manifest(w);
+	free(wm->endpoint);
+	wm->endpoint = NULL;
 	for (size_t i = 0; i < n; i++) {
 		rc = import_one(w, paths[i], mem, mem_len, opts ? opts->from : TT_IMPORT_AUTO, warn,
 				sizeof warn, err);
