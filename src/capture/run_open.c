@@ -614,6 +614,17 @@ int run_open(struct cap *c, const char *url_arg)
 			c->model = c->probed.served_model;
 	} else {
 		c->model = c->made.served_model;
+		/* probe_models keeps the listed model (the first, when the one
+		 * asked for is not listed) beside the name sent: they differ
+		 * only when --model names no model of /v1/models.  A server
+		 * that ignores the name (llama.cpp, the simulator) then answers
+		 * with its own model under the name asked for. */
+		if (o->model && c->made.model && strcmp(c->made.model, o->model) != 0)
+			fprintf(stderr,
+				"tokentrace-capture: warning: --model '%s' is not a model '%s/v1/models' "
+				"lists (its first is '%s'); a server that ignores the name answers "
+				"with its own model, and the run records '%s'\n",
+				o->model, c->net.url, c->made.model, o->model);
 	}
 	text = o->prompt_kind ? strcmp(o->prompt_kind, "text") == 0
 			     : (strcmp(o->endpoint, "chat") == 0 || c->engine == TT_ENGINE_TGI);
