@@ -184,8 +184,14 @@ enum tt_code tt_length_hist_parse(const char *data, size_t len, const char *name
 /* Read the file at path (at most 1 MiB) and parse it as above. */
 enum tt_code tt_length_hist_load(const char *path, struct tt_length_bin **bins, size_t *n,
 				 struct tt_error *err);
-/* Index of the cell with this id, or -1. */
+/* Index of the cell with this id, or -1.  The id may write its context
+ * as the capture's options do ("decode-8Kx64" finds "decode-8192x64"). */
 long tt_manifest_find_cell(const struct tt_manifest *m, const char *id);
+/* The id as the run writes it, into buf: contexts in tokens
+ * ("decode-8Kx64" -> "decode-8192x64", "prefill-125K" -> "prefill-128000",
+ * "rate-8Kr0.5" -> "rate-8192r0p5").  0, or -1 when id is no cell id (buf
+ * then holds id as given). */
+int tt_cell_id_canonical(const char *id, char *buf, size_t len);
 
 /* Record a figure the source reported for cell c (replaces a previous value). */
 enum tt_code tt_cell_set_reported(struct tt_cell_info *c, const char *key, double value);

@@ -56,7 +56,10 @@ static int cell_selected(const char *cells, const struct tt_cell_info *ci)
 		char *dash = strchr(tok, '-'), *x;
 		int64_t ctx;
 		if (ci->phase == TT_PHASE_RATE) {
-			hit = strcmp(tok, ci->id) == 0; /* open loop: the id as written */
+			/* open loop: the id, its context in either notation */
+			char canon[96];
+			tt_cell_id_canonical(tok, canon, sizeof canon);
+			hit = strcmp(canon, ci->id) == 0;
 			continue;
 		}
 		if (!dash)
