@@ -84,7 +84,7 @@ static const struct opt opts[] = {
 	{NULL, 0, "rate-sweep", NULL, "find the saturation rate, then rates below it",
 	 OPT_FLAG, OFF(rate_sweep), 0, 0, "", {0}},
 	{NULL, 0, "slo", "LIST", "search the highest rate meeting these SLOs",
-	 OPT_SLO, OFF(slo), 0, 0, " (expected e.g. ttft=500ms,tbt=50ms,attain=90)", {0}},
+	 OPT_SLO, OFF(slo), 0, 0, " (expected e.g. ttft=500ms,tbt=50ms,attain=90 or ttft=500ms@p90)", {0}},
 	{"Requests", 0, "model", "NAME", "model to request [first of /v1/models]",
 	 OPT_STR, OFF(model), 0, 0, "", {0}},
 	{NULL, 0, "endpoint", "completions|chat", "API route [completions]",
