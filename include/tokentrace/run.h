@@ -35,6 +35,12 @@ enum tt_phase {
 /* Minor version of a manifest that records a sweep, an SLO search or an
  * output-length histogram (formats/run-v1.md 2.4, 1.3 members). */
 #define TT_RUN_FORMAT_MINOR_SWEEP 3
+/* The newest minor version this build reads and writes: formats/run-v1.md's
+ * title (1.4: the capture timing of request records, trace minor 2).  A
+ * manifest says the lowest version its members need (1.1 to 1.3); what
+ * --version reports is this one (test cli-version compares it with the
+ * spec). */
+#define TT_RUN_FORMAT_MINOR_NEWEST 4
 
 /* One bin of an output-length histogram (formats/length-hist-v1.md):
  * lengths min..max (both included) drawn with this relative weight. */

@@ -548,7 +548,8 @@ int opts_parse(struct cap_opts *o, int argc, char **argv, const char **url)
 			return 0;
 		}
 		if (p->kind == OPT_VERSION) {
-			printf("tokentrace-capture %s\n", tt_version());
+			printf("tokentrace-capture %s (writes run format %d.%d)\n", tt_version(),
+			       TT_RUN_FORMAT_MAJOR, TT_RUN_FORMAT_MINOR_NEWEST);
 			return 0;
 		}
 		if (p->kind == OPT_FLAG) {
