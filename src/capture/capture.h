@@ -78,6 +78,10 @@ struct cap {
 	/* fail fast (docs/capture.md "Failures"): generation requests refused
 	 * at connect in a row, with no answer between them */
 	int refused_in_row;
+	/* --redo: cells of the run (manifest order) to measure again although
+	 * finished; NULL none (run_open.c run_redo, read by run_matrix.c) */
+	unsigned char *redo;
+	size_t n_redo;
 };
 
 #endif

@@ -119,6 +119,8 @@ static const struct opt opts[] = {
 	 OPT_STR, OFF(out), 0, 0, "", {0}},
 	{NULL, 0, "resume", "RUN", "run the cells RUN has not finished",
 	 OPT_STR, OFF(resume), 0, 0, "", {0}},
+	{NULL, 0, "redo", "LIST", "with --resume: measure these again too (errors,...,cell ids)",
+	 OPT_STR, OFF(redo), 0, 0, "", {0}},
 	{NULL, 'q', "quiet", NULL, "no progress line", OPT_FLAG, OFF(quiet), 0, 0, "", {0}},
 	{NULL, 'h', "help", NULL, "this text", OPT_HELP, 0, 0, 0, "", {0}},
 	{NULL, 0, "version", NULL, "print the version", OPT_VERSION, 0, 0, 0, "", {0}},
@@ -489,6 +491,10 @@ static int check_opts(struct cap_opts *o, const char *url)
 		return usage_error("give either -o or --resume, not both");
 	if (!o->resume && !o->out)
 		return usage_error("no run directory: give -o RUN (or --resume RUN)");
+	if (o->redo && !o->resume)
+		return usage_error("--redo measures cells of a run again: it needs --resume RUN");
+	if (o->redo && !*o->redo)
+		return usage_error("--redo: empty (e.g. --redo failed,errors)");
 	if ((o->rate_sweep || o->slo) && !o->n_rates && !o->resume)
 		return usage_error("--rate-sweep and --slo search rates: give --rates to start from "
 				   "(e.g. --rates 1/s)");

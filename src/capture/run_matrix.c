@@ -71,7 +71,7 @@ int run_matrix(struct cap *c, struct tt_run_writer *const *reps, size_t n_reps)
 		struct tt_manifest *rm = tt_run_writer_manifest(reps[r]);
 		for (size_t i = 0; i < n_cells && i < rm->n_cells; i++) {
 			enum tt_cell_state st = rm->cells[i].state;
-			if (to_run(st)) {
+			if (to_run(st) || (r == 0 && i < c->n_redo && c->redo[i])) {
 				run_it[i * n_reps + r] = 1;
 				todo++;
 				retry += st == TT_CELL_FAILED;
@@ -129,6 +129,9 @@ int run_matrix(struct cap *c, struct tt_run_writer *const *reps, size_t n_reps)
 		if (ci->state == TT_CELL_FAILED && !o->quiet)
 			fprintf(stderr, "tokentrace-capture: retrying cell '%s'%s (failed before: %s)\n",
 				ci->id, n_reps > 1 ? " of a repeat" : "", ci->reason ? ci->reason : "?");
+		else if (!to_run(ci->state) && !o->quiet)
+			fprintf(stderr, "tokentrace-capture: measuring cell '%s' again (--redo; it was "
+					"%s)\n", ci->id, tt_cell_state_name(ci->state));
 		if (*c->net.stop)
 			break;
 		if (n_reps > 1) {
