@@ -530,6 +530,26 @@ static int create_run(struct cap *c, struct tt_manifest *m, const struct timespe
 	return 0;
 }
 
+/* probe_models keeps the listed model (the first, when the one asked for
+ * is not listed) beside the name sent: they differ only when --model names
+ * no model of /v1/models.  A server that ignores the name (llama.cpp) then
+ * answers with its own model under the name asked for.  The names shown
+ * are the run's copies, cleaned as every manifest string is (no control
+ * characters: a name is the user's or the server's bytes). */
+static void warn_unlisted_model(struct cap *c)
+{
+	const struct tt_manifest *wm = tt_run_writer_manifest(c->run);
+
+	if (!c->o->model || !c->made.model || !strcmp(c->made.model, c->o->model))
+		return;
+	fprintf(stderr,
+		"tokentrace-capture: warning: --model '%s' is not a model '%s/v1/models' lists "
+		"(its first is '%s'); a server that ignores the name answers with its own "
+		"model, and the run records '%s'\n",
+		wm->served_model ? wm->served_model : "?", c->net.url,
+		wm->model ? wm->model : "?", wm->served_model ? wm->served_model : "?");
+}
+
 int run_open(struct cap *c, const char *url_arg)
 {
 	struct cap_opts *o = c->o;
@@ -618,17 +638,6 @@ int run_open(struct cap *c, const char *url_arg)
 			c->model = c->probed.served_model;
 	} else {
 		c->model = c->made.served_model;
-		/* probe_models keeps the listed model (the first, when the one
-		 * asked for is not listed) beside the name sent: they differ
-		 * only when --model names no model of /v1/models.  A server
-		 * that ignores the name (llama.cpp, the simulator) then answers
-		 * with its own model under the name asked for. */
-		if (o->model && c->made.model && strcmp(c->made.model, o->model) != 0)
-			fprintf(stderr,
-				"tokentrace-capture: warning: --model '%s' is not a model '%s/v1/models' "
-				"lists (its first is '%s'); a server that ignores the name answers "
-				"with its own model, and the run records '%s'\n",
-				o->model, c->net.url, c->made.model, o->model);
 	}
 	text = o->prompt_kind ? strcmp(o->prompt_kind, "text") == 0
 			     : (strcmp(o->endpoint, "chat") == 0 || c->engine == TT_ENGINE_TGI);
@@ -645,6 +654,7 @@ int run_open(struct cap *c, const char *url_arg)
 		status = create_run(c, &c->made, &wall, text);
 		if (status)
 			return 1;
+		warn_unlisted_model(c);
 	}
 	return 0;
 }

@@ -6,7 +6,8 @@
 #     failed request in it (a cell whose status shows Client overloaded
 #     first, on a loaded machine, is redone for its errors too);
 #     the cell without errors is not measured again;
-#  2. --redo with a cell id in the capture's K notation (decode-1Kx1);
+#  2. --redo with a cell id in the capture's K notation (decode-1Kx1), and
+#     the same notation in chart --cell and dump --cell;
 #  3. a --redo item that is no state, status key or cell: exit 2, named;
 #     --redo without --resume: exit 2.
 # usage: redo.sh SIM CAPTURE TOKENTRACE WORKDIR
@@ -57,6 +58,13 @@ e_before=$(end_of run decode-1024x1)
 "$CAP" --resume run "$URL" --redo decode-1Kx1 2> err3.txt || fail "--redo ID: $(tail -2 err3.txt)"
 [ "$(end_of run decode-1024x1)" != "$e_before" ] || fail "--redo decode-1Kx1 did not measure it again"
 [ "$(end_of run prefill-1024)" = "$pre" ] || fail "--redo decode-1Kx1 measured the prefill cell"
+
+# the same ids in the analyzer's commands (issue 24.4: one syntax)
+"$TT" chart run timeline --cell decode-1Kx2 -o tl.svg 2> err6.txt ||
+	fail "chart --cell decode-1Kx2: $(cat err6.txt)"
+[ -s tl.svg ] || fail "chart --cell decode-1Kx2 drew nothing"
+"$TT" dump run --cell decode-1Kx2 > dump.txt 2> err7.txt || fail "dump --cell: $(cat err7.txt)"
+grep -q 'decode-1024x2' dump.txt || fail "dump --cell decode-1Kx2 printed no record of the cell"
 
 # 3. bad items
 st=0
