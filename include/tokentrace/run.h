@@ -35,6 +35,12 @@ enum tt_phase {
 /* Minor version of a manifest that records a sweep, an SLO search or an
  * output-length histogram (formats/run-v1.md 2.4, 1.3 members). */
 #define TT_RUN_FORMAT_MINOR_SWEEP 3
+/* The newest minor version this build reads and writes: formats/run-v1.md's
+ * title (1.4: the capture timing of request records, trace minor 2).  A
+ * manifest says the lowest version its members need (1.1 to 1.3); what
+ * --version reports is this one (test cli-version compares it with the
+ * spec). */
+#define TT_RUN_FORMAT_MINOR_NEWEST 4
 
 /* One bin of an output-length histogram (formats/length-hist-v1.md):
  * lengths min..max (both included) drawn with this relative weight. */
@@ -184,8 +190,14 @@ enum tt_code tt_length_hist_parse(const char *data, size_t len, const char *name
 /* Read the file at path (at most 1 MiB) and parse it as above. */
 enum tt_code tt_length_hist_load(const char *path, struct tt_length_bin **bins, size_t *n,
 				 struct tt_error *err);
-/* Index of the cell with this id, or -1. */
+/* Index of the cell with this id, or -1.  The id may write its context
+ * as the capture's options do ("decode-8Kx64" finds "decode-8192x64"). */
 long tt_manifest_find_cell(const struct tt_manifest *m, const char *id);
+/* The id as the run writes it, into buf: contexts in tokens
+ * ("decode-8Kx64" -> "decode-8192x64", "prefill-125K" -> "prefill-128000",
+ * "rate-8Kr0.5" -> "rate-8192r0p5").  0, or -1 when id is no cell id (buf
+ * then holds id as given). */
+int tt_cell_id_canonical(const char *id, char *buf, size_t len);
 
 /* Record a figure the source reported for cell c (replaces a previous value). */
 enum tt_code tt_cell_set_reported(struct tt_cell_info *c, const char *key, double value);

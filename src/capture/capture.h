@@ -54,6 +54,34 @@ struct cap {
 	double ready_wait_s;        /* >= 0: waiting for readiness this long */
 	double ready_timeout_s;     /* ... of at most this long */
 	int producing;              /* streams that have had tokens */
+	/* What the cell is doing now (docs/capture.md "The progress line"):
+	 * "warm-up", "readiness", "measuring", "drain", "scout"; the line
+	 * names it.  Set by the cell, read by progress_line.c. */
+	const char *phase;
+	double phase_start_s;       /* cell time the phase began */
+	double phase_len_s;         /* its planned length (measuring, drain) */
+	double o_readiness_s;       /* --readiness, as the run has it */
+	int warm_total, warm_left;  /* closed-loop warm-up: prompts sent, not yet back */
+	int ready_foreseen;         /* the readiness check cannot pass (more
+				     * workers than the server's slots): the
+				     * timeout counts in the ETA */
+	/* open loop: the schedule's rate and the requests ended, for
+	 * offered against achieved on the line */
+	double rate_offered;        /* requests/s; 0: closed loop */
+	long rate_ended;            /* requests ended in this cell */
+	long rate_ended_prev;
+	int64_t rate_t_prev;
+	double rate_achieved;       /* over the last second or more; NaN unknown */
+	/* --slo / --rate-sweep: the search step running (0: a cell of the
+	 * matrix) and the most steps the budget leaves after it */
+	int search_step, search_left;
+	/* fail fast (docs/capture.md "Failures"): generation requests refused
+	 * at connect in a row, with no answer between them */
+	int refused_in_row;
+	/* --redo: cells of the run (manifest order) to measure again although
+	 * finished; NULL none (run_open.c run_redo, read by run_matrix.c) */
+	unsigned char *redo;
+	size_t n_redo;
 };
 
 #endif

@@ -84,7 +84,7 @@ static const struct opt opts[] = {
 	{NULL, 0, "rate-sweep", NULL, "find the saturation rate, then rates below it",
 	 OPT_FLAG, OFF(rate_sweep), 0, 0, "", {0}},
 	{NULL, 0, "slo", "LIST", "search the highest rate meeting these SLOs",
-	 OPT_SLO, OFF(slo), 0, 0, " (expected e.g. ttft=500ms,tbt=50ms,attain=90)", {0}},
+	 OPT_SLO, OFF(slo), 0, 0, " (expected e.g. ttft=500ms,tbt=50ms,attain=90 or ttft=500ms@p90)", {0}},
 	{"Requests", 0, "model", "NAME", "model to request [first of /v1/models]",
 	 OPT_STR, OFF(model), 0, 0, "", {0}},
 	{NULL, 0, "endpoint", "completions|chat", "API route [completions]",
@@ -119,6 +119,8 @@ static const struct opt opts[] = {
 	 OPT_STR, OFF(out), 0, 0, "", {0}},
 	{NULL, 0, "resume", "RUN", "run the cells RUN has not finished",
 	 OPT_STR, OFF(resume), 0, 0, "", {0}},
+	{NULL, 0, "redo", "LIST", "with --resume: measure these again too (errors,...,cell ids)",
+	 OPT_STR, OFF(redo), 0, 0, "", {0}},
 	{NULL, 'q', "quiet", NULL, "no progress line", OPT_FLAG, OFF(quiet), 0, 0, "", {0}},
 	{NULL, 'h', "help", NULL, "this text", OPT_HELP, 0, 0, 0, "", {0}},
 	{NULL, 0, "version", NULL, "print the version", OPT_VERSION, 0, 0, 0, "", {0}},
@@ -489,6 +491,10 @@ static int check_opts(struct cap_opts *o, const char *url)
 		return usage_error("give either -o or --resume, not both");
 	if (!o->resume && !o->out)
 		return usage_error("no run directory: give -o RUN (or --resume RUN)");
+	if (o->redo && !o->resume)
+		return usage_error("--redo measures cells of a run again: it needs --resume RUN");
+	if (o->redo && !*o->redo)
+		return usage_error("--redo: empty (e.g. --redo failed,errors)");
 	if ((o->rate_sweep || o->slo) && !o->n_rates && !o->resume)
 		return usage_error("--rate-sweep and --slo search rates: give --rates to start from "
 				   "(e.g. --rates 1/s)");
@@ -548,7 +554,8 @@ int opts_parse(struct cap_opts *o, int argc, char **argv, const char **url)
 			return 0;
 		}
 		if (p->kind == OPT_VERSION) {
-			printf("tokentrace-capture %s\n", tt_version());
+			printf("tokentrace-capture %s (writes run format %d.%d)\n", tt_version(),
+			       TT_RUN_FORMAT_MAJOR, TT_RUN_FORMAT_MINOR_NEWEST);
 			return 0;
 		}
 		if (p->kind == OPT_FLAG) {

@@ -16,6 +16,9 @@ struct cap_opts {
 	const char *url;          /* base URL, no trailing slash */
 	const char *out;          /* run directory */
 	const char *resume;       /* run directory to continue */
+	const char *redo;         /* --redo: cells of the resumed run to measure
+				   * again (failed, interrupted, a status key, a
+				   * cell id; comma-separated); NULL none */
 	const char *model;        /* NULL: first of /v1/models */
 	const char *api_key;      /* never written anywhere */
 	char *key_copy;           /* owned copy of --api-key (the argument is

@@ -101,6 +101,7 @@ static void gen_done(struct net *c, struct xfer *x, CURLcode res)
 		cr->n_ok++;
 	else if (!x->http_status)
 		cr->n_connect_fail++;
+	cell_count_refusal(cr->c, res, x->http_status);
 	if (x->st.tokens > 0) {
 		cr->produced[slot] = 1;
 		cr->last_tok[slot] = x->last_rx;
@@ -242,6 +243,7 @@ static void turn(struct cellrun *cr, int64_t deadline, int64_t cell_start)
 	c->producing = 0;
 	for (int s = 0; s < cr->n; s++)
 		c->producing += cr->cur[s] && cr->cur[s]->n_chunks > 0;
+	c->warm_left = cr->warm_left;
 	scrape_tick(c, now);
 	progress_tick(c, now, since_s(cell_start, now));
 }
@@ -284,6 +286,7 @@ static enum tt_code run_prefill(struct cap *c, size_t i, struct tt_trace_writer 
 	cr.phase = PH_OVER;
 	ci->start_ns = rel_ns(&c->net, start);
 	ci->window_start_ns = ci->start_ns;
+	progress_phase(c, "scout", 0, 0);
 	/* --prefill-repeats: N cold scouts one after the other, each with a
 	 * prompt of its own (the report takes their median, M-prefill). */
 	for (int64_t rep = 0; rep < c->o->prefill_repeats && !stopped; rep++) {
@@ -376,13 +379,30 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 
 	/* Warm every slot's prompt into the prefix cache, all at once. */
 	cr.phase = PH_WARMUP;
+	{
+		/* More workers than the server's slots (llama.cpp says how
+		 * many): the readiness check cannot pass, the window starts at
+		 * its timeout, and the line's ETA counts it from now. */
+		const struct tt_manifest *m = tt_run_writer_manifest(c->run);
+		c->ready_foreseen = m->slots > 0 && n > m->slots;
+	}
+	c->o_readiness_s = c->o->readiness_s;
+	c->ready_timeout_s = c->o->readiness_timeout_s;
+	c->warm_total = n;
+	progress_phase(c, "warm-up", 0, 0);
 	for (int s = 0; s < n; s++)
 		if (start_req(&cr, s, TT_ROLE_WARMUP, now_ns()) == 0)
 			cr.warm_left++;
-	while (cr.warm_left > 0 && !*c->net.stop)
+	while (cr.warm_left > 0 && !*c->net.stop && !refused(c)) {
+		/* the least still to come: readiness, then the window */
+		c->cell_left_s = c->o->duration_s +
+				 (c->ready_foreseen ? c->o->readiness_timeout_s : c->o->readiness_s);
 		turn(&cr, now_ns() + 20000000, start);
+	}
 	if (*c->net.stop)
 		goto stopped;
+	if (refused(c))
+		goto refused;
 
 	/* Closed-loop workers. */
 	cr.phase = PH_RUN;
@@ -393,6 +413,7 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 			cr.restart_at[s] = now_ns() + 100000000;
 	}
 	workers = now_ns();
+	progress_phase(c, "readiness", since_s(start, workers), 0);
 	for (;;) {
 		int64_t now;
 		int server_ok;
@@ -400,6 +421,8 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 		turn(&cr, now_ns() + 20000000, start);
 		if (*c->net.stop)
 			goto stopped;
+		if (refused(c))
+			goto refused;
 		now = now_ns();
 		for (int s = 0; s < n; s++)
 			if (cr.cur[s] && cr.cur[s]->n_chunks)
@@ -428,7 +451,10 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 		c->ready_wait_s = since_s(workers, now);
 		c->ready_timeout_s = c->o->readiness_timeout_s;
 		c->cell_left_s = c->o->duration_s +
-				 fmax(0, c->o->readiness_s - (steady < 0 ? 0 : since_s(steady, now)));
+				 (c->ready_foreseen
+					  ? fmax(0, c->o->readiness_timeout_s - since_s(workers, now))
+					  : fmax(0, c->o->readiness_s -
+							    (steady < 0 ? 0 : since_s(steady, now))));
 	}
 	c->ready_wait_s = -1;
 	/* Not committed now: an fsync with C streams flowing would stall the
@@ -437,11 +463,14 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 
 	wend = ready + window;
 	cr.in_window = 1;
+	progress_phase(c, "measuring", since_s(start, ready), c->o->duration_s);
 	while (now_ns() < wend) {
 		c->cell_left_s = since_s(now_ns(), wend);
 		turn(&cr, wend, start);
 		if (*c->net.stop)
 			goto stopped;
+		if (refused(c))
+			goto refused;
 	}
 	cr.phase = PH_OVER;
 	cut_all(&cr, TT_FINISH_CUT, wend);
@@ -463,6 +492,19 @@ static enum tt_code run_decode(struct cap *c, size_t i, struct tt_trace_writer *
 	}
 	cellrun_free(&cr);
 	return cell_finish(c, i, tw, TT_CELL_DONE, NULL, err);
+
+refused:
+	/* Fail fast: the server is gone mid-cell.  The cell failed (a
+	 * resume measures it again) and the run stops now, instead of
+	 * waiting out the readiness timeout of every cell left. */
+	cr.phase = PH_OVER;
+	cut_all(&cr, TT_FINISH_ABORTED, now_ns());
+	ci->end_ns = rel_ns(&c->net, now_ns());
+	if (ci->window_start_ns >= 0)
+		ci->window_end_ns = ci->end_ns;
+	cellrun_free(&cr);
+	rc = cell_finish(c, i, tw, TT_CELL_FAILED, refused_reason(c), err);
+	return rc != TT_OK ? rc : refused_error(c, err);
 
 stopped:
 	cr.phase = PH_OVER;

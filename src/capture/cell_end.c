@@ -50,3 +50,35 @@ enum tt_code cell_finish(struct cap *c, size_t i, struct tt_trace_writer *tw,
 	cell_commit(c);
 	return rc;
 }
+
+/* Fail fast (docs/capture.md "Failures"). */
+int refused(const struct cap *c)
+{
+	return c->refused_in_row >= REFUSED_IN_ROW_STOP;
+}
+
+void cell_count_refusal(struct cap *c, CURLcode res, long http_status)
+{
+	if (res == CURLE_COULDNT_CONNECT)
+		c->refused_in_row++;
+	else if (http_status)
+		c->refused_in_row = 0;
+}
+
+const char *refused_reason(const struct cap *c)
+{
+	static char why[160];
+	snprintf(why, sizeof why, "the server refused %d connections in a row, nothing answered "
+		 "between them", c->refused_in_row);
+	return why;
+}
+
+enum tt_code refused_error(struct cap *c, struct tt_error *err)
+{
+	return tt_error_set(err, TT_ENET,
+			    "'%s' refused %d connections in a row (the rule: %d generation "
+			    "requests refused at connect with no answer between them means "
+			    "the server is gone); stopping (continue later with --resume %s)",
+			    c->net.url, c->refused_in_row, REFUSED_IN_ROW_STOP,
+			    tt_run_writer_dir(c->run));
+}

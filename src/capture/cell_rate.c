@@ -77,6 +77,8 @@ static void rate_done(struct net *n, struct xfer *x, CURLcode res)
 		rc->n_ok++;
 	else if (!x->http_status)
 		rc->n_connect_fail++;
+	rc->c->rate_ended++;
+	cell_count_refusal(rc->c, res, x->http_status);
 	if (x->role == TT_ROLE_MEASURED && (ok || x->st.tokens > 0))
 		rc->window_ok++;
 	rreq_drop(rc, q);
@@ -268,9 +270,17 @@ enum tt_code cell_run_rate(struct cap *c, size_t i, struct tt_trace_writer *tw,
 	ci->window_end_ns = rel_ns(&c->net, we);
 	due = sc.kind == ARR_CONSTANT ? start : start + schedule_gap_ns(&sc);
 	c->cell_left_s = (double)(wend - start) / 1e9;
+	c->rate_offered = rate;
+	c->rate_ended = c->rate_ended_prev = 0;
+	c->rate_t_prev = 0;
+	c->rate_achieved = NAN;
+	progress_phase(c, c->o->warmup_s > 0 ? "warm-up" : "measuring", 0,
+		       c->o->warmup_s > 0 ? c->o->warmup_s : c->o->duration_s);
 
-	while (!*c->net.stop) {
+	while (!*c->net.stop && !refused(c)) {
 		int64_t now = now_ns();
+		if (now >= ws && c->phase && strcmp(c->phase, "measuring"))
+			progress_phase(c, "measuring", (double)(ws - start) / 1e9, c->o->duration_s);
 		/* Every request that is due goes out now, late ones too: a
 		 * late send is recorded as such, never skipped. */
 		while (due <= now && due < we) {
@@ -287,21 +297,30 @@ enum tt_code cell_run_rate(struct cap *c, size_t i, struct tt_trace_writer *tw,
 		c->cell_left_s = (double)(we - now_ns()) / 1e9;
 	}
 	/* The drain: running requests may end. */
-	while (!*c->net.stop && rc.n_live && now_ns() < wend) {
+	if (!*c->net.stop && rc.n_live)
+		progress_phase(c, "drain", (double)(we - start) / 1e9, c->o->drain_s);
+	while (!*c->net.stop && !refused(c) && rc.n_live && now_ns() < wend) {
 		net_step(&c->net, 20);
 		tick(&rc, start);
 		c->cell_left_s = (double)(wend - now_ns()) / 1e9;
 	}
-	if (*c->net.stop) {
-		stopped = 1;
+	if (*c->net.stop || refused(c)) {
+		stopped = *c->net.stop != 0;
 		cut_live(&rc, TT_FINISH_ABORTED, now_ns());
 	} else {
 		cut_live(&rc, TT_FINISH_CUT, now_ns());
 	}
+	c->rate_offered = 0;
 	ci = &tt_run_writer_manifest(c->run)->cells[i];
 	ci->end_ns = rel_ns(&c->net, now_ns());
-	if (stopped && ci->end_ns < ci->window_end_ns)
+	if ((stopped || refused(c)) && ci->end_ns < ci->window_end_ns)
 		ci->window_end_ns = ci->end_ns > ci->window_start_ns ? ci->end_ns : -1;
+	if (!stopped && refused(c)) {
+		/* fail fast: the server is gone (cell_end.h) */
+		ratecell_free(&rc);
+		rc_code = cell_finish(c, i, tw, TT_CELL_FAILED, refused_reason(c), err);
+		return rc_code != TT_OK ? rc_code : refused_error(c, err);
+	}
 	if (!stopped && rc.n_ok == 0 && rc.n_connect_fail > 0) {
 		ratecell_free(&rc);
 		rc_code = cell_finish(c, i, tw, TT_CELL_FAILED, "the server did not answer", err);

@@ -249,6 +249,11 @@ int main(int argc, char **argv)
 	keep_on_cpu(&o);
 
 	status = run_open(&c, url_arg);
+	if (status == 0 && reps.n > 1 && o.redo)
+		status = usage_error("--redo: '%s' is a set of repeats; resume one repeat with "
+				     "--resume %s/rep-N --redo %s", set, set, o.redo);
+	if (status == 0)
+		status = run_redo(&c);
 	if (status == 0 && reps.n > 1)
 		status = repeats_open(&c, &reps, set, resuming);
 	if (status == 0)

@@ -23,6 +23,13 @@ static double estimate_cell_s(const struct cap *c, const struct tt_cell_info *ci
 		return 1;
 	if (ci->phase == TT_PHASE_RATE)
 		return c->o->warmup_s + c->o->duration_s + 1;
+	/* A readiness check that cannot pass (more workers than llama.cpp's
+	 * slots) waits its whole timeout: foreseen, so counted. */
+	{
+		const struct tt_manifest *m = tt_run_writer_manifest(c->run);
+		if (m->slots > 0 && ci->concurrency > m->slots)
+			return c->o->duration_s + c->o->readiness_timeout_s + 2;
+	}
 	return c->o->duration_s + c->o->readiness_s + 2;
 }
 
@@ -64,7 +71,7 @@ int run_matrix(struct cap *c, struct tt_run_writer *const *reps, size_t n_reps)
 		struct tt_manifest *rm = tt_run_writer_manifest(reps[r]);
 		for (size_t i = 0; i < n_cells && i < rm->n_cells; i++) {
 			enum tt_cell_state st = rm->cells[i].state;
-			if (to_run(st)) {
+			if (to_run(st) || (r == 0 && i < c->n_redo && c->redo[i])) {
 				run_it[i * n_reps + r] = 1;
 				todo++;
 				retry += st == TT_CELL_FAILED;
@@ -122,6 +129,9 @@ int run_matrix(struct cap *c, struct tt_run_writer *const *reps, size_t n_reps)
 		if (ci->state == TT_CELL_FAILED && !o->quiet)
 			fprintf(stderr, "tokentrace-capture: retrying cell '%s'%s (failed before: %s)\n",
 				ci->id, n_reps > 1 ? " of a repeat" : "", ci->reason ? ci->reason : "?");
+		else if (!to_run(ci->state) && !o->quiet)
+			fprintf(stderr, "tokentrace-capture: measuring cell '%s' again (--redo; it was "
+					"%s)\n", ci->id, tt_cell_state_name(ci->state));
 		if (*c->net.stop)
 			break;
 		if (n_reps > 1) {
@@ -134,6 +144,8 @@ int run_matrix(struct cap *c, struct tt_run_writer *const *reps, size_t n_reps)
 		c->cell_est_s = estimate_cell_s(c, ci);
 		c->cell_left_s = NAN;
 		c->ready_wait_s = -1;
+		c->search_step = 0;
+		progress_phase(c, NULL, 0, 0);
 		rc = cell_run(c, i, &err);
 		wm = tt_run_writer_manifest(c->run);
 		ci = &wm->cells[i];

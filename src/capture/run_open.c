@@ -15,6 +15,7 @@
 #include "net_loop.h"
 #include "probe.h"
 #include "sink.h"
+#include "tokentrace/analysis.h"
 #include "tokentrace/error.h"
 #include "tokentrace/run.h"
 #include "tokentrace/units.h"
@@ -56,7 +57,10 @@ static int cell_selected(const char *cells, const struct tt_cell_info *ci)
 		char *dash = strchr(tok, '-'), *x;
 		int64_t ctx;
 		if (ci->phase == TT_PHASE_RATE) {
-			hit = strcmp(tok, ci->id) == 0; /* open loop: the id as written */
+			/* open loop: the id, its context in either notation */
+			char canon[96];
+			tt_cell_id_canonical(tok, canon, sizeof canon);
+			hit = strcmp(canon, ci->id) == 0;
 			continue;
 		}
 		if (!dash)
@@ -526,6 +530,26 @@ static int create_run(struct cap *c, struct tt_manifest *m, const struct timespe
 	return 0;
 }
 
+/* probe_models keeps the listed model (the first, when the one asked for
+ * is not listed) beside the name sent: they differ only when --model names
+ * no model of /v1/models.  A server that ignores the name (llama.cpp) then
+ * answers with its own model under the name asked for.  The names shown
+ * are the run's copies, cleaned as every manifest string is (no control
+ * characters: a name is the user's or the server's bytes). */
+static void warn_unlisted_model(struct cap *c)
+{
+	const struct tt_manifest *wm = tt_run_writer_manifest(c->run);
+
+	if (!c->o->model || !c->made.model || !strcmp(c->made.model, c->o->model))
+		return;
+	fprintf(stderr,
+		"tokentrace-capture: warning: --model '%s' is not a model '%s/v1/models' lists "
+		"(its first is '%s'); a server that ignores the name answers with its own "
+		"model, and the run records '%s'\n",
+		wm->served_model ? wm->served_model : "?", c->net.url,
+		wm->model ? wm->model : "?", wm->served_model ? wm->served_model : "?");
+}
+
 int run_open(struct cap *c, const char *url_arg)
 {
 	struct cap_opts *o = c->o;
@@ -630,8 +654,93 @@ int run_open(struct cap *c, const char *url_arg)
 		status = create_run(c, &c->made, &wall, text);
 		if (status)
 			return 1;
+		warn_unlisted_model(c);
 	}
 	return 0;
+}
+
+/* --redo LIST on a resume (docs/capture.md "Stopping and resuming"):
+ * cells measured already to measure again.  An item is a state a resume
+ * redoes anyway (failed, interrupted), a status key of docs/metrics.md
+ * M-status (errors, requests_queued, ...: the run is analysed as the
+ * report would), or a cell id in the notation --cells takes. */
+int run_redo(struct cap *c)
+{
+	const char *list = c->o->redo;
+	struct tt_manifest *m = tt_run_writer_manifest(c->run);
+	struct tt_report *rep = NULL;
+	char *copy, *save = NULL, *tok;
+	int status = 0;
+	size_t n = 0;
+
+	if (!list)
+		return 0;
+	c->redo = calloc(m->n_cells + 1, 1);
+	copy = strdup(list);
+	if (!c->redo || !copy) {
+		free(copy);
+		fprintf(stderr, "tokentrace-capture: error: out of memory\n");
+		return 1;
+	}
+	c->n_redo = m->n_cells;
+	for (tok = strtok_r(copy, ",", &save); tok && !status; tok = strtok_r(NULL, ",", &save)) {
+		int key = -1;
+		long idx;
+
+		if (!strcmp(tok, "failed") || !strcmp(tok, "interrupted"))
+			continue; /* a resume measures those again anyway */
+		for (int k = 0; k < TT_STATUS_COUNT_ && key < 0; k++)
+			if (!strcmp(tok, tt_status_key((enum tt_status)k)))
+				key = k;
+		if (key >= 0) {
+			if (!rep) {
+				struct tt_run *run = NULL;
+				struct tt_analysis_opts ao;
+				struct tt_error err;
+				enum tt_code rc;
+				tt_analysis_opts_init(&ao);
+				rc = tt_run_open(tt_run_writer_dir(c->run), &run, &err);
+				if (rc == TT_OK)
+					rc = tt_analyze(run, &ao, &rep, &err);
+				tt_run_free(run);
+				if (tt_failed(rc)) {
+					fprintf(stderr, "tokentrace-capture: error: --redo %s: cannot "
+							"analyse '%s': %s\n", tok,
+						tt_run_writer_dir(c->run), err.msg);
+					status = 1;
+					break;
+				}
+			}
+			/* errors: every cell with failed requests, also one whose
+			 * status shows a worse finding first (Client overloaded,
+			 * Damaged trace): its errors are what is to be redone */
+			for (size_t i = 0; i < rep->n_cells && i < m->n_cells; i++)
+				if (m->cells[i].state == TT_CELL_DONE &&
+				    (rep->cells[i].status == (enum tt_status)key ||
+				     (key == TT_STATUS_ERRORS && rep->cells[i].errors > 0)) &&
+				    !c->redo[i]) {
+					c->redo[i] = 1;
+					n++;
+				}
+			continue;
+		}
+		idx = tt_manifest_find_cell(m, tok);
+		if (idx < 0) {
+			status = usage_error("--redo: '%s' is neither failed, interrupted, a status key "
+					     "(errors, requests_queued, window_cut_short, "
+					     "too_few_samples, short_outputs, ...) nor a cell of '%s'",
+					     tok, tt_run_writer_dir(c->run));
+			break;
+		}
+		n += !c->redo[idx];
+		c->redo[idx] = 1;
+	}
+	free(copy);
+	tt_report_free(rep);
+	if (!status && !c->o->quiet)
+		fprintf(stderr, "tokentrace-capture: --redo %s: %zu finished cell%s to measure "
+				"again\n", list, n, n == 1 ? "" : "s");
+	return status;
 }
 
 void run_close(struct cap *c)
@@ -643,6 +752,8 @@ void run_close(struct cap *c)
 	}
 	sink_stop(c->net.sink);
 	tt_run_writer_free(c->run);
+	free(c->redo);
+	c->redo = NULL;
 	tt_manifest_release(&c->made);
 	tt_manifest_release(&c->probed);
 	memset(c->net.auth, 0, sizeof c->net.auth);

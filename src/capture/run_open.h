@@ -18,4 +18,8 @@ void run_write_capture_info(const struct cap *c);
 /* Stop the loop and the sink, free the run; c can be half open. */
 void run_close(struct cap *c);
 
+/* --redo on a resume: mark the finished cells to measure again (c->redo).
+ * 0, or the exit status (message printed). */
+int run_redo(struct cap *c);
+
 #endif

@@ -99,12 +99,22 @@ static int measure(struct cap *c, int64_t ctx, double rate, int *budget)
 		idx = (size_t)i;
 	}
 	snprintf(c->cell_label, sizeof c->cell_label, "%s", m->cells[idx].id);
-	c->cell_est_s = c->o->warmup_s + c->o->duration_s + 1;
+	c->cell_est_s = c->o->warmup_s + c->o->duration_s + c->o->drain_s + 1;
+	/* The line counts this step alone in its ETA and says how many more
+	 * the budget allows: the next rates depend on this step's figures. */
+	c->remaining_est_s = c->cell_est_s;
 	c->cell_left_s = NAN;
 	c->ready_wait_s = -1;
+	c->search_step = SWEEP_MAX_CELLS - *budget + (i < 0);
+	c->search_left = *budget - (i < 0);
+	if (c->search_left < 0)
+		c->search_left = 0;
+	progress_phase(c, NULL, 0, 0);
 	rc = cell_run(c, idx, &err);
-	if (rc == TT_EOF)
+	if (rc == TT_EOF) {
+		progress_clear(c);
 		return 1;
+	}
 	if (rc != TT_OK) {
 		progress_clear(c);
 		fprintf(stderr, "error: %s\n", err.msg);

@@ -249,6 +249,7 @@ int cmd_diff(int argc, char **argv)
 {
 	const char **base = NULL, **cand = NULL, *out = NULL, *fmt = NULL, *figure = NULL;
 	const char *cell = NULL, *charts = NULL;
+	char cell_canon[96];
 	enum tt_chart_format chart_format = TT_CHART_SVG;
 	size_t n_base = 0, n_cand = 0;
 	struct tt_analysis_opts ao;
@@ -355,7 +356,9 @@ int cmd_diff(int argc, char **argv)
 			figure = v;
 			break;
 		case O_CELL:
-			cell = v;
+			/* one cell-id syntax: decode-8Kx64 as the capture takes it */
+			tt_cell_id_canonical(v, cell_canon, sizeof cell_canon);
+			cell = cell_canon;
 			break;
 		case O_CHARTS:
 			charts = v;

@@ -200,7 +200,8 @@ int cmd_dump(int argc, char **argv)
 	}
 	for (size_t i = 0; only && i < m->n_cells; i++) {
 		enum tt_code rc;
-		if (strcmp(only, m->cells[i].id) != 0)
+		/* one cell-id syntax: decode-8Kx64 as the capture takes it */
+		if (tt_manifest_find_cell(m, only) != (long)i)
 			continue;
 		found = 1;
 		if (!m->cells[i].trace)

@@ -48,8 +48,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
-		printf("tokentrace %s (run format %d.%d)\n", tt_version(), TT_RUN_FORMAT_MAJOR,
-		       TT_RUN_FORMAT_MINOR);
+		printf("tokentrace %s (run format %d.%d; reads %d.x)\n", tt_version(),
+		       TT_RUN_FORMAT_MAJOR, TT_RUN_FORMAT_MINOR_NEWEST, TT_RUN_FORMAT_MAJOR);
 		return 0;
 	}
 	/* Every command may import (an archive of another tool's file opens

@@ -22,8 +22,8 @@ ARGS="--contexts 1K --concurrency 1,2 --duration 1s --max-tokens 64 --readiness 
 # 1. on a terminal: the live line, redrawn in place, then the summary
 script -qec "$CAP $URL -o run1 $ARGS" tty1.txt > /dev/null || fail "capture on a terminal failed"
 grep -aq 'cell 1/3 prefill-1024' tty1.txt || fail "no live line for cell 1/3"
-grep -aEq 'cell 3/3 decode-1024x2 .*elapsed .* ETA .* tok/s \| 2 active \| 0 errors' tty1.txt ||
-	fail "the live line lacks elapsed, ETA, tok/s, active or errors"
+grep -aEq 'cell 3/3 decode-1024x2 \| measuring [0-9]+s of 1s, [0-9]+ streaming, [0-9]+ waiting \| elapsed .* ETA .* tok/s \| 0 errors' tty1.txt ||
+	fail "the live line lacks the phase, streams, elapsed, ETA, tok/s or errors"
 grep -aq $'\r\033\[K' tty1.txt || fail "the live line is not redrawn in place"
 grep -aq '3 of 3 cells done' tty1.txt || fail "no summary at the end"
 # the start line: the KV capacity as tokens and where it came from
@@ -50,9 +50,9 @@ URL=$(sed -n 's/.*\(http:\/\/127.0.0.1:[0-9]*\).*/\1/p' sim4.out)
 script -qec "$CAP $URL -o run4 --contexts 1K --concurrency 2 --cells decode-1Kx2 --duration 1s --max-tokens 64 --readiness 0.2s --readiness-timeout 2s" tty4.txt > /dev/null ||
 	fail "capture with a readiness timeout failed"
 tr '\r' '\n' < tty4.txt > lines4.txt
-grep -aEq 'steady state\? [0-9]+s of 2s, 1 of 2 streaming' lines4.txt ||
+grep -aEq 'readiness [0-9]+s of 2s \(cannot pass: [^)]*\), 1 of 2 streaming' lines4.txt ||
 	fail "no readiness wait in the line: $(grep -a 'cell 1/1' lines4.txt | tail -2)"
-if grep -a 'steady state?' lines4.txt | grep -aq 'ETA 0s'; then
+if grep -a '| readiness ' lines4.txt | grep -aq 'ETA 0s'; then
 	fail "ETA 0s while the readiness check waits"
 fi
 grep -aq 'KV capacity unknown, 1 slot of 8912896 tokens' tty4.txt ||

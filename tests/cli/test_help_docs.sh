@@ -196,5 +196,24 @@ if [ "${got%% (*}" != "tokentrace $version" ]; then
 	fail=$((fail + 1))
 fi
 
+# the run format --version names is the newest this build writes: the
+# spec's own (formats/run-v1.md's title), not the oldest a manifest may say
+# (issue 24.6: it said 1.1 while the spec was 1.4)
+spec=$(sed -n '1s/^# tokentrace run format, version \([0-9]*\.[0-9]*\)$/\1/p' "$src/formats/run-v1.md")
+n=$((n + 1))
+case "$got" in
+*"(run format $spec;"*) ;;
+*) echo "FAIL: 'tokentrace --version' printed '$got', want run format '$spec' (formats/run-v1.md)"
+   fail=$((fail + 1)) ;;
+esac
+if [ -n "$cap" ]; then
+	n=$((n + 1))
+	got=$("$cap" --version)
+	if [ "$got" != "tokentrace-capture $version (writes run format $spec)" ]; then
+		echo "FAIL: 'tokentrace-capture --version' printed '$got', want run format '$spec'"
+		fail=$((fail + 1))
+	fi
+fi
+
 echo "$((n - fail)) passed, $fail failed"
 [ "$fail" = 0 ]

@@ -223,6 +223,37 @@ static void test_redact(void **state)
 	free(r);
 }
 
+/* Issue 24.4: one cell-id syntax everywhere: the capture's K notation
+ * finds the cell its run writes in tokens. */
+static void test_cell_id_syntax(void **state)
+{
+	struct tt_manifest m;
+	char buf[96];
+
+	(void)state;
+	tt_manifest_init(&m);
+	assert_int_equal(tt_manifest_add_cell(&m, TT_PHASE_DECODE, 8192, 64, NULL), TT_OK);
+	assert_int_equal(tt_manifest_add_cell(&m, TT_PHASE_PREFILL, 128000, 1, NULL), TT_OK);
+	assert_int_equal(tt_manifest_add_rate_cell(&m, 8192, 0.5, NULL), TT_OK);
+	assert_int_equal(tt_manifest_find_cell(&m, "decode-8192x64"), 0);
+	assert_int_equal(tt_manifest_find_cell(&m, "decode-8Kx64"), 0);
+	assert_int_equal(tt_manifest_find_cell(&m, "decode-8kx64"), 0);
+	assert_int_equal(tt_manifest_find_cell(&m, "prefill-125K"), 1);
+	assert_int_equal(tt_manifest_find_cell(&m, "rate-8Kr0p5"), 2);
+	assert_int_equal(tt_manifest_find_cell(&m, "rate-8192r0.5"), 2);
+	assert_int_equal(tt_manifest_find_cell(&m, "decode-8Kx65"), -1);
+	assert_int_equal(tt_manifest_find_cell(&m, "decode-8K"), -1);
+	assert_int_equal(tt_manifest_find_cell(&m, "decode-8Kx"), -1);
+	assert_int_equal(tt_manifest_find_cell(&m, "decode-x64"), -1);
+	assert_int_equal(tt_manifest_find_cell(&m, "decode-8Kx64z"), -1);
+	assert_int_equal(tt_manifest_find_cell(&m, "bogus"), -1);
+	assert_int_equal(tt_cell_id_canonical("decode-8Kx64", buf, sizeof buf), 0);
+	assert_string_equal(buf, "decode-8192x64");
+	assert_int_equal(tt_cell_id_canonical("nonsense-1", buf, sizeof buf), -1);
+	assert_string_equal(buf, "nonsense-1");
+	tt_manifest_release(&m);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +264,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_redact),
 		cmocka_unit_test(test_hostile_manifests),
 		cmocka_unit_test(test_strings_made_safe),
+		cmocka_unit_test(test_cell_id_syntax),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

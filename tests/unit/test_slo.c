@@ -75,6 +75,33 @@ static void make_request(struct tt_request *r, int64_t send, int64_t ttft, enum 
 	r->t_end_ns = t + MS;
 }
 
+/* Issue 24.5: "ttft=100ms@p99" (the way vLLM and GuideLLM users write a
+ * tail bound) is the per-request bound with attain=99, not "not a positive
+ * duration"; two quantiles, or a quantile against attain=, are refused
+ * naming attain=. */
+static void test_parse_at_quantile(void **state)
+{
+	struct tt_slo s;
+	struct tt_error err;
+	char text[128];
+
+	(void)state;
+	assert_int_equal(tt_slo_parse("ttft=100ms@p99", &s, &err), TT_OK);
+	assert_true(s.ttft_ms == 100);
+	assert_true(fabs(s.attain - 0.99) < 1e-12);
+	tt_slo_format(&s, text, sizeof text);
+	assert_string_equal(text, "ttft=100ms,attain=99");
+	assert_int_equal(tt_slo_parse("ttft=1s@95,e2e=20s@p95,tbt=50ms@p90", &s, &err), TT_OK);
+	assert_true(fabs(s.attain - 0.95) < 1e-12 && s.tbt_pct == 90 && s.e2e_ms == 20000);
+	assert_int_equal(tt_slo_parse("ttft=1s@p99,attain=99", &s, &err), TT_OK);
+	assert_int_equal(tt_slo_parse("ttft=1s@p99,e2e=2s@p90", &s, &err), TT_FAILED);
+	assert_non_null(strstr(err.msg, "attain="));
+	assert_int_equal(tt_slo_parse("ttft=1s@p99,attain=90", &s, &err), TT_FAILED);
+	assert_non_null(strstr(err.msg, "attain"));
+	assert_int_equal(tt_slo_parse("ttft=1s@p0", &s, &err), TT_FAILED);
+	assert_non_null(strstr(err.msg, "attain=99"));
+}
+
 static void test_judge_request(void **state)
 {
 	struct tt_slo s;
@@ -409,6 +436,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_analysis_agrees_with_judge),
 		cmocka_unit_test(test_stalls),
 		cmocka_unit_test(test_max_concurrency),
+		cmocka_unit_test(test_parse_at_quantile),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -280,6 +280,29 @@ static void test_report_window_is_not_cut_short(void **state)
 	}
 }
 
+/* Issue 24.4: a cell stopped with Ctrl-C is shown as interrupted, not by
+ * what its cut window happened to look like (it read "Requests queued"):
+ * Window cut short, the reason saying it was interrupted; one stopped
+ * before its window is Not run, interrupted. */
+static void test_interrupted_is_not_queued(void **state)
+{
+	struct tu_cell c;
+	struct tt_cell_figures f;
+
+	(void)state;
+	cell_init(&c, 5, -1, NULL);
+	c.m.cells[0].state = TT_CELL_INTERRUPTED;
+	tt_manifest_set_str(&c.m.cells[0].reason, "stopped by the user");
+	closed_loop(&c, 5, 125 * MS, 5 * MS, 100);
+	for (int i = 0; i < 40; i++)
+		scrape(&c, 10 * S + i * 250 * MS, 4, 1);
+	tt_cell_analyzer_finish(c.a, NULL, &f);
+	assert_int_equal(f.status, TT_STATUS_CUT_SHORT);
+	assert_non_null(strstr(f.reason, "interrupted"));
+	assert_non_null(strstr(f.reason, "stopped by the user"));
+	cell_done(&c);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +312,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_slots_without_metrics),
 		cmocka_unit_test(test_slots_with_metrics),
 		cmocka_unit_test(test_report_window_is_not_cut_short),
+		cmocka_unit_test(test_interrupted_is_not_queued),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -54,6 +54,9 @@ enum tt_code tt_slo_parse(const char *text, struct tt_slo *out, struct tt_error 
 		return tt_error_set(err, TT_EARG, "SLO: too long");
 	tt_slo_init(&s);
 	memcpy(buf, text, strlen(text) + 1);
+	/* ttft=100ms@p99 and e2e=..@pQ: a per-request bound met by Q % of the
+	 * requests, which is attain=Q (M-slo); one attainment per set */
+	double at_q = -1;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '='), *val;
 		int k;
@@ -76,6 +79,26 @@ enum tt_code tt_slo_parse(const char *text, struct tt_slo *out, struct tt_error 
 				return bad(err, tok, "attain is a percentage in (0, 100], e.g. 90");
 			s.attain = a / 100;
 			continue;
+		}
+		if (k == 0 || k == 2) {
+			char *at = strchr(val, '@');
+			if (at) {
+				char *end, *p = at + 1;
+				double q;
+				if (*p == 'p')
+					p++;
+				q = tt__strtod_c(p, &end);
+				if (end == p || *end || !(q > 0 && q <= 100))
+					return bad(err, tok, "the quantile after '@' is a percentile in "
+							     "(0, 100], e.g. ttft=500ms@p99 (the share "
+							     "of requests that must meet it: attain=99)");
+				if (at_q > 0 && q != at_q)
+					return bad(err, tok, "a second quantile: the set has one share of "
+							     "requests that must meet every bound; write "
+							     "it once as attain=Q");
+				at_q = q;
+				*at = '\0';
+			}
 		}
 		if (k == 1) {
 			char *at = strchr(val, '@');
@@ -107,6 +130,14 @@ enum tt_code tt_slo_parse(const char *text, struct tt_slo *out, struct tt_error 
 	if (!tt_slo_active(&s))
 		return tt_error_set(err, TT_EARG,
 				    "SLO '%s': no bound given (ttft, tbt or e2e)", text);
+	if (at_q > 0) {
+		if (seen[3] && fabs(s.attain * 100 - at_q) > 1e-9)
+			return tt_error_set(err, TT_EARG,
+					    "SLO '%s': @p%g and attain=%g disagree: the share of "
+					    "requests that must meet the bounds is given once",
+					    text, at_q, s.attain * 100);
+		s.attain = at_q / 100;
+	}
 	*out = s;
 	return TT_OK;
 }

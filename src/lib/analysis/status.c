@@ -346,7 +346,28 @@ void tt__status_decide(struct tt_cell_analyzer *a, struct tt_cell_figures *f)
 	}
 	if (decode && a->ws < 0) {
 		f->status = TT_STATUS_NOT_RUN;
-		snprintf(f->reason, sizeof f->reason, "no measurement window recorded");
+		snprintf(f->reason, sizeof f->reason, "%s",
+			 c->state == TT_CELL_INTERRUPTED
+				 ? "interrupted: the capture was stopped before this cell's window"
+				 : "no measurement window recorded");
+		return;
+	}
+	/* Interrupted (Ctrl-C): what the cut window looked like says nothing
+	 * about the server (it read "Requests queued", issue 24.4).  The
+	 * window was cut short, by the user; only damage is worse. */
+	if (c->state == TT_CELL_INTERRUPTED && !f->damage[0]) {
+		double ratio = decode ? recorded_window_ratio(a) : NAN;
+		evidence(f, TT_STATUS_CUT_SHORT, "cell interrupted (capture stopped)", 1, ">", 0);
+		f->status = decode ? TT_STATUS_CUT_SHORT : TT_STATUS_NOT_RUN;
+		if (decode && isfinite(ratio))
+			tt__snprintf_c(f->reason, sizeof f->reason,
+				       "interrupted (%s): the capture measured %.1f s of %.1f s "
+				       "planned",
+				       c->reason ? c->reason : "stopped", ratio * a->duration_s,
+				       a->duration_s);
+		else
+			snprintf(f->reason, sizeof f->reason, "interrupted (%s)",
+				 c->reason ? c->reason : "stopped");
 		return;
 	}
 	evidence(f, TT_STATUS_DAMAGED, "damaged trace parts", f->damage[0] ? 1 : 0, ">", 0);

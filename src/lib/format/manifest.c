@@ -2,6 +2,8 @@
 #include "tokentrace/run.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +13,9 @@
 
 #include "format/manifest_ext.h"
 #include "format/manifest_rate.h"
+#include "core/c_locale.h"
 #include "core/text_clean.h"
+#include "tokentrace/units.h"
 
 void tt_manifest_init(struct tt_manifest *m)
 {
@@ -261,11 +265,74 @@ enum tt_code tt_manifest_add_cell(struct tt_manifest *m, enum tt_phase phase, in
 	return TT_OK;
 }
 
+/* One cell-id syntax everywhere (issue 24.4): contexts as the capture's
+ * options take them (tt_parse_tokens: 8K, 125K, 131072), the concurrency
+ * a plain number, the rate as in the id ("0p5") or with a point. */
+int tt_cell_id_canonical(const char *id, char *buf, size_t len)
+{
+	char ctx[32], *end;
+	const char *p, *sep;
+	int64_t context;
+
+	if (!len)
+		return -1;
+	snprintf(buf, len, "%s", id ? id : "");
+	if (!id)
+		return -1;
+	if (!strncmp(id, "prefill-", 8))
+		p = id + 8, sep = p + strlen(p);
+	else if (!strncmp(id, "decode-", 7))
+		p = id + 7, sep = strchr(p, 'x');
+	else if (!strncmp(id, "rate-", 5))
+		p = id + 5, sep = strchr(p, 'r');
+	else
+		return -1;
+	if (!sep || sep == p || (size_t)(sep - p) >= sizeof ctx)
+		return -1;
+	snprintf(ctx, sizeof ctx, "%.*s", (int)(sep - p), p);
+	context = tt_parse_tokens(ctx);
+	if (context <= 0)
+		return -1;
+	if (id[0] == 'p') {
+		snprintf(buf, len, "prefill-%lld", (long long)context);
+	} else if (id[0] == 'd') {
+		long conc;
+		if (sep[1] < '0' || sep[1] > '9')
+			return -1;
+		errno = 0;
+		conc = strtol(sep + 1, &end, 10);
+		if (*end || errno || conc <= 0 || conc > INT_MAX)
+			return -1;
+		snprintf(buf, len, "decode-%lldx%ld", (long long)context, conc);
+	} else {
+		char r[48];
+		double rate;
+		if ((sep[1] < '0' || sep[1] > '9') || strlen(sep + 1) >= sizeof r)
+			return -1;
+		snprintf(r, sizeof r, "%s", sep + 1);
+		for (char *q = r; *q; q++)
+			if (*q == 'p')
+				*q = '.';
+		rate = tt__strtod_c(r, &end);
+		if (*end || !(rate > 0) || !isfinite(rate))
+			return -1;
+		tt_rate_cell_id(context, rate, buf, len);
+	}
+	return 0;
+}
+
 long tt_manifest_find_cell(const struct tt_manifest *m, const char *id)
 {
+	char canon[96];
+
 	for (size_t i = 0; i < m->n_cells; i++)
 		if (strcmp(m->cells[i].id, id) == 0)
 			return (long)i;
+	/* "decode-8Kx64" names the cell "decode-8192x64" */
+	if (tt_cell_id_canonical(id, canon, sizeof canon) == 0 && strcmp(canon, id) != 0)
+		for (size_t i = 0; i < m->n_cells; i++)
+			if (strcmp(m->cells[i].id, canon) == 0)
+				return (long)i;
 	return -1;
 }
 
