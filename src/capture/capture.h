@@ -54,6 +54,8 @@ struct cap {
 	double ready_wait_s;        /* >= 0: waiting for readiness this long */
 	double ready_timeout_s;     /* ... of at most this long */
 	int producing;              /* streams that have had tokens */
+	/* a replayed workload (workload_replay.c); NULL: the matrix */
+	struct tt_workload *wl;
 };
 
 #endif

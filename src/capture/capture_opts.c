@@ -85,6 +85,19 @@ static const struct opt opts[] = {
 	 OPT_FLAG, OFF(rate_sweep), 0, 0, "", {0}},
 	{NULL, 0, "slo", "LIST", "search the highest rate meeting these SLOs",
 	 OPT_SLO, OFF(slo), 0, 0, " (expected e.g. ttft=500ms,tbt=50ms,attain=90)", {0}},
+	{"Workload", 0, "trace", "FILE", "replay this request trace (Mooncake JSONL, Azure CSV)",
+	 OPT_FILE, OFF(trace), 0, 0, "", {0}},
+	{NULL, 0, "trace-format", "auto|mooncake|azure", "the trace's format [auto]",
+	 OPT_CHOICE, OFF(trace_format), 0, 0, " (auto, mooncake or azure)",
+	 {"auto", "mooncake", "azure"}},
+	{NULL, 0, "trace-start", "DUR", "replay from this trace time [0]",
+	 OPT_DURATION, OFF(trace_start_s), 0, 0, "", {0}},
+	{NULL, 0, "trace-duration", "DUR", "replay this much trace time [all]",
+	 OPT_DURATION, OFF(trace_duration_s), 0, 0, "", {0}},
+	{NULL, 0, "speedup", "X", "trace times divided by X [1]",
+	 OPT_NUMBER, OFF(speedup), 0, 1, " (expected a number > 0, e.g. 2)", {0}},
+	{NULL, 0, "output-cap", "N", "ask at most N output tokens per replayed request",
+	 OPT_TOKENS, OFF(output_cap), 0, 1, "", {0}},
 	{"Requests", 0, "model", "NAME", "model to request [first of /v1/models]",
 	 OPT_STR, OFF(model), 0, 0, "", {0}},
 	{NULL, 0, "endpoint", "completions|chat", "API route [completions]",
@@ -280,6 +293,8 @@ void opts_init(struct cap_opts *o)
 	o->burstiness = 1;
 	o->warmup_s = 5;
 	o->drain_s = 10;
+	o->trace_format = "auto";
+	o->speedup = 1;
 	parse_token_list("8K", &o->contexts, &o->n_contexts);
 	parse_int_list("1", &o->concurrency, &o->n_concurrency);
 }
@@ -479,6 +494,36 @@ static int set_opt(struct cap_opts *o, const struct opt *p, const char *v)
 }
 
 /* The checks between options, after all are read. */
+/* A replay (docs/workloads.md) is its own schedule: the options that make
+ * the matrix's schedule would be silently ignored beside it. */
+static int check_workload_opts(const struct cap_opts *o)
+{
+	static const char *const matrix[] = {"rates", "concurrency", "contexts",
+					     "prefill-contexts", "rate-sweep", "slo", "arrivals",
+					     "burstiness", "output-tokens", "warmup", "duration",
+					     "repeat", "cells", "max-tokens"};
+	static const char *const slice[] = {"trace-format", "trace-start", "trace-duration",
+					    "speedup", "output-cap"};
+
+	if (!o->trace) {
+		for (size_t i = 0; i < sizeof slice / sizeof *slice; i++)
+			if (opts_given(o, slice[i]))
+				return usage_error("--%s applies to a replay: give --trace FILE",
+						   slice[i]);
+		return -1;
+	}
+	if (o->resume)
+		return usage_error("--trace starts a new run: a replay is not resumed (give -o RUN)");
+	for (size_t i = 0; i < sizeof matrix / sizeof *matrix; i++)
+		if (opts_given(o, matrix[i]))
+			return usage_error("--%s does not combine with --trace: the trace gives "
+					   "every request's time and lengths", matrix[i]);
+	if ((o->prompt_kind && strcmp(o->prompt_kind, "token_ids")) || !strcmp(o->endpoint, "chat"))
+		return usage_error("--trace builds token-id prompts (equal block ids, equal "
+				   "tokens): it needs --endpoint completions and --prompt ids");
+	return -1;
+}
+
 static int check_opts(struct cap_opts *o, const char *url)
 {
 	if (!o->api_key)
@@ -502,7 +547,7 @@ static int check_opts(struct cap_opts *o, const char *url)
 		return usage_error("no server URL (e.g. http://127.0.0.1:8000)");
 	if (o->prompt_kind && !strcmp(o->prompt_kind, "token_ids") && !strcmp(o->endpoint, "chat"))
 		return usage_error("--prompt ids needs --endpoint completions (chat takes text)");
-	return -1;
+	return check_workload_opts(o);
 }
 
 int opts_given(const struct cap_opts *o, const char *name)
