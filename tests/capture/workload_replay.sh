@@ -5,14 +5,16 @@
 # against the simulator at their own rate (57 requests/s).  Every request
 # is sent once; its prompt tokens (the server's usage) and max_tokens equal
 # the trace's, its block ids are recorded, its output is what it asked
-# (check_replay.py); the send lateness p99 is printed, and held to
-# LATE_P99_MS (docs/workloads.md "Fidelity" gives the measurements).
+# (check_replay.py); the send lateness p50/p99 is printed.  Lateness is a
+# speed figure, so ctest does not hold it to a bound (the machine's other
+# load moves it: docs/workloads.md "Fidelity"); as a benchmark, run with
+# LATE_P99_MS=1 to fail above 1 ms.
 # Malformed files are refused before the server hears a request.
 # usage: workload_replay.sh SIM CAPTURE TOKENTRACE WORKDIR
 set -euo pipefail
 SIM=$1 CAP=$2 TT=$3 W=$4
 HERE=$(cd "$(dirname "$0")" && pwd)
-LATE_P99_MS=${LATE_P99_MS:-3.0}
+LATE_P99_MS=${LATE_P99_MS:-}
 rm -rf "$W"
 mkdir -p "$W"
 cd "$W"
@@ -33,7 +35,7 @@ for f in trace.jsonl trace.csv; do
 	"$CAP" "$URL" -o "run-$f" --trace "$f" --seed 7 --drain 5s -q 2> "err-$f" ||
 		fail "capture of $f: $(cat "err-$f")"
 	h1=$(counter prefix_cache_hits) q1=$(counter prefix_cache_queries)
-	python3 "$HERE/workload/check_replay.py" "$TT" "run-$f" "$f" "$LATE_P99_MS" || status=1
+	python3 "$HERE/workload/check_replay.py" "$TT" "run-$f" "$f" $LATE_P99_MS || status=1
 	# The report's prefix-cache hit rate (the server's counters over the
 	# window) against the simulator's own count over the whole replay.
 	"$TT" report "run-$f" --format json > "report-$f.json"
