@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tokentrace/run.h"
+#include "tokentrace/trace.h"
 #include "tokentrace/workload.h"
 
 static enum tt_code parse(const char *text, enum tt_workload_format f,
@@ -234,6 +236,67 @@ static void test_load(void **state)
 	assert_int_equal(tt_workload_load(path, TT_WORKLOAD_AUTO, NULL, &w, &err), TT_FAILED);
 }
 
+/* The recorded 1.5 run (fixtures/runs/workload15.tar.zst, made from
+ * workload15.trace.jsonl): its settings.workload, and every request's
+ * workload group equal to its line of the trace, read with the parser. */
+struct fixture_check {
+	const struct tt_workload *w;
+	int n, bad;
+	uint8_t seen[64];
+};
+
+static int check_record(void *ctx, const struct tt_request *r)
+{
+	struct fixture_check *fc = ctx;
+	size_t n_ids;
+	const uint32_t *ids;
+	size_t i;
+
+	fc->n++;
+	for (i = 0; i < fc->w->n && fc->w->reqs[i].line != r->wl_line; i++)
+		;
+	if (!r->workload_recorded || i == fc->w->n || i >= 64 || fc->seen[i]++) {
+		fc->bad++;
+		return 0;
+	}
+	ids = tt_workload_blocks(fc->w, i, &n_ids);
+	if (r->prompt_asked != fc->w->reqs[i].input || r->prompt_tokens != fc->w->reqs[i].input ||
+	    r->output_asked != fc->w->reqs[i].output || r->n_blocks != n_ids ||
+	    (n_ids && memcmp(r->blocks, ids, n_ids * sizeof *ids)))
+		fc->bad++;
+	return 0;
+}
+
+static void test_fixture_15(void **state)
+{
+	struct tt_run *run = NULL;
+	struct tt_workload *w = NULL;
+	struct tt_error err;
+	const struct tt_manifest *m;
+	struct fixture_check fc;
+	struct tt_trace_visitor v = {&fc, check_record, NULL};
+
+	(void)state;
+	assert_int_equal(tt_workload_load(TT_FIXTURES "/runs/workload15.trace.jsonl",
+					  TT_WORKLOAD_AUTO, NULL, &w, &err), TT_OK);
+	assert_int_equal(tt_run_open(TT_FIXTURES "/runs/workload15.tar.zst", &run, &err), TT_OK);
+	m = tt_run_manifest(run);
+	assert_int_equal(m->format_minor, 5);
+	assert_non_null(m->workload);
+	assert_string_equal(m->workload->format, "mooncake");
+	assert_string_equal(m->workload->file, "trace.jsonl");
+	assert_int_equal(m->workload->requests, 40);
+	assert_int_equal(m->workload->bytes, (int64_t)w->bytes);
+	assert_int_equal(m->n_cells, 1);
+	memset(&fc, 0, sizeof fc);
+	fc.w = w;
+	assert_int_equal(tt_run_read_cell(run, 0, &v, &err), TT_OK);
+	assert_int_equal(fc.n, 40);
+	assert_int_equal(fc.bad, 0);
+	tt_run_free(run);
+	tt_workload_free(w);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +304,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_azure),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_fixture_15),
 	};
 	return tt_cmocka_run("test_workload", tests, sizeof tests / sizeof tests[0], NULL, NULL,
 			     argc - 1, argv + 1);
