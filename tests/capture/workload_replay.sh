@@ -65,6 +65,16 @@ for f in neg.jsonl:2:negative nocol.csv:1:GeneratedTokens badjson.jsonl:2:JSON h
 	grep -q "$file:$line: .*$word" "err-$file" || fail "$file: $(cat "err-$file")"
 	[ ! -e "run-$file" ] || fail "$file: a run was created"
 done
+# Options that would be silently ignored beside a replay are refused.
+for args in "--trace trace.jsonl --rates 2/s" "--trace trace.jsonl --max-tokens 9" \
+	"--trace trace.jsonl --endpoint chat" "--speedup 2" "--trace trace.jsonl --speedup 0"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$CAP" "$URL" -o run-opts $args -q 2> err-opts || rc=$?
+	[ "$rc" = 2 ] || fail "'$args': exit $rc, expected 2"
+	grep -q "error: " err-opts || fail "'$args': no message"
+	[ ! -e run-opts ] || fail "'$args': a run was created"
+done
 after=$(curl -s "$URL/metrics" | awk '/^vllm:prompt_tokens_total/ {s += $2} END {print s + 0}')
 [ "$before" = "$after" ] || fail "requests were sent for malformed traces ($before -> $after)"
 [ "$status" = 0 ] || fail "a replay was not faithful (above)"
