@@ -164,11 +164,12 @@ struct tt_manifest {
 
 /* A replayed request trace (formats/run-v1.md 2.5, format 1.5). */
 struct tt_workload_info {
-	char *kind;               /* "trace" */
+	char *kind;               /* "trace", "shared-prefix" */
 	char *format;             /* "mooncake", "azure" */
 	char *file;               /* name without directories */
 	double start_s, duration_s, speedup, span_s;
 	int64_t output_cap, requests, rows, block_tokens, bytes;
+	int64_t groups, prefix_tokens; /* kind "shared-prefix": groups, their prefix */
 };
 
 void tt_manifest_init(struct tt_manifest *m);

@@ -98,6 +98,8 @@ static const struct opt opts[] = {
 	 OPT_NUMBER, OFF(speedup), 0, 1, " (expected a number > 0, e.g. 2)", {0}},
 	{NULL, 0, "output-cap", "N", "ask at most N output tokens per replayed request",
 	 OPT_TOKENS, OFF(output_cap), 0, 1, "", {0}},
+	{NULL, 0, "shared-prefix", "GROUPS:LEN", "open loop: requests in a group share a LEN-token prefix",
+	 OPT_STR, OFF(shared_prefix), 0, 0, "", {0}},
 	{"Requests", 0, "model", "NAME", "model to request [first of /v1/models]",
 	 OPT_STR, OFF(model), 0, 0, "", {0}},
 	{NULL, 0, "endpoint", "completions|chat", "API route [completions]",
@@ -496,7 +498,7 @@ static int set_opt(struct cap_opts *o, const struct opt *p, const char *v)
 /* The checks between options, after all are read. */
 /* A replay (docs/workloads.md) is its own schedule: the options that make
  * the matrix's schedule would be silently ignored beside it. */
-static int check_workload_opts(const struct cap_opts *o)
+static int check_workload_opts(struct cap_opts *o)
 {
 	static const char *const matrix[] = {"rates", "concurrency", "contexts",
 					     "prefill-contexts", "rate-sweep", "slo", "arrivals",
@@ -505,6 +507,30 @@ static int check_workload_opts(const struct cap_opts *o)
 	static const char *const slice[] = {"trace-format", "trace-start", "trace-duration",
 					    "speedup", "output-cap"};
 
+	if (o->shared_prefix) {
+		const char *colon = strchr(o->shared_prefix, ':');
+		char *end = NULL;
+		long long g = colon ? strtoll(o->shared_prefix, &end, 10) : 0;
+		int64_t len = colon ? tt_parse_tokens(colon + 1) : -1;
+		if (!colon || end != colon || g < 1 || g > 4000 || len < 512 || len % 512)
+			return usage_error("bad --shared-prefix '%s' (expected GROUPS:LEN, 1 to 4000 "
+					   "groups of a prefix in whole 512-token blocks, e.g. 8:2K)",
+					   o->shared_prefix);
+		if (o->trace || o->resume)
+			return usage_error("--shared-prefix makes its own workload: not with --trace "
+					   "or --resume");
+		if (o->n_rates != 1 || o->n_contexts != 1 || o->contexts[0] <= len)
+			return usage_error("--shared-prefix needs one --rates and one --contexts "
+					   "longer than the prefix (e.g. --contexts 4K --rates 8/s)");
+		if ((o->prompt_kind && strcmp(o->prompt_kind, "token_ids")) ||
+		    !strcmp(o->endpoint, "chat") || o->rate_sweep || o->slo || o->repeat > 1 ||
+		    o->n_prefill)
+			return usage_error("--shared-prefix builds token-id prompts on --endpoint "
+					   "completions, one cell: no --prompt text, chat, "
+					   "--rate-sweep, --slo, --repeat or --prefill-contexts");
+		o->sp_groups = g;
+		o->sp_tokens = len;
+	}
 	if (!o->trace) {
 		for (size_t i = 0; i < sizeof slice / sizeof *slice; i++)
 			if (opts_given(o, slice[i]))

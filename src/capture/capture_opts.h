@@ -69,6 +69,8 @@ struct cap_opts {
 	double trace_duration_s;  /* slice length; 0: to the end */
 	double speedup;           /* trace times divided by this */
 	int64_t output_cap;       /* outputs above this asked as this; 0 none */
+	const char *shared_prefix; /* --shared-prefix GROUPS:LEN as given; NULL none */
+	int64_t sp_groups, sp_tokens; /* ... parsed */
 };
 
 /* The defaults (docs/capture.md, "Options"). */

@@ -537,7 +537,7 @@ int run_open(struct cap *c, const char *url_arg)
 
 	/* The trace is read whole, and refused if malformed, before the
 	 * server hears from us. */
-	if (o->trace) {
+	if (o->trace || o->shared_prefix) {
 		rc = workload_open(c, &err);
 		if (tt_failed(rc)) {
 			fprintf(stderr, "tokentrace-capture: error: %s\n", err.msg);

@@ -24,6 +24,7 @@
 #include "net_loop.h"
 #include "probe.h"
 #include "progress_line.h"
+#include "schedule.h"
 #include "tokentrace/workload.h"
 #include "workload_prompt.h"
 #include "xfer.h"
@@ -67,12 +68,92 @@ struct wcell {
 	int64_t next_housekeep;
 };
 
+/* --shared-prefix GROUPS:LEN (docs/workloads.md "Shared prefixes"): the
+ * open-loop cell's schedule (schedule.c: its gaps and output lengths, seeded
+ * by the run's seed and the cell's id) as a workload whose request k
+ * belongs to group k mod GROUPS and begins with the group's LEN / 512
+ * blocks (ids g * SP_GROUP_IDS + b); the rest of its prompt is its own. */
+#define SP_GROUP_IDS 1000000u
+
+static enum tt_code shared_prefix_workload(struct cap *c, struct tt_error *err)
+{
+	struct cap_opts *o = c->o;
+	double rate = o->rates[0];
+	int64_t ctx = o->contexts[0], span = llround(o->duration_s * 1e9), t = 0;
+	uint32_t nb = (uint32_t)(o->sp_tokens / TT_WORKLOAD_BLOCK_TOKENS);
+	struct tt_workload *w = calloc(1, sizeof *w);
+	struct schedule sc;
+	struct schedule_bin *bins = NULL;
+	char id[64];
+	size_t cap = (size_t)(rate * o->duration_s) + 16;
+	int arr = arrivals_parse(o->arrivals);
+
+	if (!w || !(w->reqs = malloc(cap * sizeof *w->reqs)) ||
+	    !(w->blocks = malloc(cap * nb * sizeof *w->blocks)))
+		goto nomem;
+	tt_rate_cell_id(ctx, rate, id, sizeof id);
+	schedule_init(&sc, o->seed, id, rate, arr < 0 ? ARR_CONSTANT : (enum arrivals)arr,
+		      o->burstiness, o->out_min, o->out_max);
+	if (o->n_out_bins) {
+		double cum = 0;
+		if (!(bins = malloc(o->n_out_bins * sizeof *bins)))
+			goto nomem;
+		for (size_t b = 0; b < o->n_out_bins; b++) {
+			cum += o->out_bins[b].weight;
+			bins[b].min = o->out_bins[b].min;
+			bins[b].max = o->out_bins[b].max;
+			bins[b].cum = cum;
+		}
+		schedule_set_bins(&sc, bins, o->n_out_bins);
+	}
+	w->format = TT_WORKLOAD_AUTO;
+	for (size_t k = 0; t < span; k++) {
+		struct tt_workload_req *r;
+		int64_t out = schedule_output(&sc);
+		uint32_t g = (uint32_t)(k % (size_t)o->sp_groups);
+		if (w->n == cap) {
+			size_t nc = cap * 2;
+			struct tt_workload_req *nr = realloc(w->reqs, nc * sizeof *nr);
+			uint32_t *nbk = nr ? realloc(w->blocks, nc * nb * sizeof *nbk) : NULL;
+			if (nr)
+				w->reqs = nr;
+			if (!nbk)
+				goto nomem;
+			w->blocks = nbk;
+			cap = nc;
+		}
+		for (uint32_t b = 0; b < nb; b++)
+			w->blocks[w->n_blocks++] = g * SP_GROUP_IDS + b;
+		r = &w->reqs[w->n++];
+		r->t_ns = t;
+		r->input = (uint32_t)ctx;
+		r->output = (uint32_t)(out > 0 ? out : o->max_tokens);
+		r->line = (uint32_t)(k + 1);
+		r->block_end = (uint32_t)w->n_blocks;
+		w->span_ns = t;
+		w->input_total += ctx;
+		w->output_total += r->output;
+		t += arr == ARR_CONSTANT || arr < 0 ? llround((double)(k + 1) * 1e9 / rate) - t
+						    : schedule_gap_ns(&sc);
+	}
+	w->rows = w->n;
+	free(bins);
+	c->wl = w;
+	return TT_OK;
+nomem:
+	free(bins);
+	tt_workload_free(w);
+	return tt_error_set(err, TT_ENOMEM, "out of memory building the shared-prefix workload");
+}
+
 enum tt_code workload_open(struct cap *c, struct tt_error *err)
 {
 	struct cap_opts *o = c->o;
 	struct tt_workload_opts wo = {o->trace_start_s, o->trace_duration_s, o->speedup,
 				      o->output_cap};
 
+	if (o->shared_prefix)
+		return shared_prefix_workload(c, err);
 	return tt_workload_load(o->trace, (enum tt_workload_format)tt_workload_format_parse(o->trace_format),
 				&wo, &c->wl, err);
 }
@@ -80,16 +161,23 @@ enum tt_code workload_open(struct cap *c, struct tt_error *err)
 enum tt_code workload_manifest(struct cap *c, struct tt_manifest *m)
 {
 	const struct tt_workload *w = c->wl;
-	struct tt_workload_info *wi = tt_manifest_set_workload(m, "trace");
-	const char *slash = strrchr(c->o->trace, '/');
+	struct tt_workload_info *wi = tt_manifest_set_workload(m, c->o->shared_prefix ? "shared-prefix"
+										    : "trace");
+	const char *slash = c->o->trace ? strrchr(c->o->trace, '/') : NULL;
 	double span = (double)w->span_ns / 1e9, rate = span > 0 ? (double)w->n / span : (double)w->n;
 	int64_t ctx = llround((double)w->input_total / (double)w->n);
 	int64_t omin = INT64_MAX, omax = 0;
 	size_t idx;
 
-	if (!wi || tt_failed(tt_manifest_set_str(&wi->format, tt_workload_format_name(w->format))) ||
-	    tt_failed(tt_manifest_set_str(&wi->file, slash ? slash + 1 : c->o->trace)))
+	if (!wi)
 		return TT_FAILED;
+	if (c->o->shared_prefix) {
+		wi->groups = c->o->sp_groups;
+		wi->prefix_tokens = c->o->sp_tokens;
+	} else if (tt_failed(tt_manifest_set_str(&wi->format, tt_workload_format_name(w->format))) ||
+		   tt_failed(tt_manifest_set_str(&wi->file, slash ? slash + 1 : c->o->trace))) {
+		return TT_FAILED;
+	}
 	wi->start_s = c->o->trace_start_s;
 	wi->duration_s = c->o->trace_duration_s;
 	wi->speedup = c->o->speedup;
@@ -99,6 +187,10 @@ enum tt_code workload_manifest(struct cap *c, struct tt_manifest *m)
 	wi->span_s = span;
 	wi->block_tokens = TT_WORKLOAD_BLOCK_TOKENS;
 	wi->bytes = (int64_t)w->bytes;
+	if (c->o->shared_prefix) { /* the schedule the options asked for */
+		rate = c->o->rates[0];
+		span = c->o->duration_s;
+	}
 	for (size_t i = 0; i < w->n; i++) {
 		if (w->reqs[i].output < omin)
 			omin = w->reqs[i].output;

@@ -50,6 +50,29 @@ sys.exit(0 if got is not None and abs(got - truth) <= 0.01 else 1)
 PY
 done
 
+# Shared prefixes (issue 26.3): 4 groups sharing 1K of 2K-token prompts at
+# 40/s for 3 s, round robin: every request but each group's first hits its
+# prefix, so the simulator's hit rate is (120 - 4) / 120 x 1024 / 2048.
+h0=$(counter prefix_cache_hits) q0=$(counter prefix_cache_queries)
+"$CAP" "$URL" -o run-shared --shared-prefix 4:1K --contexts 2K --rates 40/s --duration 3s \
+	--max-tokens 16 --drain 3s --seed 3 -q 2> err-shared || fail "shared prefix: $(cat err-shared)"
+h1=$(counter prefix_cache_hits) q1=$(counter prefix_cache_queries)
+"$TT" report run-shared --format json > report-shared.json
+"$TT" dump run-shared > dump-shared.jsonl
+python3 - "$h0" "$h1" "$q0" "$q1" <<'PY' || status=1
+import json, sys
+h0, h1, q0, q1 = map(float, sys.argv[1:5])
+reqs = [json.loads(l) for l in open('dump-shared.jsonl')]
+bad = [r['seq'] for r in reqs
+       if r['prompt_tokens'] != 2048 or r['workload']['blocks'] != [r['seq'] % 4 * 1000000, r['seq'] % 4 * 1000000 + 1]]
+truth = (h1 - h0) / (q1 - q0)
+want = (len(reqs) - 4) / len(reqs) * 1024 / 2048
+got = json.load(open('report-shared.json'))['cells'][0]['prefix_cache']['server_hit_rate']
+print('shared prefix: %d requests, hit rate: workload %.4f, simulator %.4f, report %.4f'
+      % (len(reqs), want, truth, got))
+sys.exit(1 if bad or len(reqs) != 120 or abs(truth - want) > 1e-9 or abs(got - truth) > 0.01 else 0)
+PY
+
 # Refused before any request: the simulator's request count stays put.
 before=$(curl -s "$URL/metrics" | awk '/^vllm:prompt_tokens_total/ {s += $2} END {print s + 0}')
 printf '{"timestamp": 0, "input_length": 10, "output_length": 5}\n{"timestamp": -1, "input_length": 10, "output_length": 5}\n' > neg.jsonl

@@ -56,6 +56,9 @@ int tt__manifest_workload_to_json(const struct tt_manifest *m, cJSON *settings)
 	    !cJSON_AddNumberToObject(o, "span_s", w->span_s) ||
 	    !cJSON_AddNumberToObject(o, "block_tokens", (double)w->block_tokens))
 		return -1;
+	if (w->groups && (!cJSON_AddNumberToObject(o, "groups", (double)w->groups) ||
+			  !cJSON_AddNumberToObject(o, "prefix_tokens", (double)w->prefix_tokens)))
+		return -1;
 	return 0;
 }
 
@@ -90,7 +93,7 @@ enum tt_code tt__manifest_workload_from_json(const cJSON *root, const char *name
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, "settings");
 	const cJSON *o = s ? cJSON_GetObjectItemCaseSensitive(s, "workload") : NULL;
 	struct tt_workload_info *w;
-	double oc = 0, rq = 0, rows = 0, bt = 0, by = 0;
+	double oc = 0, rq = 0, rows = 0, bt = 0, by = 0, gr = 0, pt = 0;
 	const char *bad = NULL;
 
 	if (!o)
@@ -110,6 +113,10 @@ enum tt_code tt__manifest_workload_from_json(const cJSON *root, const char *name
 		bad = "file";
 	else if (!get_num(o, "bytes", 0, 1e18, &by))
 		bad = "bytes";
+	else if (!get_num(o, "groups", 0, 1e9, &gr))
+		bad = "groups";
+	else if (!get_num(o, "prefix_tokens", 0, 1e9, &pt))
+		bad = "prefix_tokens";
 	else if (!get_num(o, "start_s", 0, 1e12, &w->start_s))
 		bad = "start_s";
 	else if (!get_num(o, "duration_s", 0, 1e12, &w->duration_s))
@@ -134,5 +141,7 @@ enum tt_code tt__manifest_workload_from_json(const cJSON *root, const char *name
 	w->rows = (int64_t)rows;
 	w->block_tokens = (int64_t)bt;
 	w->bytes = (int64_t)by;
+	w->groups = (int64_t)gr;
+	w->prefix_tokens = (int64_t)pt;
 	return TT_OK;
 }
