@@ -90,7 +90,9 @@ for f in neg.jsonl:2:negative nocol.csv:1:GeneratedTokens badjson.jsonl:2:JSON h
 done
 # Options that would be silently ignored beside a replay are refused.
 for args in "--trace trace.jsonl --rates 2/s" "--trace trace.jsonl --max-tokens 9" \
-	"--trace trace.jsonl --endpoint chat" "--speedup 2" "--trace trace.jsonl --speedup 0"; do
+	"--trace trace.jsonl --endpoint chat" "--speedup 2" "--trace trace.jsonl --speedup 0" \
+	"--shared-prefix 4:100 --contexts 2K --rates 1/s" "--shared-prefix 4:1K --contexts 2K" \
+	"--shared-prefix 4:1K --contexts 1K --rates 1/s"; do
 	rc=0
 	# shellcheck disable=SC2086
 	"$CAP" "$URL" -o run-opts $args -q 2> err-opts || rc=$?
