@@ -35,12 +35,15 @@ enum tt_phase {
 /* Minor version of a manifest that records a sweep, an SLO search or an
  * output-length histogram (formats/run-v1.md 2.4, 1.3 members). */
 #define TT_RUN_FORMAT_MINOR_SWEEP 3
+/* Minor version of a manifest that records a replayed workload
+ * (formats/run-v1.md 2.5). */
+#define TT_RUN_FORMAT_MINOR_WORKLOAD 5
 /* The newest minor version this build reads and writes: formats/run-v1.md's
- * title (1.4: the capture timing of request records, trace minor 2).  A
- * manifest says the lowest version its members need (1.1 to 1.3); what
+ * title (1.5: a replayed workload, trace minor 3).  A
+ * manifest says the lowest version its members need (1.1 to 1.5); what
  * --version reports is this one (test cli-version compares it with the
  * spec). */
-#define TT_RUN_FORMAT_MINOR_NEWEST 4
+#define TT_RUN_FORMAT_MINOR_NEWEST 5
 
 /* One bin of an output-length histogram (formats/length-hist-v1.md):
  * lengths min..max (both included) drawn with this relative weight. */
@@ -161,9 +164,24 @@ struct tt_manifest {
 					    * (output_min/max its range); NULL: none */
 	size_t n_output_bins;
 	char *output_hist_file;   /* the histogram's file name, no directories */
+	/* Format 1.5: the replayed workload (formats/run-v1.md 2.5); NULL none. */
+	struct tt_workload_info *workload;
+};
+
+/* A replayed request trace (formats/run-v1.md 2.5, format 1.5). */
+struct tt_workload_info {
+	char *kind;               /* "trace", "shared-prefix" */
+	char *format;             /* "mooncake", "azure" */
+	char *file;               /* name without directories */
+	double start_s, duration_s, speedup, span_s;
+	int64_t output_cap, requests, rows, block_tokens, bytes;
+	int64_t groups, prefix_tokens; /* kind "shared-prefix": groups, their prefix */
 };
 
 void tt_manifest_init(struct tt_manifest *m);
+/* Give m a workload of this kind (all else zero; its strings set with
+ * tt_manifest_set_str).  Returns it, or NULL when out of memory. */
+struct tt_workload_info *tt_manifest_set_workload(struct tt_manifest *m, const char *kind);
 /* Free everything the manifest owns and re-init it.  m may be NULL. */
 void tt_manifest_release(struct tt_manifest *m);
 /* Replace *dst with a copy of src (NULL allowed). */

@@ -98,6 +98,17 @@ struct tt_request {
 	uint32_t clock_steps;      /* wall-clock steps seen while the request ran */
 	const uint8_t *chunk_timing; /* n_chunks TT_TIMING_* bytes; NULL: not
 				      * recorded.  Not owned. */
+	/* What a replayed workload asked (formats/run-v1.md 3.5, "Workload",
+	 * trace minor 3); all 0/NULL when workload_recorded is 0 (the matrix's
+	 * own requests, older, synthetic or imported traces). */
+	int workload_recorded;
+	uint32_t wl_line;        /* the request's line in the trace file, from 1; 0 none */
+	int64_t prompt_asked;    /* prompt tokens the request was built with */
+	int64_t output_asked;    /* the max_tokens it asked */
+	uint32_t session, turn;  /* multi-turn: session and turn, from 1; 0 none */
+	size_t n_blocks;
+	const uint32_t *blocks;  /* its prompt's block ids (a trace's hash_ids), in
+				  * order; not owned */
 };
 
 /* One value of one series of one /metrics scrape.  Label text is the

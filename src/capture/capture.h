@@ -82,6 +82,8 @@ struct cap {
 	 * finished; NULL none (run_open.c run_redo, read by run_matrix.c) */
 	unsigned char *redo;
 	size_t n_redo;
+	/* a replayed workload (workload_replay.c); NULL: the matrix */
+	struct tt_workload *wl;
 };
 
 #endif

@@ -85,6 +85,21 @@ static const struct opt opts[] = {
 	 OPT_FLAG, OFF(rate_sweep), 0, 0, "", {0}},
 	{NULL, 0, "slo", "LIST", "search the highest rate meeting these SLOs",
 	 OPT_SLO, OFF(slo), 0, 0, " (expected e.g. ttft=500ms,tbt=50ms,attain=90 or ttft=500ms@p90)", {0}},
+	{"Workload", 0, "trace", "FILE", "replay this request trace (Mooncake JSONL, Azure CSV)",
+	 OPT_FILE, OFF(trace), 0, 0, "", {0}},
+	{NULL, 0, "trace-format", "auto|mooncake|azure", "the trace's format [auto]",
+	 OPT_CHOICE, OFF(trace_format), 0, 0, " (auto, mooncake or azure)",
+	 {"auto", "mooncake", "azure"}},
+	{NULL, 0, "trace-start", "DUR", "replay from this trace time [0]",
+	 OPT_DURATION, OFF(trace_start_s), 0, 0, "", {0}},
+	{NULL, 0, "trace-duration", "DUR", "replay this much trace time [all]",
+	 OPT_DURATION, OFF(trace_duration_s), 0, 0, "", {0}},
+	{NULL, 0, "speedup", "X", "trace times divided by X [1]",
+	 OPT_NUMBER, OFF(speedup), 0, 1, " (expected a number > 0, e.g. 2)", {0}},
+	{NULL, 0, "output-cap", "N", "ask at most N output tokens per replayed request",
+	 OPT_TOKENS, OFF(output_cap), 0, 1, "", {0}},
+	{NULL, 0, "shared-prefix", "GROUPS:LEN", "open loop: requests in a group share a LEN-token prefix",
+	 OPT_STR, OFF(shared_prefix), 0, 0, "", {0}},
 	{"Requests", 0, "model", "NAME", "model to request [first of /v1/models]",
 	 OPT_STR, OFF(model), 0, 0, "", {0}},
 	{NULL, 0, "endpoint", "completions|chat", "API route [completions]",
@@ -282,6 +297,8 @@ void opts_init(struct cap_opts *o)
 	o->burstiness = 1;
 	o->warmup_s = 5;
 	o->drain_s = 10;
+	o->trace_format = "auto";
+	o->speedup = 1;
 	parse_token_list("8K", &o->contexts, &o->n_contexts);
 	parse_int_list("1", &o->concurrency, &o->n_concurrency);
 }
@@ -481,6 +498,60 @@ static int set_opt(struct cap_opts *o, const struct opt *p, const char *v)
 }
 
 /* The checks between options, after all are read. */
+/* A replay (docs/workloads.md) is its own schedule: the options that make
+ * the matrix's schedule would be silently ignored beside it. */
+static int check_workload_opts(struct cap_opts *o)
+{
+	static const char *const matrix[] = {"rates", "concurrency", "contexts",
+					     "prefill-contexts", "rate-sweep", "slo", "arrivals",
+					     "burstiness", "output-tokens", "warmup", "duration",
+					     "repeat", "cells", "max-tokens"};
+	static const char *const slice[] = {"trace-format", "trace-start", "trace-duration",
+					    "speedup", "output-cap"};
+
+	if (o->shared_prefix) {
+		const char *colon = strchr(o->shared_prefix, ':');
+		char *end = NULL;
+		long long g = colon ? strtoll(o->shared_prefix, &end, 10) : 0;
+		int64_t len = colon ? tt_parse_tokens(colon + 1) : -1;
+		if (!colon || end != colon || g < 1 || g > 4000 || len < 512 || len % 512)
+			return usage_error("bad --shared-prefix '%s' (expected GROUPS:LEN, 1 to 4000 "
+					   "groups of a prefix in whole 512-token blocks, e.g. 8:2K)",
+					   o->shared_prefix);
+		if (o->trace || o->resume)
+			return usage_error("--shared-prefix makes its own workload: not with --trace "
+					   "or --resume");
+		if (o->n_rates != 1 || o->n_contexts != 1 || o->contexts[0] <= len)
+			return usage_error("--shared-prefix needs one --rates and one --contexts "
+					   "longer than the prefix (e.g. --contexts 4K --rates 8/s)");
+		if ((o->prompt_kind && strcmp(o->prompt_kind, "token_ids")) ||
+		    !strcmp(o->endpoint, "chat") || o->rate_sweep || o->slo || o->repeat > 1 ||
+		    o->n_prefill)
+			return usage_error("--shared-prefix builds token-id prompts on --endpoint "
+					   "completions, one cell: no --prompt text, chat, "
+					   "--rate-sweep, --slo, --repeat or --prefill-contexts");
+		o->sp_groups = g;
+		o->sp_tokens = len;
+	}
+	if (!o->trace) {
+		for (size_t i = 0; i < sizeof slice / sizeof *slice; i++)
+			if (opts_given(o, slice[i]))
+				return usage_error("--%s applies to a replay: give --trace FILE",
+						   slice[i]);
+		return -1;
+	}
+	if (o->resume)
+		return usage_error("--trace starts a new run: a replay is not resumed (give -o RUN)");
+	for (size_t i = 0; i < sizeof matrix / sizeof *matrix; i++)
+		if (opts_given(o, matrix[i]))
+			return usage_error("--%s does not combine with --trace: the trace gives "
+					   "every request's time and lengths", matrix[i]);
+	if ((o->prompt_kind && strcmp(o->prompt_kind, "token_ids")) || !strcmp(o->endpoint, "chat"))
+		return usage_error("--trace builds token-id prompts (equal block ids, equal "
+				   "tokens): it needs --endpoint completions and --prompt ids");
+	return -1;
+}
+
 static int check_opts(struct cap_opts *o, const char *url)
 {
 	if (!o->api_key)
@@ -508,7 +579,7 @@ static int check_opts(struct cap_opts *o, const char *url)
 		return usage_error("no server URL (e.g. http://127.0.0.1:8000)");
 	if (o->prompt_kind && !strcmp(o->prompt_kind, "token_ids") && !strcmp(o->endpoint, "chat"))
 		return usage_error("--prompt ids needs --endpoint completions (chat takes text)");
-	return -1;
+	return check_workload_opts(o);
 }
 
 int opts_given(const struct cap_opts *o, const char *name)

@@ -65,6 +65,15 @@ struct cap_opts {
 	char slo_buf[160];        /* ... held here */
 	uint64_t given;           /* bit i: option i of the table was given */
 	int no_realtime;          /* --no-realtime: keep the normal priority */
+	/* a replayed workload (docs/workloads.md) */
+	const char *trace;        /* --trace FILE; NULL none */
+	const char *trace_format; /* "auto", "mooncake", "azure" */
+	double trace_start_s;     /* slice start, trace time */
+	double trace_duration_s;  /* slice length; 0: to the end */
+	double speedup;           /* trace times divided by this */
+	int64_t output_cap;       /* outputs above this asked as this; 0 none */
+	const char *shared_prefix; /* --shared-prefix GROUPS:LEN as given; NULL none */
+	int64_t sp_groups, sp_tokens; /* ... parsed */
 };
 
 /* The defaults (docs/capture.md, "Options"). */

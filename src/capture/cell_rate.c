@@ -27,6 +27,7 @@
 #include "prompt.h"
 #include "schedule.h"
 #include "tokentrace/run.h"
+#include "workload_replay.h"
 #include "xfer.h"
 
 #define POOL 8 /* distinct prompts, used in turn (request k gets prompt k % POOL) */
@@ -230,6 +231,8 @@ enum tt_code cell_run_rate(struct cap *c, size_t i, struct tt_trace_writer *tw,
 	enum tt_code rc_code = TT_OK;
 	int stopped = 0;
 
+	if (c->wl) /* a replayed trace: its own schedule */
+		return workload_run(c, i, tw, err);
 	memset(&rc, 0, sizeof rc);
 	rc.c = c;
 	rc.context = ci->context;

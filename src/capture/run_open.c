@@ -19,6 +19,7 @@
 #include "tokentrace/error.h"
 #include "tokentrace/run.h"
 #include "tokentrace/units.h"
+#include "workload_replay.h"
 #include "xfer.h"
 
 /* Replace every occurrence of the API key in s by <redacted>. */
@@ -511,7 +512,7 @@ static int create_run(struct cap *c, struct tt_manifest *m, const struct timespe
 	if (o->insecure && c->net.tls)
 		tt_manifest_set_note(m, "tls_insecure",
 				     "certificate and host name not checked (--insecure)");
-	if (build_matrix(m, o) != TT_OK) {
+	if ((c->wl ? workload_manifest(c, m) : build_matrix(m, o)) != TT_OK) {
 		fprintf(stderr, "tokentrace-capture: error: out of memory\n");
 		return 1;
 	}
@@ -558,6 +559,15 @@ int run_open(struct cap *c, const char *url_arg)
 	int status, text;
 	struct timespec wall;
 
+	/* The trace is read whole, and refused if malformed, before the
+	 * server hears from us. */
+	if (o->trace || o->shared_prefix) {
+		rc = workload_open(c, &err);
+		if (tt_failed(rc)) {
+			fprintf(stderr, "tokentrace-capture: error: %s\n", err.msg);
+			return err.kind == TT_EFORMAT ? 2 : 1;
+		}
+	}
 	if (o->resume) {
 		const struct tt_manifest *rm;
 		rc = tt_run_writer_resume(o->resume, &c->run, &err);
@@ -566,6 +576,11 @@ int run_open(struct cap *c, const char *url_arg)
 			return 1;
 		}
 		rm = tt_run_writer_manifest(c->run);
+		if (rm->workload) {
+			fprintf(stderr, "tokentrace-capture: error: --resume: '%s' replayed a trace, "
+					"which is not resumed; replay it again with -o\n", o->resume);
+			return 2;
+		}
 		status = check_resume_opts(o, rm);
 		if (status)
 			return status;
@@ -756,5 +771,6 @@ void run_close(struct cap *c)
 	c->redo = NULL;
 	tt_manifest_release(&c->made);
 	tt_manifest_release(&c->probed);
+	workload_close(c);
 	memset(c->net.auth, 0, sizeof c->net.auth);
 }

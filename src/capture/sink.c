@@ -162,7 +162,19 @@ enum tt_code sink_start(struct sink **out, struct tt_error *err)
 
 	if (!s)
 		return tt_error_set(err, TT_ENOMEM, "out of memory starting the trace writer");
-	pthread_mutex_init(&s->mu, NULL);
+	{
+		/* Priority inheritance: the writer runs at nice +10 and the loop
+		 * may run SCHED_FIFO; a writer preempted while it held the lock
+		 * (on a loaded machine, for several ms) held the loop's next
+		 * push, and with it every send due meanwhile (replays went out
+		 * up to 9 ms late; docs/workloads.md "Fidelity").  With it, the
+		 * writer runs at the loop's priority until it lets go. */
+		pthread_mutexattr_t ma;
+		pthread_mutexattr_init(&ma);
+		pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+		pthread_mutex_init(&s->mu, &ma);
+		pthread_mutexattr_destroy(&ma);
+	}
 	pthread_cond_init(&s->cv, NULL);
 	pthread_cond_init(&s->idle_cv, NULL);
 	e = pthread_create(&s->thread, NULL, sink_main, s);

@@ -394,6 +394,7 @@ struct xfer *xfer_get(struct net *c, enum xfer_kind kind)
 	x->role = TT_ROLE_MEASURED;
 	x->t_sched = x->t_send = x->t_end = -1;
 	x->prompt_asked = -1;
+	memset(&x->wl, 0, sizeof x->wl);
 	tt_sse_reset(&x->sse);
 	tt_oai_stream_init(&x->st);
 	x->n_chunks = 0;
@@ -681,6 +682,17 @@ void gen_record(struct net *c, struct xfer *x, CURLcode res, enum tt_finish forc
 			r.cpu_wait_first_ns = (sent - x->wait_send) + (first - x->first_base);
 		r.cpu_wait_last_ns = known && x->n_chunks && x->look_base >= 0 ? look - x->look_base : -1;
 		r.clock_steps = (uint32_t)(arrival_clock_steps(&c->tm) - x->tm.steps0);
+	}
+	/* a replayed workload's request: what it asked (run-v1 3.5, minor 3) */
+	if (x->wl.on) {
+		r.workload_recorded = 1;
+		r.wl_line = x->wl.line;
+		r.prompt_asked = x->prompt_asked;
+		r.output_asked = x->wl.output_asked;
+		r.session = x->wl.session;
+		r.turn = x->wl.turn;
+		r.n_blocks = x->wl.n_blocks;
+		r.blocks = x->wl.blocks;
 	}
 	sink_request(c->sink, &r, x->n_chunks ? x->chunks : NULL, error);
 	for (int i = 0; i < STAMP_N; i++)

@@ -73,6 +73,14 @@ struct xfer {
 	enum tt_role role;
 	int64_t t_sched, t_send, t_end;
 	int64_t prompt_asked;   /* prompt tokens the request asked for; -1 */
+	struct {                /* a replayed workload's request (run-v1 3.5,
+				 * "Workload"); on 0: none */
+		int on;
+		uint32_t line, session, turn;
+		int64_t output_asked;
+		size_t n_blocks;
+		const uint32_t *blocks; /* the workload's, alive until the run's end */
+	} wl;
 	struct tt_sse sse;
 	struct tt_oai_stream st;
 	struct tt_chunk *chunks;

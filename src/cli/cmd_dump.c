@@ -110,6 +110,16 @@ static int on_request(void *ctx, const struct tt_request *r)
 			printf("%s%u", i ? "," : "", r->chunk_timing ? r->chunk_timing[i] : 0u);
 		fputs("]}", stdout);
 	}
+	/* run-v1 3.5 "Workload": only for a replayed workload (trace minor 3) */
+	if (r->workload_recorded) {
+		printf(",\"workload\":{\"line\":%u,\"prompt_asked\":%lld,\"output_asked\":%lld,"
+		       "\"session\":%u,\"turn\":%u,\"blocks\":[",
+		       r->wl_line, (long long)r->prompt_asked, (long long)r->output_asked,
+		       r->session, r->turn);
+		for (size_t i = 0; i < r->n_blocks; i++)
+			printf("%s%u", i ? "," : "", r->blocks[i]);
+		fputs("]}", stdout);
+	}
 	fputs("}\n", stdout);
 	return ferror(stdout) ? 1 : 0;
 }

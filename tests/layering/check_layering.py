@@ -24,7 +24,7 @@ import sys
 # Which module owns each public header.
 PUBLIC = {
     "error": "core", "buf": "core", "units": "core",
-    "trace": "format", "run": "format",
+    "trace": "format", "run": "format", "workload": "format",
     "analysis": "analysis",
     "gauges": "analysis", "slo": "analysis",
     "export": "text",

@@ -55,6 +55,55 @@ static void test_round_trip(void **state)
 	tt_manifest_release(&back);
 }
 
+/* settings.workload (formats/run-v1.md 2.5): written as 1.5, read back,
+ * and a wrong type refused naming the member. */
+static void test_workload_member(void **state)
+{
+	struct tt_manifest m, back;
+	struct tt_workload_info *w;
+	struct tt_error err;
+	char *json = NULL;
+	const char *bad = "{\"format\":\"tokentrace-run\",\"format_version\":\"1.5\","
+			  "\"settings\":{\"workload\":{\"kind\":\"trace\",\"speedup\":\"2\"}},"
+			  "\"cells\":[]}";
+
+	(void)state;
+	tt_manifest_init(&m);
+	w = tt_manifest_set_workload(&m, "trace");
+	assert_non_null(w);
+	tt_manifest_set_str(&w->format, "azure");
+	tt_manifest_set_str(&w->file, "AzureLLMInferenceTrace_conv.csv");
+	w->start_s = 600;
+	w->duration_s = 300;
+	w->speedup = 2;
+	w->output_cap = 512;
+	w->requests = 4321;
+	w->rows = 19366;
+	w->span_s = 149.5;
+	w->block_tokens = 512;
+	w->bytes = 1234567;
+	assert_int_equal(tt_manifest_add_rate_cell(&m, 1643, 28.9, NULL), TT_OK);
+	assert_int_equal(tt_manifest_to_json(&m, &json, &err), TT_OK);
+	assert_non_null(strstr(json, "\"format_version\":\t\"1.5\""));
+	assert_int_equal(tt_manifest_from_json(json, strlen(json), "m.json", &back, &err), TT_OK);
+	assert_non_null(back.workload);
+	assert_string_equal(back.workload->kind, "trace");
+	assert_string_equal(back.workload->format, "azure");
+	assert_string_equal(back.workload->file, "AzureLLMInferenceTrace_conv.csv");
+	assert_true(back.workload->start_s == 600 && back.workload->duration_s == 300);
+	assert_true(back.workload->speedup == 2 && back.workload->span_s == 149.5);
+	assert_int_equal(back.workload->output_cap, 512);
+	assert_int_equal(back.workload->requests, 4321);
+	assert_int_equal(back.workload->rows, 19366);
+	assert_int_equal(back.workload->block_tokens, 512);
+	assert_int_equal(back.workload->bytes, 1234567);
+	free(json);
+	tt_manifest_release(&m);
+	tt_manifest_release(&back);
+	assert_int_equal(tt_manifest_from_json(bad, strlen(bad), "bad.json", &back, &err), TT_FAILED);
+	assert_non_null(strstr(err.msg, "settings.workload.speedup"));
+}
+
 static void test_unknown_members_and_minor(void **state)
 {
 	const char *j = "{\"format\":\"tokentrace-run\",\"format_version\":\"1.9\","
@@ -258,6 +307,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_workload_member),
 		cmocka_unit_test(test_unknown_members_and_minor),
 		cmocka_unit_test(test_newer_major_refused),
 		cmocka_unit_test(test_bad_manifests),

@@ -250,6 +250,94 @@ static void test_text_column(void **state)
 	free(dir);
 }
 
+/* Trace minor 3 (formats/run-v1.md 3.5 "Workload"): what a replayed
+ * request asked, with and without the capture timing before it, and a
+ * record without it reading as none. */
+struct keep_wl {
+	int n;
+	struct tt_request r[3];
+	uint32_t blocks[3][8];
+};
+
+static int keep_wl(void *ctx, const struct tt_request *r)
+{
+	struct keep_wl *k = ctx;
+	if (k->n < 3) {
+		k->r[k->n] = *r;
+		memcpy(k->blocks[k->n], r->blocks ? r->blocks : k->blocks[k->n],
+		       (r->n_blocks < 8 ? r->n_blocks : 8) * sizeof *r->blocks);
+	}
+	k->n++;
+	return 0;
+}
+
+static void test_workload_group(void **state)
+{
+	char *dir = tu_tmpdir("trace-workload");
+	char path[4096];
+	struct tt_trace_writer *w;
+	struct tt_trace_opts o = {1000, 3, 1 << 20, 0};
+	struct tt_error err;
+	struct tt_request r;
+	struct tt_chunk ch[4];
+	const uint32_t ids[3] = {7, 4294967295u, 0};
+	struct keep_wl k;
+	struct tt_trace_visitor v = {&k, keep_wl, NULL};
+	size_t len;
+	char *data;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/t.ttz", dir);
+	assert_int_equal(tt_trace_writer_open(path, &o, &w, &err), TT_OK);
+	make_request(&r, ch, 1000000000LL);
+	r.workload_recorded = 1;
+	r.wl_line = 12;
+	r.prompt_asked = 1200;
+	r.output_asked = 44;
+	r.session = 3;
+	r.turn = 2;
+	r.n_blocks = 3;
+	r.blocks = ids;
+	assert_int_equal(tt_trace_write_request(w, &r, &err), TT_OK);
+	r.seq = 4; /* with the capture timing before it */
+	r.timing_recorded = 1;
+	r.cpu_wait_first_ns = r.cpu_wait_last_ns = r.cpu_wait_ns = 5;
+	r.n_blocks = 0;
+	r.blocks = NULL;
+	assert_int_equal(tt_trace_write_request(w, &r, &err), TT_OK);
+	r.seq = 5; /* none */
+	r.workload_recorded = 0;
+	assert_int_equal(tt_trace_write_request(w, &r, &err), TT_OK);
+	assert_int_equal(tt_trace_writer_close(w, &err), TT_OK);
+	memset(&k, 0, sizeof k);
+	data = tu_read(path, &len);
+	assert_non_null(data);
+	assert_int_equal(tt_trace_decode(data, len, path, &v, &err), TT_OK);
+	free(data);
+	assert_int_equal(k.n, 3);
+	assert_int_equal(k.r[0].workload_recorded, 1);
+	assert_int_equal(k.r[0].wl_line, 12);
+	assert_int_equal(k.r[0].prompt_asked, 1200);
+	assert_int_equal(k.r[0].output_asked, 44);
+	assert_int_equal(k.r[0].session, 3);
+	assert_int_equal(k.r[0].turn, 2);
+	assert_int_equal(k.r[0].n_blocks, 3);
+	assert_int_equal(k.blocks[0][0], 7);
+	assert_int_equal(k.blocks[0][1], 4294967295u);
+	assert_int_equal(k.blocks[0][2], 0);
+	assert_int_equal(k.r[0].timing_recorded, 0);
+	assert_int_equal(k.r[1].workload_recorded, 1);
+	assert_int_equal(k.r[1].timing_recorded, 1);
+	assert_int_equal(k.r[1].cpu_wait_ns, 5);
+	assert_int_equal(k.r[1].n_blocks, 0);
+	assert_int_equal(k.r[1].output_asked, 44);
+	assert_int_equal(k.r[2].workload_recorded, 0);
+	assert_int_equal(k.r[2].n_blocks, 0);
+	assert_int_equal(k.r[2].prompt_asked, 0);
+	tu_rmrf(dir);
+	free(dir);
+}
+
 static void test_ns_unit_exact(void **state)
 {
 	char *dir = tu_tmpdir("trace");
@@ -452,6 +540,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_text_column),
+		cmocka_unit_test(test_workload_group),
 		cmocka_unit_test(test_ns_unit_exact),
 		cmocka_unit_test(test_forward_compatible),
 		cmocka_unit_test(test_newer_major),

@@ -14,6 +14,7 @@
 #include "format/manifest_ext.h"
 #include "format/manifest_rate.h"
 #include "core/c_locale.h"
+#include "format/manifest_workload.h"
 #include "core/text_clean.h"
 #include "tokentrace/units.h"
 
@@ -70,6 +71,7 @@ void tt_manifest_release(struct tt_manifest *m)
 	free(m->cells);
 	tt__manifest_ext_release(m);
 	tt__manifest_rate_release(m);
+	tt__manifest_workload_release(m);
 	tt_manifest_init(m);
 }
 
@@ -377,6 +379,8 @@ enum tt_code tt_manifest_to_json(const struct tt_manifest *m, char **out, struct
 		goto nomem;
 	cJSON_AddStringToObject(root, "format", "tokentrace-run");
 	snprintf(ver, sizeof ver, "%d.%d", m->format_major,
+		 m->workload && m->format_minor < TT_RUN_FORMAT_MINOR_WORKLOAD ?
+			 TT_RUN_FORMAT_MINOR_WORKLOAD :
 		 tt__manifest_sweep_used(m) && m->format_minor < TT_RUN_FORMAT_MINOR_SWEEP ?
 			 TT_RUN_FORMAT_MINOR_SWEEP :
 		 tt__manifest_rate_used(m) && m->format_minor < TT_RUN_FORMAT_MINOR_RATE ?
@@ -462,6 +466,8 @@ enum tt_code tt_manifest_to_json(const struct tt_manifest *m, char **out, struct
 	if (tt__manifest_ext_to_json(m, root))
 		goto nomem;
 	if (tt__manifest_rate_to_json(m, root, cJSON_GetObjectItemCaseSensitive(root, "settings")))
+		goto nomem;
+	if (tt__manifest_workload_to_json(m, cJSON_GetObjectItemCaseSensitive(root, "settings")))
 		goto nomem;
 	*out = cJSON_Print(root);
 	cJSON_Delete(root);
@@ -866,6 +872,8 @@ enum tt_code tt_manifest_from_json(const char *text, size_t len, const char *nam
 	rc = tt__manifest_ext_from_json(root, name, m, err);
 	if (rc == TT_OK)
 		rc = tt__manifest_rate_from_json(root, name, m, err);
+	if (rc == TT_OK)
+		rc = tt__manifest_workload_from_json(root, name, m, err);
 	goto cleanup;
 nomem:
 	rc = tt_error_set(err, TT_ENOMEM, "out of memory reading %s", name);

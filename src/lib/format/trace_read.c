@@ -26,6 +26,8 @@ struct decoder {
 	size_t text_col_cap;
 	uint8_t *timing_col; /* its capture timing column (trace minor 2) */
 	size_t timing_col_cap;
+	uint32_t *blocks;    /* its block ids (trace minor 3) */
+	size_t blocks_cap;
 	char *text;
 	size_t text_cap;
 	struct tt_sample *samples;
@@ -252,6 +254,33 @@ static int decode_request(struct decoder *d, struct tt_cursor *c, uint32_t unit,
 						     (TT_TIMING_SHARED | TT_TIMING_NOT_KERNEL));
 		r.chunk_timing = d->timing_col;
 		r.timing_recorded = 1;
+	}
+	/* Trace minor 3: the workload, after the timing flag (3.5). */
+	if (c->p < c->end && tt_get_u8(c) == 1) {
+		uint64_t nb;
+		v = tt_get_varint(c);
+		r.wl_line = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+		r.prompt_asked = (int64_t)(tt_get_varint(c) & INT64_MAX);
+		r.output_asked = (int64_t)(tt_get_varint(c) & INT64_MAX);
+		v = tt_get_varint(c);
+		r.session = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+		v = tt_get_varint(c);
+		r.turn = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+		nb = tt_get_varint(c);
+		/* each id takes at least a byte */
+		if (!c->ok || nb > (uint64_t)(c->end - c->p))
+			return -1;
+		if (grow((void **)&d->blocks, &d->blocks_cap, nb ? nb : 1, sizeof *d->blocks))
+			return -2;
+		for (uint64_t i = 0; i < nb; i++) {
+			v = tt_get_varint(c);
+			d->blocks[i] = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+		}
+		if (!c->ok)
+			return -1;
+		r.n_blocks = (size_t)nb;
+		r.blocks = d->blocks;
+		r.workload_recorded = 1;
 	}
 	if (big) {
 		d->implausible = "a chunk claims over 2^20 tokens";
@@ -593,6 +622,7 @@ cleanup:
 	free(d.chunks);
 	free(d.text_col);
 	free(d.timing_col);
+	free(d.blocks);
 	free(d.text);
 	free(d.samples);
 	free(d.strs);

@@ -159,7 +159,7 @@ static enum tt_code begin_frame(struct tt_trace_writer *w, int64_t t_ns, struct 
 	memcpy(p, "TTRC", 4);
 	n = 4;
 	n += tt_put_varint(p + n, 1);
-	n += tt_put_varint(p + n, 2); /* minor 2: the capture timing of 3.5 */
+	n += tt_put_varint(p + n, 3); /* minor 3: the workload fields of 3.5 */
 	n += tt_put_varint(p + n, w->unit);
 	n += tt_put_varint(p + n, tt_zigzag(w->base));
 	w->in_frame = 1;
@@ -224,7 +224,8 @@ enum tt_code tt_trace_write_request(struct tt_trace_writer *w, const struct tt_r
 				    struct tt_error *err)
 {
 	size_t errlen = r->error ? strlen(r->error) : 0;
-	size_t need = 170 + errlen + r->n_chunks * 22; /* + 3 varints and a timing byte per chunk */
+	size_t need = 170 + errlen + r->n_chunks * 22 + /* + 3 varints and a timing byte per chunk */
+		      (r->workload_recorded ? 70 + r->n_blocks * 5 : 0);
 	size_t n = 0;
 	int64_t sched, send, end, prev;
 	enum tt_code rc;
@@ -289,6 +290,20 @@ enum tt_code tt_trace_write_request(struct tt_trace_writer *w, const struct tt_r
 		for (size_t i = 0; i < r->n_chunks; i++)
 			w->scratch[n++] = r->chunk_timing ? (uint8_t)(r->chunk_timing[i] &
 					 (TT_TIMING_SHARED | TT_TIMING_NOT_KERNEL)) : 0;
+	}
+	/* minor 3, the workload: after a timing flag, 0 when there was none */
+	if (r->workload_recorded) {
+		if (!r->timing_recorded)
+			w->scratch[n++] = 0;
+		w->scratch[n++] = 1;
+		n += tt_put_varint(w->scratch + n, r->wl_line);
+		n += tt_put_varint(w->scratch + n, r->prompt_asked > 0 ? (uint64_t)r->prompt_asked : 0);
+		n += tt_put_varint(w->scratch + n, r->output_asked > 0 ? (uint64_t)r->output_asked : 0);
+		n += tt_put_varint(w->scratch + n, r->session);
+		n += tt_put_varint(w->scratch + n, r->turn);
+		n += tt_put_varint(w->scratch + n, r->blocks ? r->n_blocks : 0);
+		for (size_t i = 0; r->blocks && i < r->n_blocks; i++)
+			n += tt_put_varint(w->scratch + n, r->blocks[i]);
 	}
 	return finish_record(w, 2, n, err);
 }
