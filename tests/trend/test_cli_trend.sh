@@ -65,7 +65,7 @@ grep -q "gate FAILED" gate.err || fail "gate message: $(cat gate.err)"
 grep -q '| decode-8192x4 | Total tok/s | -10.0% |' slow.md || fail "md table: $(cat slow.md)"
 "$T" trend slow --key build --fail-if-regressed 20% -f csv -o slow.csv.out -q; rc=$?
 [ $rc -eq 0 ] || fail "gate at 20 %: exit $rc, want 0"
-[ "$(head -1 slow.csv.out)" = "cell,figure,run_index,run,engine_version,key,before,after,change_pct,p_value,kind" ] ||
+[ "$(head -1 slow.csv.out)" = "cell,figure,run_number,run,engine_version,key,before,after,change_pct,p_value,kind" ] ||
   fail "csv header: $(head -1 slow.csv.out)"
 [ "$(grep -c ',21,slow/r21,' slow.csv.out)" = 8 ] || fail "csv rows: $(cat slow.csv.out)"
 

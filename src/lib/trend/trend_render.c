@@ -174,7 +174,7 @@ static void csv_num(struct tt_buf *b, double v)
 
 static enum tt_code render_csv(const struct tt_trend_result *r, struct tt_buf *b)
 {
-	tt_buf_puts(b, "cell,figure,run_index,run,engine_version,key,before,after,change_pct,"
+	tt_buf_puts(b, "cell,figure,run_number,run,engine_version,key,before,after,change_pct,"
 		       "p_value,kind\n");
 	for (size_t i = 0; i < r->n_changes; i++) {
 		const struct tt_trend_change *ch = &r->changes[i];
