@@ -151,6 +151,31 @@ enum tt_code tt_trend_changes(const double *x, size_t n, const struct tt_trend_o
  * the newest run is at a level worse than the one before it. */
 size_t tt_trend_gate(const struct tt_trend_result *r, double pct);
 
+/* ---- the catalog (formats/catalog-v1.md) ------------------------------- */
+
+/* An SQLite file keeping each run's figures under its content hash and the
+ * analysis settings they depend on (the tail, skip_first_s, window_s). */
+struct tt_trend_catalog;
+/* Open path, created when missing; an SQLite file of another application
+ * or of a newer catalog version is refused (TT_EFORMAT, TT_EVERSION). */
+enum tt_code tt_trend_catalog_open(const char *path, struct tt_trend_catalog **out,
+				   struct tt_error *err);
+void tt_trend_catalog_close(struct tt_trend_catalog *c);
+/* The run's content hash (64 lowercase hex digits): SHA-256 of a file's
+ * bytes; of a run directory, SHA-256 of the list "NAME SIZE SHA256\n" of
+ * manifest.json and each file of cells/ by name (formats/catalog-v1.md). */
+enum tt_code tt_trend_run_hash(const char *path, char hex[65], struct tt_error *err);
+/* A run stored under hash with ao's settings: added to t under path
+ * (TT_OK), or TT_EOF when the catalog does not have it. */
+enum tt_code tt_trend_catalog_lookup(struct tt_trend_catalog *c, struct tt_trend *t,
+				     const char *hash, const char *path,
+				     const struct tt_analysis_opts *ao, struct tt_error *err);
+/* Store a run's figures (rep analysed with tt_trend_analysis_opts(t, ao))
+ * under hash, replacing what was there; one transaction. */
+enum tt_code tt_trend_catalog_store(struct tt_trend_catalog *c, const struct tt_trend *t,
+				    const char *hash, const struct tt_report *rep,
+				    const struct tt_analysis_opts *ao, struct tt_error *err);
+
 /* The result as text: term, md, csv or json (formats/trend-json.md). */
 enum tt_code tt_trend_render(const struct tt_trend_result *r, enum tt_format f,
 			     const struct tt_render_opts *ro, struct tt_buf *out,

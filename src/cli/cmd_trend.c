@@ -24,7 +24,8 @@
 
 enum {
 	O_FORMAT = 1, O_OUTPUT, O_ORDER, O_KEY, O_ALPHA, O_PERMUTATIONS, O_SEED, O_MIN_SIZE,
-	O_MIN_CHANGE, O_TAIL, O_FAIL_IF_REGRESSED, O_SKIP_FIRST, O_WINDOW, O_QUIET
+	O_MIN_CHANGE, O_TAIL, O_FAIL_IF_REGRESSED, O_SKIP_FIRST, O_WINDOW, O_CATALOG, O_NO_CATALOG,
+	O_QUIET
 };
 
 static const struct cli_opt options[] = {
@@ -48,6 +49,10 @@ static const struct cli_opt options[] = {
 	 "PCT (e.g. 5%) or more than the level before it", 0},
 	{O_SKIP_FIRST, 0, "skip-first", "D", "start each decode window D later (e.g. 5s)", 0},
 	{O_WINDOW, 0, "window", "D", "measure at most D of each window (e.g. 10s)", 0},
+	{O_CATALOG, 0, "catalog", "FILE", "keep and reuse each run's figures in this SQLite\n"
+					 "file (default: FOLDER/tokentrace-catalog.sqlite\n"
+					 "when the runs are one folder)", 0},
+	{O_NO_CATALOG, 0, "no-catalog", NULL, "analyse every run, use and write no catalog", 0},
 	{O_QUIET, 'q', "quiet", NULL, "no summary line on standard error", 0},
 	{CLI_OPT_HELP, 'h', "help", NULL, "show this help", 0},
 };
@@ -65,7 +70,8 @@ static const struct cli_cmd trend_cmd = {
 	"\n"
 	"Exit status: 0 done (and the gate passed); 1 --fail-if-regressed failed;\n"
 	"2 error (usage, fewer than two runs read); 3 some runs could not be read\n"
-	"or had damaged cells (each named on standard error; the rest is used).\n",
+	"or had damaged cells, or the catalog could not be used (each named on\n"
+	"standard error; the rest is used, the answer is the same).\n",
 	25, options, sizeof options / sizeof *options};
 
 static double parse_pct(const char *s)
@@ -139,7 +145,8 @@ static int expand(const char *path, struct pathlist *l)
 	}
 	while ((de = readdir(d))) {
 		size_t len = strlen(de->d_name);
-		if (de->d_name[0] == '.' || (len > 7 && !strcmp(de->d_name + len - 7, ".sqlite")))
+		if (de->d_name[0] == '.' || strstr(de->d_name, ".sqlite-") ||
+		    (len > 7 && !strcmp(de->d_name + len - 7, ".sqlite")))
 			continue;
 		snprintf(p, sizeof p, "%s/%s", path, de->d_name);
 		if (stat(p, &st) != 0 || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)))
@@ -161,7 +168,11 @@ static int expand(const char *path, struct pathlist *l)
 
 int cmd_trend(int argc, char **argv)
 {
-	const char *out = NULL, *fmt = NULL, *order = NULL;
+	const char *out = NULL, *fmt = NULL, *order = NULL, *catalog = NULL;
+	char default_catalog[4200];
+	struct tt_trend_catalog *cat = NULL;
+	int no_catalog = 0, cat_warned = 0;
+	size_t from_catalog = 0;
 	struct tt_analysis_opts ao;
 	struct tt_trend_opts to;
 	struct tt_trend *t = NULL;
@@ -197,6 +208,12 @@ int cmd_trend(int argc, char **argv)
 			break;
 		case O_QUIET:
 			quiet = 1;
+			break;
+		case O_CATALOG:
+			catalog = v;
+			break;
+		case O_NO_CATALOG:
+			no_catalog = 1;
 			break;
 		case O_FORMAT:
 			fmt = v;
@@ -302,6 +319,10 @@ int cmd_trend(int argc, char **argv)
 			  order);
 		goto cleanup;
 	}
+	if (catalog && no_catalog) {
+		cli_error("--catalog and --no-catalog: choose one");
+		goto cleanup;
+	}
 	if (!args.n) {
 		cli_error("trend needs runs (see 'tokentrace trend --help')");
 		goto cleanup;
@@ -321,19 +342,64 @@ int cmd_trend(int argc, char **argv)
 		cli_error("%s", err.msg);
 		goto cleanup;
 	}
+	/* the catalog: named, or beside the runs of the one folder given */
+	if (!catalog && !no_catalog && args.n == 1 && (runs.n != 1 || strcmp(runs.v[0], args.v[0]))) {
+		snprintf(default_catalog, sizeof default_catalog, "%s/tokentrace-catalog.sqlite",
+			 args.v[0]);
+		catalog = default_catalog;
+	}
+	if (catalog && !no_catalog && tt_failed(tt_trend_catalog_open(catalog, &cat, &err))) {
+		/* the answer is the same without it: only slower */
+		cli_warn("trend: catalog not used: %s", err.msg);
+		cat_warned = 1;
+	}
 	for (size_t i = 0; i < runs.n; i++) {
 		struct tt_run *run = NULL;
+		struct tt_report *rep = NULL;
+		struct tt_analysis_opts o;
 		enum tt_code rc;
 		int warned = 0;
+		char hash[65];
 
+		hash[0] = 0;
+		tt_error_clear(&err);
+		if (cat && !tt_failed(tt_trend_run_hash(runs.v[i], hash, &err))) {
+			rc = tt_trend_catalog_lookup(cat, t, hash, runs.v[i], &ao, &err);
+			if (rc == TT_OK) {
+				from_catalog++;
+				continue;
+			}
+			if (tt_failed(rc)) {
+				cli_error("trend: run '%s': %s", runs.v[i], err.msg);
+				goto cleanup;
+			}
+		} else {
+			hash[0] = 0; /* not hashed: cli_open_run names the problem */
+		}
 		/* a run that cannot be read is left out of the history, named */
 		if (cli_open_run(runs.v[i], "trend: run", &run, &warned)) {
 			skipped++;
 			continue;
 		}
 		tt_error_clear(&err);
-		rc = tt_trend_add_run(t, run, runs.v[i], &ao, &err);
+		tt_trend_analysis_opts(t, &ao, &o);
+		rc = tt_analyze(run, &o, &rep, &err);
 		tt_run_free(run);
+		if (!tt_failed(rc)) {
+			struct tt_error e2;
+			tt_error_clear(&e2);
+			if (tt_failed(tt_trend_add_report(t, rep, runs.v[i], &e2))) {
+				err = e2;
+				rc = TT_FAILED;
+			} else if (rc == TT_OK && !warned && cat && hash[0] &&
+				   tt_failed(tt_trend_catalog_store(cat, t, hash, rep, &ao, &e2))) {
+				/* only clean runs are stored: a damaged one is
+				 * analysed (and warned about) every time */
+				cli_warn("trend: run '%s' not stored: %s", runs.v[i], e2.msg);
+				cat_warned = 1;
+			}
+		}
+		tt_report_free(rep);
 		if (rc == TT_FATAL || (tt_failed(rc) && err.kind == TT_ENOMEM)) {
 			cli_error("trend: run '%s': %s", runs.v[i], err.msg);
 			goto cleanup;
@@ -373,6 +439,8 @@ int cmd_trend(int argc, char **argv)
 			fprintf(stderr, "trend: %zu runs, %zu change point%s (%zu regression%s)",
 				res->n_runs, res->n_changes, res->n_changes == 1 ? "" : "s", regr,
 				regr == 1 ? "" : "s");
+			if (cat)
+				fprintf(stderr, "; %zu from the catalog", from_catalog);
 			if (skipped || damaged)
 				fprintf(stderr, "; %zu run%s left out, %zu with damaged cells",
 					skipped, skipped == 1 ? "" : "s", damaged);
@@ -381,12 +449,13 @@ int cmd_trend(int argc, char **argv)
 					"the newest level", failed ? "FAILED" : "passed", failed, gate);
 			fputc('\n', stderr);
 		}
-		status = failed ? 1 : skipped || damaged ? 3 : 0;
+		status = failed ? 1 : skipped || damaged || cat_warned ? 3 : 0;
 	}
 cleanup:
 	tt_buf_release(&buf);
 	tt_trend_result_free(res);
 	tt_trend_free(t);
+	tt_trend_catalog_close(cat);
 	for (size_t i = 0; i < args.n; i++)
 		free(args.v[i]);
 	for (size_t i = 0; i < runs.n; i++)

@@ -80,6 +80,31 @@ grep -q "junk.tar" dmg.err || fail "damaged run not named: $(cat dmg.err)"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["runs"]) == 32' dmg.json ||
   fail "damaged: runs"
 
+# the catalog: the folder's default one was filled by the first call above;
+# from it, the same answer, no run analysed again
+[ -f slow/tokentrace-catalog.sqlite ] || fail "no default catalog beside the runs"
+"$T" trend slow --key build -f json -o cat.json 2> cat.err; rc=$?
+[ $rc -eq 0 ] || fail "trend from the catalog: exit $rc"
+grep -q "32 from the catalog" cat.err || fail "catalog not used: $(cat cat.err)"
+cmp -s cat.json slow.json || fail "the catalog changed the answer"
+"$T" trend slow --key build -f json --no-catalog -o nocat.json 2> nocat.err; rc=$?
+cmp -s nocat.json slow.json || fail "--no-catalog changed the answer"
+grep -q "from the catalog" nocat.err && fail "--no-catalog used it: $(cat nocat.err)"
+[ -f noise/tokentrace-catalog.sqlite ] && fail "noise/r* (not a folder) got a default catalog"
+# an explicit catalog; a copy of a run elsewhere is found by its content
+# hash, a new run (another hash) is analysed
+"$T" trend slow/r* --catalog own.sqlite -f json -o own1.json -q || fail "--catalog"
+cp -r slow/r5 r5copy && "$T" synth -q --profile "$base" -o r5new --seed 555 || fail "synth r5new"
+"$T" trend slow/r* r5copy r5new --catalog own.sqlite -f json -o own2.json 2> own2.err ||
+  fail "--catalog 2"
+grep -q "trend: 34 runs.*; 33 from the catalog" own2.err || fail "own catalog: $(cat own2.err)"
+# not a catalog: warned, exit 3, the same answer without it
+printf 'SQLite format 3 but not really' > bad.sqlite
+"$T" trend slow/r* --catalog bad.sqlite -f json -o bad.json 2> bad.err; rc=$?
+[ $rc -eq 3 ] || fail "a broken catalog: exit $rc, want 3"
+grep -q "catalog not used" bad.err || fail "broken catalog message: $(cat bad.err)"
+cmp -s bad.json own1.json || fail "a broken catalog changed the answer"
+
 # usage errors: exit 2 with a message
 expect2() {
   "$T" trend "$@" > /dev/null 2> err.txt; rc=$?
@@ -93,4 +118,5 @@ expect2 slow --min-size 1
 expect2 slow/r1
 expect2 --key build
 expect2 slow -f pdf
+expect2 slow --catalog x.sqlite --no-catalog
 echo "cli-trend: ok"
