@@ -30,7 +30,7 @@ enum {
 
 static const struct cli_opt options[] = {
 	{O_FORMAT, 'f', "format", "F", "term (default on a terminal), md (default otherwise),\n"
-				       "csv, json", 0},
+				       "csv, json, html (a chart of each series that changed)", 0},
 	{O_OUTPUT, 'o', "output", "FILE", "write to FILE instead of standard output", 0},
 	{O_ORDER, 0, "order", "BY", "start (default: the runs' start times), key (--key),\n"
 				   "or given (as named on the command line)", 0},
@@ -330,8 +330,9 @@ int cmd_trend(int argc, char **argv)
 	if (!fmt)
 		fmt = !out && isatty(STDOUT_FILENO) ? "term" : "md";
 	f = tt_format_parse(fmt);
-	if (f < 0 || f == TT_FORMAT_HTML || f == TT_FORMAT_PDF) {
-		cli_error("unknown format '%s' for trend (term, md, csv, json)", fmt);
+	if (f < 0 || f == TT_FORMAT_PDF) {
+		cli_error("%s format '%s' for trend (term, md, csv, json, html)",
+			  f == TT_FORMAT_PDF ? "not yet a" : "unknown", fmt);
 		goto cleanup;
 	}
 	for (size_t i = 0; i < args.n; i++)

@@ -69,6 +69,12 @@ grep -q '| decode-8192x4 | Total tok/s | -10.0% |' slow.md || fail "md table: $(
   fail "csv header: $(head -1 slow.csv.out)"
 [ "$(grep -c ',21,slow/r21,' slow.csv.out)" = 8 ] || fail "csv rows: $(cat slow.csv.out)"
 
+# html: one chart per series that changed, each naming the run
+"$T" trend slow --key build -f html -o slow.html -q || fail "html"
+[ "$(grep -c '<svg' slow.html)" = 8 ] || fail "html: $(grep -c '<svg' slow.html) charts, want 8"
+grep -q '#21 slow/r21 (0.1.0) -10.0%' slow.html || fail "html: change point not named"
+grep -qi '<script' slow.html && fail "html: a script"
+
 # the same answer twice (seeded)
 "$T" trend slow --key build -f json -q | cmp -s - slow.json || fail "not deterministic"
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/c_locale.h"
 #include "text/render_impl.h"
 
 #define TREND_SCHEMA "tokentrace-trend"
@@ -20,7 +21,7 @@ static const char *order_name(const struct tt_trend_opts *o)
 }
 
 /* Change points by size, largest first (ties: series, then run). */
-static size_t *by_size(const struct tt_trend_result *r)
+size_t *tt__trend_by_size(const struct tt_trend_result *r)
 {
 	size_t *v = malloc((r->n_changes ? r->n_changes : 1) * sizeof *v);
 
@@ -54,23 +55,26 @@ static void run_version(const struct tt_trend_result *r, const struct tt_trend_r
 		snprintf(buf, len, "%s", ev);
 }
 
-static void method_sentence(const struct tt_trend_result *r, struct tt_buf *b)
+void tt__trend_method_sentence(const struct tt_trend_result *r, struct tt_buf *b)
 {
 	const struct tt_trend_opts *o = &r->opts;
 	size_t n_regr = 0;
+	char alpha[32], minc[32];
 
 	for (size_t i = 0; i < r->n_changes; i++)
 		n_regr += r->changes[i].regression != 0;
-	tt_buf_printf(b, "%zu runs ordered by %s%s%s, %zu series (cell x figure), %zu change "
+	tt_buf_printf(b, "%zu runs ordered by %s%s, %zu series (cell x figure), %zu change "
 		      "point%s (%zu regression%s).\n",
 		      r->n_runs, o->order == TT_TREND_ORDER_KEY ? "key " :
 		      o->order == TT_TREND_ORDER_GIVEN ? "the order given" : "start time",
-		      o->order == TT_TREND_ORDER_KEY ? o->key : "", "", r->n_series,
+		      o->order == TT_TREND_ORDER_KEY ? o->key : "", r->n_series,
 		      r->n_changes, r->n_changes == 1 ? "" : "s", n_regr, n_regr == 1 ? "" : "s");
-	tt_buf_printf(b, "Method: E-Divisive means, permutation test at alpha %g (%u permutations, "
-		      "seed %llu), levels of at least %u runs, changes under %g %% not reported "
-		      "(docs/trend.md).\n", o->alpha, o->permutations,
-		      (unsigned long long)o->seed, o->min_size, o->min_change);
+	tt__snprintf_c(alpha, sizeof alpha, "%g", o->alpha);
+	tt__snprintf_c(minc, sizeof minc, "%g", o->min_change);
+	tt_buf_printf(b, "Method: E-Divisive means, permutation test at alpha %s (%u permutations, "
+		      "seed %llu), levels of at least %u runs, changes under %s %% not reported "
+		      "(docs/trend.md).\n", alpha, o->permutations,
+		      (unsigned long long)o->seed, o->min_size, minc);
 	if (r->no_key)
 		tt_buf_printf(b, "Note: %zu run%s without %s, put last.\n", r->no_key,
 			      r->no_key == 1 ? "" : "s", o->key);
@@ -83,7 +87,7 @@ static void method_sentence(const struct tt_trend_result *r, struct tt_buf *b)
 static enum tt_code render_text(const struct tt_trend_result *r, int md, struct tt_buf *b,
 				struct tt_error *err)
 {
-	size_t *ord = by_size(r);
+	size_t *ord = tt__trend_by_size(r);
 	static const char *const head[] = {"Cell", "Figure", "Change", "Before", "After", "p",
 					    "Kind", "First run of the new level", "Version"};
 	enum { NCOL = 9 };
@@ -94,7 +98,7 @@ static enum tt_code render_text(const struct tt_trend_result *r, int md, struct 
 		return tt_error_set(err, TT_ENOMEM, "out of memory");
 	if (md)
 		tt_buf_puts(b, "# Trend\n\n");
-	method_sentence(r, b);
+	tt__trend_method_sentence(r, b);
 	tt_buf_puts(b, "\n");
 	if (!r->n_changes) {
 		tt_buf_puts(b, "No change points.\n");
@@ -119,10 +123,11 @@ static enum tt_code render_text(const struct tt_trend_result *r, int md, struct 
 
 		snprintf(row[0], 160, "%s", se->cell);
 		snprintf(row[1], 160, "%s", tt_diff_figure_name(se->figure));
-		snprintf(row[2], 160, "%+.1f%%", ch->change_pct);
-		snprintf(row[3], 160, "%.4g", ch->before);
-		snprintf(row[4], 160, "%.4g", ch->after);
-		snprintf(row[5], 160, "%.3g", ch->p_value);
+		/* numbers with '.' whatever the caller's locale */
+		tt__snprintf_c(row[2], 160, "%+.1f%%", ch->change_pct);
+		tt__snprintf_c(row[3], 160, "%.4g", ch->before);
+		tt__snprintf_c(row[4], 160, "%.4g", ch->after);
+		tt__snprintf_c(row[5], 160, "%.3g", ch->p_value);
 		snprintf(row[6], 160, "%s", ch->regression ? "regression" : "improvement");
 		snprintf(row[7], 160, "#%zu %s", ch->run + 1, run->path ? run->path : "-");
 		run_version(r, run, row[8], 160);
@@ -229,7 +234,7 @@ static enum tt_code render_json(const struct tt_trend_result *r, struct tt_buf *
 {
 	const struct tt_trend_opts *o = &r->opts;
 	cJSON *root = cJSON_CreateObject(), *m, *a;
-	size_t *ord = by_size(r);
+	size_t *ord = tt__trend_by_size(r);
 	int oom = !root || !ord;
 	char *text;
 
@@ -322,8 +327,10 @@ enum tt_code tt_trend_render(const struct tt_trend_result *r, enum tt_format f,
 		return render_csv(r, out);
 	case TT_FORMAT_JSON:
 		return render_json(r, out, err);
+	case TT_FORMAT_HTML:
+		return tt__trend_render_html(r, out, err);
 	default:
 		return tt_error_set(err, TT_EARG, "trend: format %d is not written yet (term, md, "
-				    "csv, json)", (int)f);
+				    "csv, json, html)", (int)f);
 	}
 }
