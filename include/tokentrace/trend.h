@@ -165,6 +165,12 @@ void tt_trend_catalog_close(struct tt_trend_catalog *c);
  * bytes; of a run directory, SHA-256 of the list "NAME SIZE SHA256\n" of
  * manifest.json and each file of cells/ by name (formats/catalog-v1.md). */
 enum tt_code tt_trend_run_hash(const char *path, char hex[65], struct tt_error *err);
+/* The run's content hash as above, without reading the run when the
+ * catalog holds it for the same path with the same stamp (each file's
+ * size, modification and change times, inode: formats/catalog-v1.md
+ * "files"); computed and remembered otherwise. */
+enum tt_code tt_trend_catalog_hash(struct tt_trend_catalog *c, const char *path, char hex[65],
+				   struct tt_error *err);
 /* A run stored under hash with ao's settings: added to t under path
  * (TT_OK), or TT_EOF when the catalog does not have it. */
 enum tt_code tt_trend_catalog_lookup(struct tt_trend_catalog *c, struct tt_trend *t,

@@ -126,9 +126,10 @@ static int by_version(const void *a, const void *b)
 }
 
 /* A folder that is not a run (no manifest.json) holds runs: its run
- * directories and files, by name (hidden entries and the catalog left
- * out).  Other paths are runs themselves. */
-static int expand(const char *path, struct pathlist *l)
+ * directories (with a manifest.json) and files, by name (hidden entries
+ * and the catalog left out).  Other paths are runs themselves.  1: the
+ * folder holds no run (warned, *skipped counted). */
+static int expand(const char *path, struct pathlist *l, size_t *skipped)
 {
 	char p[4200];
 	struct stat st;
@@ -151,6 +152,13 @@ static int expand(const char *path, struct pathlist *l)
 		snprintf(p, sizeof p, "%s/%s", path, de->d_name);
 		if (stat(p, &st) != 0 || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)))
 			continue;
+		if (S_ISDIR(st.st_mode)) { /* only run directories */
+			char m[4300];
+			struct stat ms;
+			snprintf(m, sizeof m, "%s/manifest.json", p);
+			if (stat(m, &ms) != 0)
+				continue;
+		}
 		if (push(l, p)) {
 			closedir(d);
 			cli_error("out of memory");
@@ -159,8 +167,10 @@ static int expand(const char *path, struct pathlist *l)
 	}
 	closedir(d);
 	if (l->n == first) {
-		cli_error("trend: the folder '%s' holds no runs", path);
-		return -1;
+		cli_warn("trend: '%s' left out: neither a run (no manifest.json) nor a folder "
+			 "of runs", path);
+		(*skipped)++;
+		return 1;
 	}
 	qsort(l->v + first, l->n - first, sizeof *l->v, by_version);
 	return 0;
@@ -336,7 +346,7 @@ int cmd_trend(int argc, char **argv)
 		goto cleanup;
 	}
 	for (size_t i = 0; i < args.n; i++)
-		if (expand(args.v[i], &runs))
+		if (expand(args.v[i], &runs, &skipped) < 0)
 			goto cleanup;
 	tt_error_clear(&err);
 	if (tt_failed(tt_trend_create(&to, &t, &err))) {
@@ -364,7 +374,7 @@ int cmd_trend(int argc, char **argv)
 
 		hash[0] = 0;
 		tt_error_clear(&err);
-		if (cat && !tt_failed(tt_trend_run_hash(runs.v[i], hash, &err))) {
+		if (cat && !tt_failed(tt_trend_catalog_hash(cat, runs.v[i], hash, &err))) {
 			rc = tt_trend_catalog_lookup(cat, t, hash, runs.v[i], &ao, &err);
 			if (rc == TT_OK) {
 				from_catalog++;

@@ -86,6 +86,24 @@ grep -q "junk.tar" dmg.err || fail "damaged run not named: $(cat dmg.err)"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["runs"]) == 32' dmg.json ||
   fail "damaged: runs"
 
+# runs as the report takes them: damaged cells kept and named, a folder
+# that is no run left out, imported files read (exit 3: warnings)
+D=$FIX/damaged
+"$T" trend slow/r1 slow/r2 "$D/truncated-frame" "$D/missing-manifest" "$D/cut.tar.gz" \
+  "$FIX/foreign/vllm-bench/bench_serve_v0.25.1.json" --order given -f json -o mixed.json 2> mixed.err; rc=$?
+[ $rc -eq 3 ] || fail "damaged and imported runs: exit $rc, want 3"
+grep -q "truncated-frame'.*decode-8192x4" mixed.err || fail "damaged cell not named: $(cat mixed.err)"
+grep -q "missing-manifest' left out" mixed.err || fail "not-a-run not named: $(cat mixed.err)"
+python3 - mixed.json <<'PY' || fail "mixed runs"
+import json, sys
+d = json.load(open(sys.argv[1]))
+runs = d["runs"]
+assert len(runs) == 5, [r["path"] for r in runs]
+assert [r["imported"] for r in runs] == [False] * 4 + [True], runs
+# the imported run's matrix is another one: its cells are series of their own
+assert any(s["cell"] == "decode-32x2" and s["run_index"] == [4] for s in d["series"]), d["series"]
+PY
+
 # the catalog: the folder's default one was filled by the first call above;
 # from it, the same answer, no run analysed again
 [ -f slow/tokentrace-catalog.sqlite ] || fail "no default catalog beside the runs"

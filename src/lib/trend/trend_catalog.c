@@ -3,6 +3,7 @@
  * settings they depend on, so that a history of thousands of runs is
  * analysed once.  A run found there gives exactly the figures its analysis
  * gave when it was stored: the trend's answer is the same either way. */
+#define _GNU_SOURCE /* realpath, st_mtim */
 #include "trend/trend_impl.h"
 
 #include <dirent.h>
@@ -33,9 +34,14 @@ static const char *const schema =
 	" hash TEXT NOT NULL, settings TEXT NOT NULL, idx INTEGER NOT NULL, id TEXT NOT NULL,"
 	" phase INTEGER NOT NULL, status TEXT NOT NULL, total_tok_s REAL,"
 	" per_request_tok_s REAL, ttft_p50_ms REAL, ttft_tail_ms REAL, tbt_p50_ms REAL,"
-	" tbt_tail_ms REAL, prefill_tok_s REAL, PRIMARY KEY (hash, settings, idx));";
+	" tbt_tail_ms REAL, prefill_tok_s REAL, PRIMARY KEY (hash, settings, idx));"
+	"CREATE TABLE IF NOT EXISTS files ("
+	" path TEXT NOT NULL PRIMARY KEY, stamp TEXT NOT NULL, hash TEXT NOT NULL);";
 
-enum { Q_RUN, Q_KEY, Q_CELLS, Q_PUT_RUN, Q_PUT_KEY, Q_DEL_CELLS, Q_PUT_CELL, Q_COUNT_ };
+enum {
+	Q_RUN, Q_KEY, Q_CELLS, Q_PUT_RUN, Q_PUT_KEY, Q_DEL_CELLS, Q_PUT_CELL, Q_FILE, Q_PUT_FILE,
+	Q_COUNT_
+};
 
 static const char *const sql[Q_COUNT_] = {
 	"SELECT engine, engine_version, start_unix_ns, imported, n_cells FROM runs"
@@ -48,6 +54,8 @@ static const char *const sql[Q_COUNT_] = {
 	"INSERT OR IGNORE INTO run_keys VALUES (?1, ?2, ?3)",
 	"DELETE FROM cells WHERE hash = ?1 AND settings = ?2",
 	"INSERT INTO cells VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+	"SELECT stamp, hash FROM files WHERE path = ?1",
+	"INSERT OR REPLACE INTO files VALUES (?1, ?2, ?3)",
 };
 
 struct tt_trend_catalog {
@@ -131,6 +139,8 @@ enum tt_code tt_trend_catalog_open(const char *path, struct tt_trend_catalog **o
 		return TT_FAILED;
 	}
 	sqlite3_exec(c->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+	/* every table exists (IF NOT EXISTS: a no-op on a complete catalog) */
+	sqlite3_exec(c->db, schema, NULL, NULL, NULL);
 	for (int i = 0; i < Q_COUNT_; i++)
 		if (sqlite3_prepare_v2(c->db, sql[i], -1, &c->q[i], NULL) != SQLITE_OK) {
 			db_error(c, err, "its tables are not as formats/catalog-v1.md says");
@@ -465,4 +475,118 @@ enum tt_code tt_trend_catalog_store(struct tt_trend_catalog *c, const struct tt_
 		return TT_FAILED;
 	}
 	return TT_OK;
+}
+
+/* ---- the stamp: the content hash without reading the content ------------ */
+
+static int stamp_add(struct tt_buf *b, const char *name, const struct stat *st)
+{
+	return tt_failed(tt_buf_printf(b, "%s %lld %lld.%09ld %lld.%09ld %llu %llu\n", name,
+				       (long long)st->st_size, (long long)st->st_mtim.tv_sec,
+				       st->st_mtim.tv_nsec, (long long)st->st_ctim.tv_sec,
+				       st->st_ctim.tv_nsec, (unsigned long long)st->st_ino,
+				       (unsigned long long)st->st_dev)) ? -1 : 0;
+}
+
+/* What stat says of the run's files (formats/catalog-v1.md "files"):
+ * their names, sizes, change times and inodes, in the hash's order. */
+static enum tt_code stamp_of(const char *path, struct tt_buf *b, struct tt_error *err)
+{
+	struct stat st;
+	char p[4200], **names = NULL;
+	size_t n = 0, cap = 0;
+	enum tt_code rc = TT_OK;
+	DIR *d;
+	struct dirent *de;
+
+	if (stat(path, &st) != 0)
+		return tt_error_set(err, TT_EIO, "cannot open '%s': %s", path, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return stamp_add(b, "", &st) ? tt_error_set(err, TT_ENOMEM, "out of memory") : TT_OK;
+	snprintf(p, sizeof p, "%s/manifest.json", path);
+	if (stat(p, &st) != 0)
+		return tt_error_set(err, TT_ENOTFOUND, "'%s' has no manifest.json", path);
+	if (stamp_add(b, "manifest.json", &st))
+		return tt_error_set(err, TT_ENOMEM, "out of memory");
+	snprintf(p, sizeof p, "%s/cells", path);
+	if ((d = opendir(p))) {
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			if (n == cap) {
+				size_t nc = cap ? cap * 2 : 32;
+				char **g = realloc(names, nc * sizeof *g);
+				if (!g) {
+					rc = tt_error_set(err, TT_ENOMEM, "out of memory");
+					break;
+				}
+				names = g;
+				cap = nc;
+			}
+			if (!(names[n] = strdup(de->d_name))) {
+				rc = tt_error_set(err, TT_ENOMEM, "out of memory");
+				break;
+			}
+			n++;
+		}
+		closedir(d);
+	}
+	if (n)
+		qsort(names, n, sizeof *names, cmp_str);
+	for (size_t i = 0; i < n && !tt_failed(rc); i++) {
+		char name[300];
+		snprintf(p, sizeof p, "%s/cells/%s", path, names[i]);
+		snprintf(name, sizeof name, "cells/%s", names[i]);
+		if (stat(p, &st) != 0)
+			rc = tt_error_set(err, TT_EIO, "cannot open '%s': %s", p, strerror(errno));
+		else if (stamp_add(b, name, &st))
+			rc = tt_error_set(err, TT_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+enum tt_code tt_trend_catalog_hash(struct tt_trend_catalog *c, const char *path, char hex[65],
+				   struct tt_error *err)
+{
+	char *real = realpath(path, NULL);
+	struct tt_buf stamp;
+	sqlite3_stmt *q = c->q[Q_FILE];
+	enum tt_code rc;
+	int st, known = 0;
+
+	if (!real)
+		return tt_error_set(err, TT_EIO, "cannot open '%s': %s", path, strerror(errno));
+	tt_buf_init(&stamp, 0);
+	if (tt_failed(rc = stamp_of(real, &stamp, err)))
+		goto cleanup;
+	sqlite3_reset(q);
+	sqlite3_bind_text(q, 1, real, -1, SQLITE_STATIC);
+	if ((st = sqlite3_step(q)) == SQLITE_ROW) {
+		const unsigned char *sv = sqlite3_column_text(q, 0);
+		const unsigned char *hv = sqlite3_column_text(q, 1);
+		size_t sl = (size_t)sqlite3_column_bytes(q, 0);
+		if (sv && hv && sl == stamp.len && !memcmp(sv, stamp.data, sl) &&
+		    strlen((const char *)hv) == 64) {
+			memcpy(hex, hv, 65);
+			known = 1;
+		}
+	}
+	sqlite3_reset(q);
+	if (known)
+		goto cleanup;
+	if (tt_failed(rc = tt_trend_run_hash(real, hex, err)))
+		goto cleanup;
+	q = c->q[Q_PUT_FILE];
+	sqlite3_bind_text(q, 1, real, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, stamp.data, (int)stamp.len, SQLITE_STATIC);
+	sqlite3_bind_text(q, 3, hex, 64, SQLITE_STATIC);
+	if (step_done(q))
+		rc = db_error(c, err, "cannot store a run's hash");
+cleanup:
+	tt_buf_release(&stamp);
+	free(real);
+	return rc;
 }

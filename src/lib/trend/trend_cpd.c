@@ -40,38 +40,84 @@ static size_t below(uint64_t *s, size_t n)
 	return (size_t)(r % n);
 }
 
-/* The best split of y[0..L): *tau (the first index of B) and its Q; -1
- * when no split leaves min values on both sides.  O(L^2): moving one value
- * from B to A changes the within sums by its distances to the others. */
-static double best_split(const double *y, size_t L, size_t min, size_t *tau)
+/* Scratch of best_split, allocated once per series. */
+struct scratch {
+	struct vi { double v; size_t i; } *vi;
+	size_t *rank;
+	double *sall, *bcnt, *bsum;
+};
+
+static int cmp_vi(const void *a, const void *b)
 {
-	double total = 0, sa = 0, sb, best = -1;
+	const struct vi *x = a, *y = b;
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The best split of y[0..L): *tau (the first index of B) and its Q; -1
+ * when no split leaves min values on both sides.  Moving y[t-1] from B to A
+ * adds its distances to A's values to A's within sum and removes its
+ * distances to B's from B's.  Both come from a Fenwick tree over the
+ * values' ranks (count and sum of A's values up to a rank) and each
+ * value's distance to all values (sorted prefix sums): O(L log L), where
+ * the sums themselves were O(L^2) (1,000 runs: 3 ms a split). */
+static double best_split(const double *y, size_t L, size_t min, size_t *tau,
+			 struct scratch *w)
+{
+	double total = 0, sa = 0, sb, best = -1, pre = 0, all = 0, sum_a = 0;
+	size_t cnt_a = 0;
 
 	if (L < 2 * min)
 		return -1;
-	for (size_t i = 0; i < L; i++)
-		for (size_t j = i + 1; j < L; j++)
-			total += fabs(y[i] - y[j]);
+	for (size_t i = 0; i < L; i++) {
+		w->vi[i].v = y[i];
+		w->vi[i].i = i;
+		all += y[i];
+	}
+	qsort(w->vi, L, sizeof *w->vi, cmp_vi);
+	if (w->vi[0].v == w->vi[L - 1].v)
+		return -1; /* all equal: no split (not one of round-off) */
+	/* sall[i] = sum_j |y_i - y_j|; rank i (1-based) of each value */
+	for (size_t k = 0; k < L; k++) {
+		double v = w->vi[k].v;
+		size_t i = w->vi[k].i;
+		w->rank[i] = k + 1;
+		w->sall[i] = ((double)k * v - pre) + ((all - pre - v) - (double)(L - k - 1) * v);
+		pre += v;
+		total += w->sall[i];
+		w->bcnt[k + 1] = 0;
+		w->bsum[k + 1] = 0;
+	}
+	total /= 2;
 	sb = total;
 	/* A = y[0..t), B = y[t..L) */
 	for (size_t t = 1; t < L; t++) {
-		double to_a = 0, to_b = 0;
-		size_t m = t, k = L - t;
+		size_t e = t - 1, m = t, k = L - t;
+		double v = y[e], c_le = 0, s_le = 0, to_a, to_b;
 
-		for (size_t i = 0; i < t - 1; i++)
-			to_a += fabs(y[i] - y[t - 1]);
-		for (size_t j = t; j < L; j++)
-			to_b += fabs(y[t - 1] - y[j]);
+		for (size_t r = w->rank[e]; r > 0; r -= r & (~r + 1)) {
+			c_le += w->bcnt[r];
+			s_le += w->bsum[r];
+		}
+		to_a = (c_le * v - s_le) + ((sum_a - s_le) - ((double)cnt_a - c_le) * v);
+		to_b = w->sall[e] - to_a;
+		for (size_t r = w->rank[e]; r <= L; r += r & (~r + 1)) {
+			w->bcnt[r] += 1;
+			w->bsum[r] += v;
+		}
+		cnt_a++;
+		sum_a += v;
 		sa += to_a;
 		sb -= to_b;
 		if (m < min || k < min)
 			continue;
 		{
 			double between = total - sa - sb;
-			double e = 2.0 * between / ((double)m * (double)k) -
-				   sa / ((double)m * (double)(m - 1) / 2.0) -
-				   sb / ((double)k * (double)(k - 1) / 2.0);
-			double q = (double)m * (double)k / (double)(m + k) * e;
+			double en = 2.0 * between / ((double)m * (double)k) -
+				    sa / ((double)m * (double)(m - 1) / 2.0) -
+				    sb / ((double)k * (double)(k - 1) / 2.0);
+			double q = (double)m * (double)k / (double)(m + k) * en;
 			if (q > best) {
 				best = q;
 				*tau = t;
@@ -96,6 +142,7 @@ enum tt_code tt_trend_changes(const double *x, size_t n, const struct tt_trend_o
 	size_t n_seg = 0, n_cp = 0, min;
 	size_t *cp = NULL;
 	double *cpp = NULL, *perm = NULL;
+	struct scratch w = {0};
 	uint64_t rng = o->seed ^ (stream * 0xD1B54A32D192ED03ULL);
 	enum tt_code rc = TT_OK;
 
@@ -113,14 +160,19 @@ enum tt_code tt_trend_changes(const double *x, size_t n, const struct tt_trend_o
 	cp = malloc((n / min + 1) * sizeof *cp);
 	cpp = malloc((n / min + 1) * sizeof *cpp);
 	perm = malloc((n ? n : 1) * sizeof *perm);
-	if (!seg || !cp || !cpp || !perm) {
+	w.vi = malloc((n + 1) * sizeof *w.vi);
+	w.rank = malloc((n + 1) * sizeof *w.rank);
+	w.sall = malloc((n + 1) * sizeof *w.sall);
+	w.bcnt = malloc((n + 1) * sizeof *w.bcnt);
+	w.bsum = malloc((n + 1) * sizeof *w.bsum);
+	if (!seg || !cp || !cpp || !perm || !w.vi || !w.rank || !w.sall || !w.bcnt || !w.bsum) {
 		rc = tt_error_set(err, TT_ENOMEM, "out of memory finding change points of %zu "
 				  "values", n);
 		goto cleanup;
 	}
 	seg[0].s = 0;
 	seg[0].e = n;
-	seg[0].q = best_split(x, n, min, &seg[0].tau);
+	seg[0].q = best_split(x, n, min, &seg[0].tau, &w);
 	n_seg = 1;
 	for (;;) {
 		struct seg *b = NULL;
@@ -145,7 +197,7 @@ enum tt_code tt_trend_changes(const double *x, size_t n, const struct tt_trend_o
 				perm[j] = v;
 			}
 			/* a relative 1e-12: the same split summed in another order */
-			if (best_split(perm, L, min, &t) >= b->q * (1 - 1e-12) &&
+			if (best_split(perm, L, min, &t, &w) >= b->q * (1 - 1e-12) &&
 			    ++count + 1 > stop)
 				break;
 		}
@@ -160,10 +212,10 @@ enum tt_code tt_trend_changes(const double *x, size_t n, const struct tt_trend_o
 			size_t tau = b->s + b->tau, e = b->e;
 			/* the left part stays in b, the right part is new */
 			b->e = tau;
-			b->q = best_split(x + b->s, b->e - b->s, min, &b->tau);
+			b->q = best_split(x + b->s, b->e - b->s, min, &b->tau, &w);
 			seg[n_seg].s = tau;
 			seg[n_seg].e = e;
-			seg[n_seg].q = best_split(x + tau, e - tau, min, &seg[n_seg].tau);
+			seg[n_seg].q = best_split(x + tau, e - tau, min, &seg[n_seg].tau, &w);
 			n_seg++;
 			cp[n_cp] = tau;
 			cpp[n_cp] = pv;
@@ -192,5 +244,10 @@ cleanup:
 	free(cp);
 	free(cpp);
 	free(perm);
+	free(w.vi);
+	free(w.rank);
+	free(w.sall);
+	free(w.bcnt);
+	free(w.bsum);
 	return rc;
 }
