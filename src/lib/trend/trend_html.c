@@ -48,28 +48,6 @@ static void num(struct tt_buf *b, enum style st, double v)
 	tt_buf_puts(b, t);
 }
 
-/* The median of the series' values from point lo to hi. */
-static double level(const struct tt_trend_series *se, size_t lo, size_t hi)
-{
-	double *v = malloc((hi - lo) * sizeof *v), m;
-	size_t n = hi - lo;
-
-	if (!v || !n) {
-		free(v);
-		return NAN;
-	}
-	memcpy(v, se->value + lo, n * sizeof *v);
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			double t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	free(v);
-	return m;
-}
-
 static void chart(const struct tt_trend_result *r, const struct tt_trend_series *se,
 		  struct tt_buf *b)
 {
@@ -102,9 +80,11 @@ static void chart(const struct tt_trend_result *r, const struct tt_trend_series 
 			 "text-anchor=\"end\">#%zu</text>", r->n_runs);
 	/* the levels between change points, dashed */
 	for (size_t c = 0; c <= se->n_changes; c++) {
-		size_t a = c ? r->changes[se->first_change + c - 1].point : 0;
-		size_t z = c < se->n_changes ? r->changes[se->first_change + c].point : se->n;
-		double m = level(se, a, z);
+		const struct tt_trend_change *ch = r->changes + se->first_change;
+		size_t a = c ? ch[c - 1].point : 0;
+		size_t z = c < se->n_changes ? ch[c].point : se->n;
+		/* the level's median, as the change points measured it */
+		double m = c < se->n_changes ? ch[c].before : ch[c - 1].after;
 		if (!isfinite(m) || z == 0)
 			continue;
 		tt_buf_puts(b, "<line stroke=\"#555\" stroke-dasharray=\"4 3\" x1=\"");

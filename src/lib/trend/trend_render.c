@@ -313,11 +313,9 @@ static enum tt_code render_json(const struct tt_trend_result *r, struct tt_buf *
 	return TT_OK;
 }
 
-enum tt_code tt_trend_render(const struct tt_trend_result *r, enum tt_format f,
-			     const struct tt_render_opts *ro, struct tt_buf *out,
-			     struct tt_error *err)
+static enum tt_code render_any(const struct tt_trend_result *r, enum tt_format f,
+			       struct tt_buf *out, struct tt_error *err)
 {
-	(void)ro;
 	switch (f) {
 	case TT_FORMAT_TERM:
 		return render_text(r, 0, out, err);
@@ -333,4 +331,18 @@ enum tt_code tt_trend_render(const struct tt_trend_result *r, enum tt_format f,
 		return tt_error_set(err, TT_EARG, "trend: format %d is not written yet (term, md, "
 				    "csv, json, html)", (int)f);
 	}
+}
+
+enum tt_code tt_trend_render(const struct tt_trend_result *r, enum tt_format f,
+			     const struct tt_render_opts *ro, struct tt_buf *out,
+			     struct tt_error *err)
+{
+	enum tt_code rc;
+
+	(void)ro;
+	rc = render_any(r, f, out, err);
+	/* an append that failed is sticky on the buffer: the text is cut */
+	if (!tt_failed(rc) && out->failed)
+		return tt_error_set(err, TT_ENOMEM, "out of memory writing the trend");
+	return rc;
 }
