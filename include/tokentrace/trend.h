@@ -130,6 +130,8 @@ struct tt_trend_result {
 	size_t tests;           /* permutation tests made */
 	size_t no_key;          /* TT_TREND_ORDER_KEY: runs without the key (put last) */
 	size_t no_start;        /* TT_TREND_ORDER_START: runs without a start time (put last) */
+	size_t partial_cells;   /* cells missing from some runs (other matrices, failed
+				 * archives): their series have gaps */
 };
 
 /* Order the runs, build the series and find their change points.  The

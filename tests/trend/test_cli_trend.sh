@@ -55,7 +55,7 @@ PY
 # noise only: no change point, the gate passes
 "$T" trend noise/r* -f json -o noise.json --fail-if-regressed 5% -q; rc=$?
 [ $rc -eq 0 ] || fail "trend noise: exit $rc"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["change_points"] == [], d["change_points"]; assert len(d["series"]) == 26' noise.json ||
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["change_points"] == [], d["change_points"]; assert len(d["series"]) == 26; assert d["partial_cells"] == 0' noise.json ||
   fail "noise: change points found"
 
 # the gate: the newest runs are 10 % slower
@@ -102,6 +102,7 @@ assert len(runs) == 5, [r["path"] for r in runs]
 assert [r["imported"] for r in runs] == [False] * 4 + [True], runs
 # the imported run's matrix is another one: its cells are series of their own
 assert any(s["cell"] == "decode-32x2" and s["run_index"] == [4] for s in d["series"]), d["series"]
+assert d["partial_cells"] > 0, d["partial_cells"]
 PY
 
 # the catalog: the folder's default one was filled by the first call above;

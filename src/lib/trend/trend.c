@@ -523,6 +523,12 @@ enum tt_code tt_trend_analyze(struct tt_trend *t, struct tt_trend_result **out,
 				if (k >= 0 && at[i * cs.n + (size_t)k] < 0)
 					at[i * cs.n + (size_t)k] = (long)c;
 			}
+		for (size_t k = 0; k < cs.n; k++)
+			for (size_t i = 0; i < t->n_runs; i++)
+				if (at[i * cs.n + k] < 0) {
+					res->partial_cells++;
+					break;
+				}
 	}
 	res->series = calloc(cs.n * TT_DIFF_FIGURE_COUNT_ + 1, sizeof *res->series);
 	if (!res->series) {

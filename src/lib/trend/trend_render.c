@@ -78,6 +78,11 @@ void tt__trend_method_sentence(const struct tt_trend_result *r, struct tt_buf *b
 	if (r->no_key)
 		tt_buf_printf(b, "Note: %zu run%s without %s, put last.\n", r->no_key,
 			      r->no_key == 1 ? "" : "s", o->key);
+	if (r->partial_cells)
+		tt_buf_printf(b, "Note: %zu cell%s not in every run (other matrices, or runs that "
+			      "lost cells): %s series have gaps.\n", r->partial_cells,
+			      r->partial_cells == 1 ? " is" : "s are",
+			      r->partial_cells == 1 ? "its" : "their");
 	if (r->no_start)
 		tt_buf_printf(b, "Note: %zu run%s without a start time, put after those with "
 			      "one%s.\n", r->no_start, r->no_start == 1 ? "" : "s",
@@ -252,6 +257,7 @@ static enum tt_code render_json(const struct tt_trend_result *r, struct tt_buf *
 	put(&oom, m, "min_change_pct", num(o->min_change));
 	put(&oom, m, "tail", num(o->tail));
 	put(&oom, m, "tests", cJSON_CreateNumber((double)r->tests));
+	put(&oom, root, "partial_cells", cJSON_CreateNumber((double)r->partial_cells));
 	a = put(&oom, root, "runs", cJSON_CreateArray());
 	for (size_t i = 0; i < r->n_runs && !oom; i++) {
 		const struct tt_trend_run *run = &r->runs[i];
