@@ -9,6 +9,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_trend(int argc, char **argv);
 
 /* Shared helpers (cli_util.c). */
 struct tt_run;

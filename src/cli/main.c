@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{"diff", cmd_diff, "compare two runs cell by cell: changes, intervals, verdicts"},
 	{"import", cmd_import, "import other tools' result files as a run"},
 	{"export", cmd_export, "write requests, chunks, scrapes or cells as CSV or JSON lines"},
+	{"trend", cmd_trend, "a history of many runs: change points, pinned to the run and version"},
 };
 
 static void usage(FILE *f)

@@ -34,6 +34,7 @@ PUBLIC = {
     "report": "report",
     "diff": "diff",
     "diffview": "diffview",
+    "trend": "trend",
     "import": "import",
 }
 PROGRAMS = ("cli", "capture", "sim")
