@@ -39,6 +39,8 @@ struct canvas {
 	struct tt_buf *out; /* where the output goes */
 	size_t out_start;   /* out->len when the canvas opened */
 	int stream_failed;
+	double font_scale;  /* every text size times this; 0 means 1 */
+	int no_title;       /* charts leave out their title and subtitle */
 };
 
 /* Open a canvas of w x h layout units.  PNG: dpi/96 pixels per unit.
@@ -74,13 +76,40 @@ struct tstyle {
 	struct rgb col;
 	double ax, ay;    /* anchor: 0 left/top, 0.5 centre, 1 right/bottom */
 	double angle;     /* radians, counter-clockwise turn is negative (cairo) */
-	double max_w;     /* > 0: ellipsize to this width */
+	double max_w;     /* > 0: ellipsize to this width (fit: see below) */
 	int mono;         /* DejaVu Sans Mono (command lines) */
+	int fit;          /* with max_w: 1 shrinks the text to fit max_w, down
+			   * to TT__TEXT_MIN_SHRINK of its size, then wraps it
+			   * at word boundaries; never elides.  0 ellipsizes. */
 };
+/* The smallest share of its size that fitted text is shrunk to before it
+ * wraps: 0.7 of the 13-unit axis titles is 9.1 units, 12.1 px at the PDF's
+ * 0.75 pt per unit ... and still 9 px on a 96-dpi PNG, the smallest the
+ * DejaVu Sans tick labels were checked legible at in the 480x320 charts of
+ * docs/charts.md. */
+#define TT__TEXT_MIN_SHRINK 0.7
 struct tstyle tt__tstyle_make(double size, int bold, struct rgb col, double ax, double ay);
 /* Draw s (plain text, never markup; invalid UTF-8 shown as U+FFFD). */
 void tt__cv_text(struct canvas *c, double x, double y, const char *s, const struct tstyle *st);
 void tt__cv_measure(struct canvas *c, const char *s, double size, int bold, double *w, double *h);
+/* The size s takes when drawn with st (fit, shrink and wrap applied):
+ * before a rotation, w along the text. */
+void tt__cv_text_size(struct canvas *c, const char *s, const struct tstyle *st, double *w,
+		      double *h);
+
+/* Test hook: every text the charts draw (tt__cv_text, tt__cv_paragraph)
+ * is reported with its ink extent in device units (output pixels or
+ * points), the canvas size in the same units, and whether pango elided
+ * it.  NULL turns it off.  Not thread-safe: for tests. */
+struct tt__text_record {
+	const char *text;
+	double x0, y0, x1, y1;  /* ink extent, rotation applied */
+	double canvas_w, canvas_h;
+	int elided;
+	double size;            /* font size drawn, units */
+};
+typedef void (*tt__text_hook_fn)(const struct tt__text_record *t, void *arg);
+void tt__chart_set_text_hook(tt__text_hook_fn fn, void *arg);
 /* Wrap s into width w; returns the height used (draws only when draw). */
 double tt__cv_paragraph(struct canvas *c, double x, double y, double w, const char *s,
 		    const struct tstyle *st, int draw);

@@ -107,6 +107,38 @@ void tt_chart_opts_init(struct tt_chart_opts *o)
 	o->dpi = 96;
 	o->cell = -1;
 	o->concurrency = 0;
+	o->font_scale = 1;
+	o->no_title = 0;
+}
+
+static const struct {
+	const char *name;
+	double w, h, font_scale;
+	int no_title;
+} presets[] = {
+	{"column", 480, 320, 1.0, 1},
+	{"page", 960, 600, 1.0, 0},
+	{"slide", 1280, 720, 1.5, 0},
+};
+
+const char *tt_chart_preset_list(void)
+{
+	return "column, page, slide";
+}
+
+enum tt_code tt_chart_preset(const char *name, struct tt_chart_opts *o, struct tt_error *err)
+{
+	for (size_t i = 0; name && i < sizeof presets / sizeof presets[0]; i++) {
+		if (strcmp(name, presets[i].name) == 0) {
+			o->width = presets[i].w;
+			o->height = presets[i].h;
+			o->font_scale = presets[i].font_scale;
+			o->no_title = presets[i].no_title;
+			return TT_OK;
+		}
+	}
+	return tt_error_set(err, TT_EARG, "unknown chart preset '%s' (known: %s)",
+			    name ? name : "", tt_chart_preset_list());
 }
 
 void tt_chart_analysis_opts(struct tt_analysis_opts *o)
@@ -577,9 +609,16 @@ enum tt_code tt__chart_render(const struct tt_report *r, struct tt_run *run,
 		return tt_error_set(err, TT_EARG,
 				    "the %s chart is drawn from raw traces: it needs the run",
 				    tt_chart_kind_name(def.kind));
+	if (!(def.font_scale > 0))
+		def.font_scale = 1;
+	if (!(def.font_scale >= 0.5 && def.font_scale <= 4))
+		return tt_error_set(err, TT_EARG, "chart font scale %g is out of range (0.5..4)",
+				    def.font_scale);
 	rc = tt__canvas_open(&c, def.format, def.width, def.height, def.dpi, out, err);
 	if (rc != TT_OK)
 		return rc;
+	c.font_scale = def.font_scale;
+	c.no_title = def.no_title;
 	tt__canvas_set_date(&c, tt__chart_pdf_date(&r->manifest));
 	rc = tt__chart_draw(&c, 0, 0, c.w, c.h, r, run, &def, cache, info, err);
 	if (rc == TT_OK)

@@ -122,6 +122,7 @@ static void draw_axis_titles(struct canvas *c, const struct panel *p)
 		double left = ylabel_room(c, p) + 10 + th + 8;
 		st.angle = -M_PI / 2;
 		st.max_w = p->y.p0 - p->y.p1;
+		st.fit = 1; /* shrinks, never elided */
 		tt__cv_text(c, p->x.p0 - left, (p->y.p0 + p->y.p1) / 2, p->ylabel, &st);
 	}
 }
@@ -220,6 +221,7 @@ void tt__panel_draw(struct canvas *c, const struct panel *p)
 		if (p->band->label && b > a) {
 			struct tstyle st = tt__tstyle_make(11, 0, tt__chart_muted, 0, 0);
 			st.max_w = b - a - 8;
+			st.fit = 1; /* a narrow band shrinks or wraps its label */
 			if (st.max_w > 20)
 				tt__cv_text(c, a + 4, p->y.p1 + 2, p->band->label, &st);
 		}
@@ -318,13 +320,18 @@ double tt__chart_header(struct canvas *c, double x, double y, double w, const ch
 {
 	double h1 = 0, h2 = 0;
 	struct tstyle st = tt__tstyle_make(18, 1, tt__chart_ink, 0, 0);
+	if (c->no_title)
+		return 0;
+	/* titles shrink, then wrap: never elided */
 	st.max_w = w;
-	tt__cv_measure(c, title, 18, 1, NULL, &h1);
+	st.fit = 1;
+	tt__cv_text_size(c, title, &st, NULL, &h1);
 	tt__cv_text(c, x, y, title, &st);
 	if (subtitle && *subtitle) {
 		st = tt__tstyle_make(13, 0, tt__chart_muted, 0, 0);
 		st.max_w = w;
-		tt__cv_measure(c, subtitle, 13, 0, NULL, &h2);
+		st.fit = 1;
+		tt__cv_text_size(c, subtitle, &st, NULL, &h2);
 		tt__cv_text(c, x, y + h1 + 2, subtitle, &st);
 		h2 += 2;
 	}

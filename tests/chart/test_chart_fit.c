@@ -1,0 +1,170 @@
+/* Every chart kind at a paper column's 480x320 and at the default 960x600
+ * (and with the size options: --font-scale, --no-title, the presets): the
+ * library reports every text it draws (tt__chart_set_text_hook) and each
+ * one's ink must lie inside the canvas, unelided.  The runs: the seed
+ * report (closed-loop kinds), the small synthetic run (the kinds drawn from
+ * raw traces) and the recorded open-loop run (the rate kinds, with an SLO). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart_fixture.h"
+#include "chart/chart_impl.h"
+
+struct rec {
+	size_t n, bad;
+	double min_size;
+	char first_bad[400];
+};
+
+static void hook(const struct tt__text_record *t, void *arg)
+{
+	struct rec *r = arg;
+	/* half a unit of slack: anti-aliasing rounds ink to the pixel */
+	const double e = 0.5;
+	int inside = t->x0 >= -e && t->y0 >= -e && t->x1 <= t->canvas_w + e &&
+		     t->y1 <= t->canvas_h + e;
+	r->n++;
+	if (t->size < r->min_size)
+		r->min_size = t->size;
+	if (!inside || t->elided) {
+		if (r->bad++ == 0)
+			snprintf(r->first_bad, sizeof r->first_bad,
+				 "'%s' %s: ink [%.1f, %.1f]-[%.1f, %.1f] on %gx%g", t->text,
+				 t->elided ? "elided" : "outside", t->x0, t->y0, t->x1, t->y1,
+				 t->canvas_w, t->canvas_h);
+	}
+}
+
+/* Charts with a text outside or elided, each named as it is found; a test
+ * fails at its end when there was one. */
+static int n_bad_charts;
+
+/* Draw one chart with the hook on, counting it in n_bad_charts when a text
+ * was outside or elided.  Returns how many texts were drawn. */
+static size_t check(const struct tt_report *r, struct tt_run *run, const struct tt_chart_opts *o,
+		    const char *what)
+{
+	struct rec rec;
+	struct tt_buf b;
+	struct tt_error err;
+	enum tt_code rc;
+
+	memset(&rec, 0, sizeof rec);
+	rec.min_size = INFINITY;
+	tt_buf_init(&b, 0);
+	tt__chart_set_text_hook(hook, &rec);
+	rc = tt_chart_render(r, run, o, &b, NULL, &err);
+	tt__chart_set_text_hook(NULL, NULL);
+	if (tt_failed(rc))
+		fail_msg("%s %s %gx%g: %s", what, tt_chart_kind_name(o->kind), o->width, o->height,
+			 err.msg);
+	if (rec.bad) {
+		n_bad_charts++;
+		print_message("%s %s %gx%g (font scale %g%s): %zu of %zu texts clipped or elided, "
+			 "first %s\n",
+			 what, tt_chart_kind_name(o->kind), o->width, o->height, o->font_scale,
+			 o->no_title ? ", no title" : "", rec.bad, rec.n, rec.first_bad);
+	}
+	/* text is never shrunk below TT__TEXT_MIN_SHRINK of the smallest size
+	 * the charts use (10 units: the heatmap's cell labels) */
+	if (rec.n)
+		assert_true(rec.min_size >= 10 * TT__TEXT_MIN_SHRINK * o->font_scale - 1e-6 ||
+			    o->font_scale == 0);
+	tt_buf_release(&b);
+	return rec.n;
+}
+
+static const double sizes[][2] = {{480, 320}, {960, 600}};
+
+static void every_size(const struct tt_report *r, struct tt_run *run, enum tt_chart_kind k,
+		       const char *what)
+{
+	static const enum tt_chart_format fmts[] = {TT_CHART_PNG, TT_CHART_SVG};
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+		for (size_t f = 0; f < 2; f++) {
+			struct tt_chart_opts o;
+			tt_chart_opts_init(&o);
+			o.kind = k;
+			o.format = fmts[f];
+			o.width = sizes[s][0];
+			o.height = sizes[s][1];
+			/* the title is drawn and checked too */
+			assert_true(check(r, run, &o, what) >= 3);
+		}
+}
+
+static void test_seed_kinds_fit(void **state)
+{
+	struct tt_report *r = cf_seed_report("LiquidAI/LFM2.5-350M-a-long-model-name-Instruct");
+	(void)state;
+	n_bad_charts = 0;
+	assert_non_null(r);
+	for (int k = 0; k < TT_CHART_KIND_COUNT_; k++)
+		if (!tt_chart_kind_needs_run((enum tt_chart_kind)k))
+			every_size(r, NULL, (enum tt_chart_kind)k, "seed");
+	cf_report_free(r);
+	assert_int_equal(n_bad_charts, 0);
+}
+
+static void test_run_kinds_fit(void **state)
+{
+	char *dir = NULL;
+	struct tt_run *run = cf_small_run("Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", &dir);
+	struct tt_report *r;
+	(void)state;
+	n_bad_charts = 0;
+	assert_non_null(run);
+	r = cf_analyze(run);
+	assert_non_null(r);
+	for (int k = 0; k < TT_CHART_KIND_COUNT_; k++)
+		every_size(r, run, (enum tt_chart_kind)k, "small run");
+	tt_report_free(r);
+	tt_run_free(run);
+	cf_rmrf(dir);
+	free(dir);
+	assert_int_equal(n_bad_charts, 0);
+}
+
+static struct tt_report *load_openloop(const char *slo)
+{
+	struct tt_run *run = NULL;
+	struct tt_report *rep = NULL;
+	struct tt_analysis_opts o;
+	struct tt_error err;
+
+	tt_analysis_opts_init(&o);
+	tt_chart_analysis_opts(&o);
+	if (slo)
+		assert_int_equal(tt_slo_parse(slo, &o.slo, &err), TT_OK);
+	assert_int_equal(tt_run_open(TT_FIXTURES "/runs/openloop.tar.zst", &run, &err), TT_OK);
+	assert_int_equal(tt_analyze(run, &o, &rep, &err), TT_OK);
+	tt_run_free(run);
+	return rep;
+}
+
+static void test_rate_kinds_fit(void **state)
+{
+	struct tt_report *with = load_openloop("ttft=100ms,attain=90");
+	struct tt_report *without = load_openloop(NULL);
+	(void)state;
+	n_bad_charts = 0;
+	for (int k = TT_CHART_RATE_LATENCY; k < TT_CHART_RATE_END_; k++) {
+		every_size(with, NULL, (enum tt_chart_kind)k, "open loop, SLO");
+		every_size(without, NULL, (enum tt_chart_kind)k, "open loop");
+	}
+	tt_report_free(with);
+	tt_report_free(without);
+	assert_int_equal(n_bad_charts, 0);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_seed_kinds_fit),
+		cmocka_unit_test(test_run_kinds_fit),
+		cmocka_unit_test(test_rate_kinds_fit),
+	};
+	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
+}
