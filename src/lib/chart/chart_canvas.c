@@ -409,15 +409,23 @@ static void layout_text(struct canvas *c, const char *s, const struct tstyle *st
 	if (st->max_w > 0 && *tw > st->max_w) {
 		if (st->fit) {
 			/* shrink, then wrap what still does not fit */
-			double k = st->max_w / *tw;
-			if (k < TT__TEXT_MIN_SHRINK)
-				k = TT__TEXT_MIN_SHRINK;
-			sz = st->size * k * 0.999;
-			set_text_family(c, s, sz, st->bold, st->mono);
-			logical_size(c, tw, th);
+			double k = 1;
+			/* glyph positions are rounded, so width is not quite
+			 * linear in size: a few steps */
+			for (int step = 0; step < 4 && *tw > st->max_w && k > TT__TEXT_MIN_SHRINK;
+			     step++) {
+				k *= st->max_w / *tw * 0.998;
+				if (k < TT__TEXT_MIN_SHRINK)
+					k = TT__TEXT_MIN_SHRINK;
+				sz = st->size * k;
+				set_text_family(c, s, sz, st->bold, st->mono);
+				logical_size(c, tw, th);
+			}
 			if (*tw > st->max_w) {
 				pango_layout_set_width(c->layout, (int)(st->max_w * PANGO_SCALE));
-				pango_layout_set_wrap(c->layout, PANGO_WRAP_WORD_CHAR);
+				/* a turned axis title breaks at words only */
+				pango_layout_set_wrap(c->layout, st->angle != 0 ? PANGO_WRAP_WORD
+									: PANGO_WRAP_WORD_CHAR);
 				pango_layout_set_alignment(c->layout,
 							   st->ax < 0.25   ? PANGO_ALIGN_LEFT
 							   : st->ax > 0.75 ? PANGO_ALIGN_RIGHT

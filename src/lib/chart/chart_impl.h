@@ -83,10 +83,11 @@ struct tstyle {
 			   * at word boundaries; never elides.  0 ellipsizes. */
 };
 /* The smallest share of its size that fitted text is shrunk to before it
- * wraps: 0.7 of the 13-unit axis titles is 9.1 units, 12.1 px at the PDF's
- * 0.75 pt per unit ... and still 9 px on a 96-dpi PNG, the smallest the
- * DejaVu Sans tick labels were checked legible at in the 480x320 charts of
- * docs/charts.md. */
+ * wraps.  0.7 keeps an 18-unit title at 12.6 and a 13-unit axis title at
+ * 9.1 units or more; measured with test_chart_fit over every kind at
+ * 480x320, the smallest fitted text drawn is 8.67 units (the rate-latency
+ * chart's SLO band label, 11 units shrunk to 0.79), so no label there
+ * reaches the floor, and below it text wraps instead of shrinking. */
 #define TT__TEXT_MIN_SHRINK 0.7
 struct tstyle tt__tstyle_make(double size, int bold, struct rgb col, double ax, double ay);
 /* Draw s (plain text, never markup; invalid UTF-8 shown as U+FFFD). */
@@ -173,6 +174,7 @@ struct series {
 	int shape;                    /* marker shape; -1: no markers */
 	double line_w;
 	int step;                     /* draw as steps (CDF) */
+	int dash;                     /* 1: dashed line (told apart without colour) */
 };
 
 struct vband {
@@ -203,10 +205,16 @@ struct legend_item {
 	const char *text;
 	int colour;          /* palette index; -1: ink */
 	int shape;           /* -1: line only */
-	int kind;            /* 0 line+marker, 1 band swatch, 2 hollow marker, 3 flag */
+	int kind;            /* 0 line+marker, 1 band swatch, 2 hollow marker, 3 flag,
+			      * 4 dashed line (+marker) */
 };
 double tt__legend_draw(struct canvas *c, double x, double y, const char *title,
 		   const struct legend_item *items, size_t n, int draw);
+/* The same items in rows across width w (for charts too narrow for a
+ * column at the right); returns the height it needs (draws only when
+ * draw). */
+double tt__legend_flow(struct canvas *c, double x, double y, double w,
+		       const struct legend_item *items, size_t n, int draw);
 void tt__chart_footnote(struct canvas *c, double x, double y, double w, const char *s);
 
 /* The chart's title facts: "LFM2.5-350M on H200 NVL · vllm 0.26.1". */

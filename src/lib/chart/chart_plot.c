@@ -64,13 +64,30 @@ static void draw_grid_and_ticks(struct canvas *c, const struct panel *p)
 		double yy = tt__axis_map(&p->y, p->y.minor[i]);
 		tt__cv_line(c, x0, yy, x1, yy, 0.5, (struct rgb){0.95, 0.95, 0.96});
 	}
-	for (size_t i = 0; i < p->y.n_ticks; i++) {
-		double yy = tt__axis_map(&p->y, p->y.ticks[i]);
-		if (yy < y1 - 0.5 || yy > y0 + 0.5)
-			continue;
-		tt__cv_line(c, x0, yy, x1, yy, 1.0, tt__chart_grid);
-		tt__axis_format(p->y.unit, p->y.ticks[i], buf, sizeof buf);
-		tt__cv_text(c, x0 - 7, yy, buf, &tick);
+	/* y labels: every k-th when a short panel would stack them on top of
+	 * each other (grid lines for all) */
+	{
+		size_t k = 1;
+		double th, spacing = 1e9;
+		tt__cv_measure(c, "0", TICK_FONT, 0, NULL, &th);
+		for (size_t i = 1; i < p->y.n_ticks; i++) {
+			double d = fabs(tt__axis_map(&p->y, p->y.ticks[i]) -
+					tt__axis_map(&p->y, p->y.ticks[i - 1]));
+			if (d < spacing)
+				spacing = d;
+		}
+		while (k < p->y.n_ticks && spacing * k < th * 0.8)
+			k++;
+		for (size_t i = 0; i < p->y.n_ticks; i++) {
+			double yy = tt__axis_map(&p->y, p->y.ticks[i]);
+			if (yy < y1 - 0.5 || yy > y0 + 0.5)
+				continue;
+			tt__cv_line(c, x0, yy, x1, yy, 1.0, tt__chart_grid);
+			if (i % k != 0)
+				continue;
+			tt__axis_format(p->y.unit, p->y.ticks[i], buf, sizeof buf);
+			tt__cv_text(c, x0 - 7, yy, buf, &tick);
+		}
 	}
 	/* x labels: keep every k-th so neighbours never touch. */
 	{
@@ -114,8 +131,17 @@ static void draw_axis_titles(struct canvas *c, const struct panel *p)
 	double th;
 	tt__cv_measure(c, "0", TICK_FONT, 0, NULL, &th);
 	if (p->xlabel && p->show_xticks) {
+		/* centred under the plot, moved right when it would pass the
+		 * panel's left edge; shrunk to the panel's width */
 		struct tstyle st = tt__tstyle_make(LABEL_FONT, 0, tt__chart_ink, 0.5, 0);
-		tt__cv_text(c, (p->x.p0 + p->x.p1) / 2, p->y.p0 + th + 12, p->xlabel, &st);
+		double left = p->x.p0 - (ylabel_room(c, p) + 10 + (p->ylabel ? th + 8 : 0));
+		double tw, cx = (p->x.p0 + p->x.p1) / 2;
+		st.max_w = p->x.p1 - left;
+		st.fit = 1;
+		tt__cv_text_size(c, p->xlabel, &st, &tw, NULL);
+		if (cx - tw / 2 < left)
+			cx = left + tw / 2;
+		tt__cv_text(c, cx, p->y.p0 + th + 12, p->xlabel, &st);
 	}
 	if (p->ylabel) {
 		struct tstyle st = tt__tstyle_make(LABEL_FONT, 0, tt__chart_ink, 0.5, 0);
@@ -183,9 +209,14 @@ static void draw_line(struct canvas *c, const struct panel *p, const struct seri
 	}
 	cairo_set_line_width(cr, s->line_w > 0 ? s->line_w : 2.2);
 	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-	cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+	cairo_set_line_cap(cr, s->dash ? CAIRO_LINE_CAP_BUTT : CAIRO_LINE_CAP_ROUND);
+	if (s->dash) {
+		static const double dash[] = {6, 3.5};
+		cairo_set_dash(cr, dash, 2, 0);
+	}
 	tt__cv_set(c, tt__chart_palette[s->colour % CHART_N_COLOURS], 1);
 	cairo_stroke(cr);
+	cairo_set_dash(cr, NULL, 0, 0);
 }
 
 void tt__panel_draw(struct canvas *c, const struct panel *p)
@@ -338,10 +369,54 @@ double tt__chart_header(struct canvas *c, double x, double y, double w, const ch
 	return h1 + h2 + 20;
 }
 
+/* One item's swatch, 26 units wide, centred on cy. */
+static void legend_swatch(struct canvas *c, double x, double cy, const struct legend_item *it)
+{
+	struct rgb col = it->colour >= 0 ? tt__chart_palette[it->colour % CHART_N_COLOURS]
+					 : tt__chart_ink;
+	switch (it->kind) {
+	case 1:
+		tt__cv_set(c, col, 0.16);
+		cairo_rectangle(c->cr, x, cy - 6, 26, 12);
+		cairo_fill(c->cr);
+		tt__cv_line(c, x, cy, x + 26, cy, 2.2, col);
+		break;
+	case 2:
+		tt__cv_marker(c, it->shape < 0 ? 0 : it->shape, x + 13, cy, 4.2, col, 0);
+		break;
+	case 3:
+		cairo_new_path(c->cr);
+		cairo_arc(c->cr, x + 13, cy, 8, 0, 2 * M_PI);
+		cairo_set_line_width(c->cr, 1.6);
+		tt__cv_set(c, tt__chart_ink, 1);
+		cairo_stroke(c->cr);
+		tt__cv_marker(c, 0, x + 13, cy, 4.2, tt__chart_muted, 1);
+		break;
+	case 4: {
+		static const double dash[] = {6, 3.5};
+		cairo_save(c->cr);
+		cairo_set_dash(c->cr, dash, 2, 0);
+		cairo_set_line_cap(c->cr, CAIRO_LINE_CAP_BUTT);
+		tt__cv_line(c, x, cy, x + 26, cy, 2.2, col);
+		cairo_restore(c->cr);
+		if (it->shape >= 0)
+			tt__cv_marker(c, it->shape, x + 13, cy, 4.2, col, 1);
+		break;
+	}
+	default:
+		tt__cv_line(c, x, cy, x + 26, cy, 2.2, col);
+		if (it->shape >= 0)
+			tt__cv_marker(c, it->shape, x + 13, cy, 4.2, col, 1);
+		break;
+	}
+}
+
 double tt__legend_draw(struct canvas *c, double x, double y, const char *title,
 		   const struct legend_item *items, size_t n, int draw)
 {
-	double wmax = 0, th, line = 20, yy = y;
+	double wmax = 0, th, line, yy = y;
+	tt__cv_measure(c, "0", 12, 0, NULL, &th);
+	line = fmax(20, th + 6); /* 20 at font scale 1 */
 	if (title) {
 		tt__cv_measure(c, title, 12.5, 1, &wmax, &th);
 		if (draw) {
@@ -352,45 +427,45 @@ double tt__legend_draw(struct canvas *c, double x, double y, const char *title,
 	}
 	for (size_t i = 0; i < n; i++) {
 		double tw;
-		struct rgb col = items[i].colour >= 0
-					 ? tt__chart_palette[items[i].colour % CHART_N_COLOURS]
-					 : tt__chart_ink;
 		tt__cv_measure(c, items[i].text, 12, 0, &tw, &th);
 		if (tw + 34 > wmax)
 			wmax = tw + 34;
 		if (draw) {
 			struct tstyle st = tt__tstyle_make(12, 0, tt__chart_ink, 0, 0.5);
 			double cy = yy + line / 2;
-			switch (items[i].kind) {
-			case 1:
-				tt__cv_set(c, col, 0.16);
-				cairo_rectangle(c->cr, x, cy - 6, 26, 12);
-				cairo_fill(c->cr);
-				tt__cv_line(c, x, cy, x + 26, cy, 2.2, col);
-				break;
-			case 2:
-				tt__cv_marker(c, items[i].shape < 0 ? 0 : items[i].shape, x + 13, cy,
-					  4.2, col, 0);
-				break;
-			case 3:
-				cairo_new_path(c->cr);
-				cairo_arc(c->cr, x + 13, cy, 8, 0, 2 * M_PI);
-				cairo_set_line_width(c->cr, 1.6);
-				tt__cv_set(c, tt__chart_ink, 1);
-				cairo_stroke(c->cr);
-				tt__cv_marker(c, 0, x + 13, cy, 4.2, tt__chart_muted, 1);
-				break;
-			default:
-				tt__cv_line(c, x, cy, x + 26, cy, 2.2, col);
-				if (items[i].shape >= 0)
-					tt__cv_marker(c, items[i].shape, x + 13, cy, 4.2, col, 1);
-				break;
-			}
+			legend_swatch(c, x, cy, &items[i]);
 			tt__cv_text(c, x + 34, cy, items[i].text, &st);
 		}
 		yy += line;
 	}
 	return wmax;
+}
+
+double tt__legend_flow(struct canvas *c, double x, double y, double w,
+		       const struct legend_item *items, size_t n, int draw)
+{
+	double th, line, lx = x, yy = y;
+	tt__cv_measure(c, "0", 12, 0, NULL, &th);
+	line = fmax(20, th + 6);
+	for (size_t i = 0; i < n; i++) {
+		double tw, iw;
+		struct tstyle st = tt__tstyle_make(12, 0, tt__chart_ink, 0, 0.5);
+		tt__cv_measure(c, items[i].text, 12, 0, &tw, NULL);
+		iw = 34 + tw;
+		if (lx > x && lx + iw > x + w) {
+			lx = x;
+			yy += line;
+		}
+		/* an item wider than the whole width shrinks or wraps */
+		st.max_w = x + w - lx - 34;
+		st.fit = 1;
+		if (draw) {
+			legend_swatch(c, lx, yy + line / 2, &items[i]);
+			tt__cv_text(c, lx + 34, yy + line / 2, items[i].text, &st);
+		}
+		lx += iw + 16;
+	}
+	return n ? yy - y + line : 0;
 }
 
 void tt__chart_footnote(struct canvas *c, double x, double y, double w, const char *s)
