@@ -213,8 +213,14 @@ double tt__legend_draw(struct canvas *c, double x, double y, const char *title,
 /* The same items in rows across width w (for charts too narrow for a
  * column at the right); returns the height it needs (draws only when
  * draw). */
-double tt__legend_flow(struct canvas *c, double x, double y, double w,
+double tt__legend_flow(struct canvas *c, double x, double y, double w, const char *title,
 		       const struct legend_item *items, size_t n, int draw);
+/* Where a chart's legend goes: a column at the right (*col_w its width,
+ * *row_h 0), or, when that column would take more than 28 % of width w, in
+ * rows across the top (*col_w -24, so the usual 'w - col_w - 24' is the
+ * whole width, and *row_h their height). */
+void tt__legend_place(struct canvas *c, double w, const char *title,
+		      const struct legend_item *items, size_t n, double *col_w, double *row_h);
 void tt__chart_footnote(struct canvas *c, double x, double y, double w, const char *s);
 
 /* The chart's title facts: "LFM2.5-350M on H200 NVL · vllm 0.26.1". */

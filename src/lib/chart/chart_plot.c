@@ -117,8 +117,11 @@ static void draw_grid_and_ticks(struct canvas *c, const struct panel *p)
 			tt__cv_line(c, xx, y0, xx, y1, 1.0, tt__chart_grid);
 			tt__cv_line(c, xx, y0, xx, y0 + 4, 1.0, tt__chart_muted);
 			if (p->show_xticks && i % k == 0) {
+				/* the last label stays inside the panel's right edge */
+				double tw;
 				tt__axis_format(p->x.unit, p->x.ticks[i], buf, sizeof buf);
-				tt__cv_text(c, xx, y0 + 6, buf, &tick);
+				tt__cv_measure(c, buf, TICK_FONT, 0, &tw, NULL);
+				tt__cv_text(c, fmin(xx, x1 + 12 - tw / 2), y0 + 6, buf, &tick);
 			}
 		}
 	}
@@ -441,12 +444,20 @@ double tt__legend_draw(struct canvas *c, double x, double y, const char *title,
 	return wmax;
 }
 
-double tt__legend_flow(struct canvas *c, double x, double y, double w,
+double tt__legend_flow(struct canvas *c, double x, double y, double w, const char *title,
 		       const struct legend_item *items, size_t n, int draw)
 {
 	double th, line, lx = x, yy = y;
 	tt__cv_measure(c, "0", 12, 0, NULL, &th);
 	line = fmax(20, th + 6);
+	if (title) {
+		double tw;
+		struct tstyle st = tt__tstyle_make(12.5, 1, tt__chart_ink, 0, 0.5);
+		tt__cv_measure(c, title, 12.5, 1, &tw, NULL);
+		if (draw)
+			tt__cv_text(c, lx, yy + line / 2, title, &st);
+		lx += tw + 12;
+	}
 	for (size_t i = 0; i < n; i++) {
 		double tw, iw;
 		struct tstyle st = tt__tstyle_make(12, 0, tt__chart_ink, 0, 0.5);
@@ -466,6 +477,18 @@ double tt__legend_flow(struct canvas *c, double x, double y, double w,
 		lx += iw + 16;
 	}
 	return n ? yy - y + line : 0;
+}
+
+void tt__legend_place(struct canvas *c, double w, const char *title,
+		      const struct legend_item *items, size_t n, double *col_w, double *row_h)
+{
+	*col_w = tt__legend_draw(c, 0, 0, title, items, n, 0);
+	*row_h = 0;
+	/* at 480 units a 150-unit column left the plot 250 */
+	if (*col_w > 0.28 * w) {
+		*row_h = tt__legend_flow(c, 0, 0, w - 40, title, items, n, 0) + 8;
+		*col_w = -24;
+	}
 }
 
 void tt__chart_footnote(struct canvas *c, double x, double y, double w, const char *s)

@@ -292,15 +292,8 @@ enum tt_code tt__chart_draw_timeline(struct canvas *c, double x, double y, doubl
 		foot_h = tt__cv_paragraph(c, 0, 0, w - 40, foot, &fs, 0);
 	}
 	tl_series(&tp);
-	legend_w = tt__legend_draw(c, 0, 0, NULL, tp.items, tp.n_items, 0);
-	/* a column of legend wider than 28 % of the chart squeezes the plots
-	 * (at 480 units the 150-unit legend left them 250): in rows above them
-	 * instead */
-	flow = legend_w > 0.28 * w;
-	if (flow) {
-		flow_h = tt__legend_flow(c, x + 20, y + top, w - 40, tp.items, tp.n_items, 0);
-		legend_w = -24;
-	}
+	tt__legend_place(c, w, NULL, tp.items, tp.n_items, &legend_w, &flow_h);
+	flow = flow_h > 0;
 
 	{
 		/* the window the figures used (moved or capped by the options) */
@@ -315,7 +308,7 @@ enum tt_code tt__chart_draw_timeline(struct canvas *c, double x, double y, doubl
 	tl_stack(c, &pn, x + 20, y + top + flow_h + 14, w - 40 - legend_w - 24,
 		 h - top - flow_h - 14 - foot_h - 20, &band);
 	if (flow)
-		tt__legend_flow(c, x + 20, y + top, w - 40, tp.items, tp.n_items, 1);
+		tt__legend_flow(c, x + 20, y + top, w - 40, NULL, tp.items, tp.n_items, 1);
 	else
 		tt__legend_draw(c, x + w - 20 - legend_w, pn.a.y.p1, NULL, tp.items, tp.n_items,
 				1);
