@@ -300,7 +300,7 @@ static int draw(struct chart_args *ca)
 	}
 	tt_error_clear(&err);
 	if (ca->all) {
-		rc = tt_render_all(rep, run, ca->output, ca->o.format, &err);
+		rc = tt_render_all_sized(rep, run, ca->output, ca->o.format, &ca->o, &err);
 		if (rc == TT_WARN) {
 			cli_warn("%s", err.msg);
 			warned = 1;

@@ -3,7 +3,8 @@
  * library reports every text it draws (tt__chart_set_text_hook) and each
  * one's ink must lie inside the canvas, unelided.  The runs: the seed
  * report (closed-loop kinds), the small synthetic run (the kinds drawn from
- * raw traces) and the recorded open-loop run (the rate kinds, with an SLO). */
+ * raw traces) and the recorded open-loop run (the rate kinds, with an SLO);
+ * and every chart of a diff (the sample run against itself). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,8 @@
 
 #include "chart_fixture.h"
 #include "chart/chart_impl.h"
+#include "tokentrace/diff.h"
+#include "tokentrace/diffview.h"
 
 struct rec {
 	size_t n, bad;
@@ -185,12 +188,66 @@ static void test_rate_kinds_fit(void **state)
 	assert_int_equal(n_bad_charts, 0);
 }
 
+/* The diff's charts draw through the same canvas: the sample run against
+ * itself, every kind at both sizes. */
+static void test_diff_kinds_fit(void **state)
+{
+	struct tt_analysis_opts ao;
+	struct tt_diff_side *sb = NULL, *sc = NULL;
+	struct tt_diff *d = NULL;
+	struct tt_error err;
+
+	(void)state;
+	n_bad_charts = 0;
+	tt_analysis_opts_init(&ao);
+	assert_int_equal(tt_diff_side_create(NULL, &sb, &err), TT_OK);
+	assert_int_equal(tt_diff_side_create(NULL, &sc, &err), TT_OK);
+	for (int s = 0; s < 2; s++) {
+		struct tt_run *run = NULL;
+		assert_int_equal(tt_run_open(TT_FIXTURES "/runs/sample.tar.zst", &run, &err), TT_OK);
+		assert_true(tt_diff_side_add(s ? sc : sb, run, &ao, &err) <= TT_WARN);
+		tt_run_free(run);
+	}
+	assert_int_equal(tt_diff_compare(sb, sc, &d, &err), TT_OK);
+	for (int k = 0; k < TT_DIFF_CHART_KIND_COUNT_; k++)
+		for (int z = 0; z < 2; z++) {
+			struct tt_diff_chart_opts o;
+			struct rec rec;
+			struct tt_buf b;
+			tt_diff_chart_opts_init(&o);
+			o.kind = (enum tt_diff_chart_kind)k;
+			o.format = TT_CHART_PNG;
+			o.width = z ? 960 : 480;
+			o.height = z ? 600 : 320;
+			memset(&rec, 0, sizeof rec);
+			rec.min_size = INFINITY;
+			tt_buf_init(&b, 0);
+			tt__chart_set_text_hook(hook, &rec);
+			assert_int_equal(tt_diff_chart_render(d, &o, &b, &err), TT_OK);
+			tt__chart_set_text_hook(NULL, NULL);
+			assert_true(rec.n >= 3);
+			if (rec.bad) {
+				n_bad_charts++;
+				print_message("diff %s %gx%g: %zu of %zu texts clipped or elided, "
+					      "first %s\n",
+					      tt_diff_chart_kind_name(o.kind), o.width, o.height,
+					      rec.bad, rec.n, rec.first_bad);
+			}
+			tt_buf_release(&b);
+		}
+	tt_diff_free(d);
+	tt_diff_side_free(sb);
+	tt_diff_side_free(sc);
+	assert_int_equal(n_bad_charts, 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_seed_kinds_fit),
 		cmocka_unit_test(test_run_kinds_fit),
 		cmocka_unit_test(test_rate_kinds_fit),
+		cmocka_unit_test(test_diff_kinds_fit),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }

@@ -77,6 +77,9 @@ check "--no-title leaves the title out" -- bash -c "! pdftotext '$tmp/fs.pdf' - 
 expect 2 "unknown chart preset 'poster' (known: column, page, slide)" -- \
   "$tt" chart "$run" heatmap --preset poster
 expect 2 "--font-scale" -- "$tt" chart "$run" heatmap --font-scale 9
+expect 0 '' -- "$tt" chart "$run" all --as png --preset column -o "$tmp/allcol"
+check "all --preset column draws its charts at 480x320" -- \
+  test "$(png_size "$tmp/allcol/throughput.png")" = 480x320
 expect 0 '' -- "$tt" chart "$run" heatmap -o "$tmp/h2.png" --width 1920 --height 1200 --dpi 192
 n=$((n + 1)); s=$(png_size "$tmp/h2.png")
 [ "$s" = "1920x1200" ] || { echo "FAIL: png size $s, want 1920x1200"; fail=$((fail + 1)); }
