@@ -4,7 +4,10 @@
  * one's ink must lie inside the canvas, unelided.  The runs: the seed
  * report (closed-loop kinds), the small synthetic run (the kinds drawn from
  * raw traces) and the recorded open-loop run (the rate kinds, with an SLO);
- * and every chart of a diff (the sample run against itself). */
+ * and every chart of a diff (the sample run against itself).  Then what
+ * issue 24 asked of the charts besides: the timeline's running and waiting
+ * in two colours, legends of contexts with data only, the rate-latency
+ * chart's TTFT SLO line. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,6 +244,154 @@ static void test_diff_kinds_fit(void **state)
 	assert_int_equal(n_bad_charts, 0);
 }
 
+/* Every text drawn, joined by newlines, for looking texts up. */
+struct texts {
+	char buf[32768];
+	size_t len;
+};
+
+static void collect_hook(const struct tt__text_record *t, void *arg)
+{
+	struct texts *x = arg;
+	int n = snprintf(x->buf + x->len, sizeof x->buf - x->len, "%s\n", t->text);
+	if (n > 0 && (size_t)n < sizeof x->buf - x->len)
+		x->len += (size_t)n;
+}
+
+static int drew_line(const struct texts *x, const char *line)
+{
+	char want[256];
+	snprintf(want, sizeof want, "\n%s\n", line);
+	return strstr(x->buf, want) != NULL || strncmp(x->buf, want + 1, strlen(want + 1)) == 0;
+}
+
+static void draw_texts(const struct tt_report *r, struct tt_run *run, struct tt_chart_opts *o,
+		       struct texts *x, struct tt_buf *b)
+{
+	struct tt_error err;
+	memset(x, 0, sizeof *x);
+	tt__chart_set_text_hook(collect_hook, x);
+	assert_int_equal(tt_chart_render(r, run, o, b, NULL, &err), TT_OK);
+	tt__chart_set_text_hook(NULL, NULL);
+}
+
+static void rgb255(struct rgb c, int *r, int *g, int *b)
+{
+	*r = (int)lround(c.r * 255);
+	*g = (int)lround(c.g * 255);
+	*b = (int)lround(c.b * 255);
+}
+
+/* The sample run's timeline has the server's running and waiting gauges:
+ * waiting is reddish purple, and no vermillion (the orange it had beside
+ * running's orange) is drawn. */
+static void test_timeline_running_waiting_differ(void **state)
+{
+	struct tt_run *run = NULL;
+	struct tt_report *r = NULL;
+	struct tt_analysis_opts ao;
+	struct tt_chart_opts o;
+	struct tt_error err;
+	struct tt_buf b;
+	struct texts *x = calloc(1, sizeof *x);
+	struct cf_image img;
+	int pr, pg, pb, vr, vg, vb, orr, og, ob;
+
+	(void)state;
+	assert_non_null(x);
+	tt_analysis_opts_init(&ao);
+	tt_chart_analysis_opts(&ao);
+	assert_int_equal(tt_run_open(TT_FIXTURES "/runs/sample.tar.zst", &run, &err), TT_OK);
+	assert_int_equal(tt_analyze(run, &ao, &r, &err), TT_OK);
+	tt_chart_opts_init(&o);
+	o.kind = TT_CHART_TIMELINE;
+	tt_buf_init(&b, 0);
+	draw_texts(r, run, &o, x, &b);
+	assert_true(drew_line(x, "running (server)"));
+	assert_true(drew_line(x, "waiting (server)"));
+	assert_int_equal(cf_png_decode(&b, &img), 0);
+	rgb255(tt__chart_palette[4], &pr, &pg, &pb);
+	rgb255(tt__chart_palette[3], &vr, &vg, &vb);
+	rgb255(tt__chart_palette[1], &orr, &og, &ob);
+	assert_true(cf_count_colour(&img, orr, og, ob, 8) > 50);  /* running */
+	assert_true(cf_count_colour(&img, pr, pg, pb, 8) > 20);   /* waiting */
+	assert_int_equal(cf_count_colour(&img, vr, vg, vb, 8), 0); /* no second orange */
+	cf_image_free(&img);
+	tt_buf_release(&b);
+	tt_report_free(r);
+	tt_run_free(run);
+	free(x);
+}
+
+/* A context whose every cell is Over capacity has no point: it is not in
+ * the legend, and the first context with data keeps the first colour. */
+static void test_legend_lists_contexts_with_data(void **state)
+{
+	struct tt_report *r = cf_seed_report(NULL);
+	struct tt_chart_opts o;
+	struct tt_buf b;
+	struct texts *x = calloc(1, sizeof *x);
+	int64_t ctx[32];
+	size_t n;
+	char first[32], last[32];
+
+	(void)state;
+	assert_non_null(r);
+	assert_non_null(x);
+	n = tt__chart_decode_contexts(r, ctx, 32);
+	assert_true(n >= 3);
+	tt__fmt_tokens(ctx[0], first, sizeof first);
+	tt__fmt_tokens(ctx[n - 1], last, sizeof last);
+	tt_chart_opts_init(&o);
+	o.kind = TT_CHART_THROUGHPUT;
+	tt_buf_init(&b, 0);
+	draw_texts(r, NULL, &o, x, &b);
+	assert_true(drew_line(x, first));
+	assert_true(drew_line(x, last));
+	tt_buf_release(&b);
+	/* the smallest context's cells all Over capacity: gone from the legend */
+	for (size_t i = 0; i < r->n_cells; i++)
+		if (r->cells[i].phase == TT_PHASE_DECODE && r->cells[i].context == ctx[0])
+			r->cells[i].status = TT_STATUS_OVER_CAPACITY;
+	tt_buf_init(&b, 0);
+	draw_texts(r, NULL, &o, x, &b);
+	assert_false(drew_line(x, first));
+	assert_true(drew_line(x, last));
+	tt_buf_release(&b);
+	cf_report_free(r);
+	free(x);
+}
+
+/* The rate-latency chart draws the TTFT SLO when there is one: its label
+ * and its legend line; none without an SLO. */
+static void test_rate_latency_slo_line(void **state)
+{
+	struct tt_report *with = load_openloop("ttft=100ms,attain=90");
+	struct tt_report *without = load_openloop(NULL);
+	struct tt_chart_opts o;
+	struct tt_buf b;
+	struct texts *x = calloc(1, sizeof *x);
+
+	(void)state;
+	assert_non_null(x);
+	tt_chart_opts_init(&o);
+	o.kind = TT_CHART_RATE_LATENCY;
+	tt_buf_init(&b, 0);
+	draw_texts(with, NULL, &o, x, &b);
+	assert_true(drew_line(x, "SLO 100 ms"));
+	assert_true(drew_line(x, "TTFT SLO"));
+	assert_non_null(strstr(x->buf, "Dashed: the TTFT SLO, to be met by 90 % of requests."));
+	tt_buf_release(&b);
+	tt_buf_init(&b, 0);
+	draw_texts(without, NULL, &o, x, &b);
+	assert_false(drew_line(x, "TTFT SLO"));
+	assert_null(strstr(x->buf, "SLO 100 ms"));
+	tt_buf_release(&b);
+	tt_report_free(with);
+	tt_report_free(without);
+	free(x);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +399,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_run_kinds_fit),
 		cmocka_unit_test(test_rate_kinds_fit),
 		cmocka_unit_test(test_diff_kinds_fit),
+		cmocka_unit_test(test_timeline_running_waiting_differ),
+		cmocka_unit_test(test_legend_lists_contexts_with_data),
+		cmocka_unit_test(test_rate_latency_slo_line),
 	};
 	return tt_cmocka_main(argc, argv, tests, NULL, NULL);
 }
