@@ -83,7 +83,7 @@ static size_t check(const struct tt_report *r, struct tt_run *run, const struct 
 	/* Nothing drawn below 6.5 units (5 pt in a PDF).  Measured: the
 	 * smallest is the seed heatmap's values at 480x320 with font scale 1.5
 	 * (9 columns in 300 units, values in the short form) at 6.94 units;
-	 * at font scale 1 it is 7.69. */
+	 * at font scale 1 it is 7.70. */
 	if (rec.n)
 		assert_true(rec.min_size >= 6.5);
 	tt_buf_release(&b);

@@ -84,10 +84,12 @@ struct tstyle {
 };
 /* The smallest share of its size that fitted text is shrunk to before it
  * wraps.  0.7 keeps an 18-unit title at 12.6 and a 13-unit axis title at
- * 9.1 units or more; measured with test_chart_fit over every kind at
- * 480x320, the smallest fitted text drawn is 8.67 units (the rate-latency
- * chart's SLO band label, 11 units shrunk to 0.79), so no label there
- * reaches the floor, and below it text wraps instead of shrinking. */
+ * 9.1 units or more.  Measured with test_chart_fit over every kind at
+ * 480x320, font scale 1: only the open-loop charts' y axis titles ('TTFT
+ * from the due time', 'Goodput (requests/s meeting SLOs)') reach the floor,
+ * and wrap at words there; every title fits on its line shrunk.  The
+ * smallest text of all is the heatmap's values (7.70, sized by the heatmap
+ * to its cells). */
 #define TT__TEXT_MIN_SHRINK 0.7
 struct tstyle tt__tstyle_make(double size, int bold, struct rgb col, double ax, double ay);
 /* Draw s (plain text, never markup; invalid UTF-8 shown as U+FFFD). */
