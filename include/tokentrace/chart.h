@@ -65,8 +65,20 @@ struct tt_chart_opts {
 	long cell;        /* timeline: manifest cell index; -1: the decode cell
 			   * with the highest concurrency at the smallest context */
 	int concurrency;  /* tbt-cdf: level to show; 0: the highest with data */
+	double font_scale; /* every text's size times this (1.5: half as large
+			    * again); 0: 1.  Layout follows the measured text. */
+	int no_title;      /* 1: no title or subtitle line (a paper's caption
+			    * says them); the plot takes the room */
 };
 void tt_chart_opts_init(struct tt_chart_opts *o);
+/* Size presets (docs/charts.md "Sizes"): "column" 480 x 320 without the
+ * title, for one column of a two-column paper; "page" 960 x 600, the
+ * default; "slide" 1280 x 720 with text 1.5 times as large.  Sets width,
+ * height, font_scale and no_title of o; TT_EARG naming the presets for an
+ * unknown name. */
+enum tt_code tt_chart_preset(const char *name, struct tt_chart_opts *o, struct tt_error *err);
+/* "column, page, slide" for messages and --help. */
+const char *tt_chart_preset_list(void);
 
 /* What was drawn, in output pixels (PNG) or units (SVG, PDF), so tests and
  * tools can find a data point in the image. */

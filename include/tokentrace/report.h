@@ -51,6 +51,12 @@ enum tt_code tt_render_pdf_buf(const struct tt_report *r, struct tt_run *run,
  * (no trace for it) is left out: TT_WARN, and err names it. */
 enum tt_code tt_render_all(const struct tt_report *r, struct tt_run *run, const char *dir,
 			   enum tt_chart_format f, struct tt_error *err);
+/* Same, with the chart files drawn at size's width, height, dpi, font_scale
+ * and no_title (its kind and format are not read; f is the format).  The
+ * reports' own pages keep their layout.  size NULL: as tt_render_all. */
+enum tt_code tt_render_all_sized(const struct tt_report *r, struct tt_run *run, const char *dir,
+				 enum tt_chart_format f, const struct tt_chart_opts *size,
+				 struct tt_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
 /* tokentrace chart RUN KIND [-o FILE.png|.svg|.pdf] [--width W] [--height H]
- *                 [--dpi D] [--cell ID] [--concurrency C]
+ *                 [--dpi D] [--font-scale F] [--no-title]
+ *                 [--preset column|page|slide] [--cell ID] [--concurrency C]
  * tokentrace chart RUN all [-o DIR] [--as svg|png|pdf]
  * (both also take report's --skip-first D and --window D)
  * Draws one chart of a run (the output format follows the file extension),
@@ -40,13 +41,18 @@ static void print_head(FILE *f)
 }
 
 enum { O_OUTPUT = 1, O_WIDTH, O_HEIGHT, O_DPI, O_CELL, O_CONCURRENCY, O_AS, O_SKIP_FIRST,
-       O_WINDOW, O_SLO };
+       O_WINDOW, O_SLO, O_FONT_SCALE, O_NO_TITLE, O_PRESET };
 
 static const struct cli_opt options[] = {
 	{O_OUTPUT, 'o', "output", "FILE", "where to write the chart (.png, .svg or .pdf)", 0},
 	{O_WIDTH, 0, "width", "W", "width: PNG pixels, SVG/PDF CSS pixels (default 960)", 0},
 	{O_HEIGHT, 0, "height", "H", "height, same units (default 600)", 0},
 	{O_DPI, 0, "dpi", "D", "PNG pixel density: 192 draws twice as large (default 96)", 0},
+	{O_FONT_SCALE, 0, "font-scale", "F", "every text F times as large, 0.5 to 4 (default 1)", 0},
+	{O_NO_TITLE, 0, "no-title", NULL, "leave out the title and subtitle (a caption says them)", 0},
+	{O_PRESET, 0, "preset", "NAME", "size for a use: column (480x320, no title), page\n"
+				       "(960x600) or slide (1280x720, font scale 1.5);\n"
+				       "--width, --height, --font-scale given too win", 0},
 	{O_CELL, 0, "cell", "ID", "timeline: the cell to show, e.g. decode-8192x16\n"
 				 "(default: the highest concurrency at the smallest context)", 0},
 	{O_CONCURRENCY, 0, "concurrency", "C", "tbt-cdf: the concurrency level (default: the highest)", 0},
@@ -75,14 +81,17 @@ struct chart_args {
 	struct tt_slo slo;       /* --slo; none set: tt_slo_init */
 	struct tt_chart_opts o;
 	char default_out[64];    /* KIND.png when there is no -o */
+	const char *preset;      /* --preset, applied before the options below */
+	double width, height, font_scale; /* given: > 0 */
+	int no_title;
 };
 
-/* --width, --height, --dpi or --concurrency (id; a as written) with its
- * value val. */
+/* --width, --height, --font-scale, --dpi or --concurrency (id; a as
+ * written) with its value val. */
 static int parse_number_opt(int id, const char *a, const char *val, struct tt_chart_opts *o)
 {
-	double lo = id == O_CONCURRENCY ? 1 : id == O_DPI ? 24 : 16;
-	double hi = id == O_DPI ? 2400 : 20000;
+	double lo = id == O_CONCURRENCY ? 1 : id == O_DPI ? 24 : id == O_FONT_SCALE ? 0.5 : 16;
+	double hi = id == O_DPI ? 2400 : id == O_FONT_SCALE ? 4 : 20000;
 	double v;
 
 	if (cli_number(a, val, lo, hi, &v) != 0)
@@ -91,6 +100,8 @@ static int parse_number_opt(int id, const char *a, const char *val, struct tt_ch
 		o->width = v;
 	else if (id == O_HEIGHT)
 		o->height = v;
+	else if (id == O_FONT_SCALE)
+		o->font_scale = v;
 	else if (id == O_DPI)
 		o->dpi = v;
 	else
@@ -130,11 +141,39 @@ static int parse_args(int argc, char **argv, struct chart_args *ca)
 			break;
 		case O_WIDTH:
 		case O_HEIGHT:
+		case O_FONT_SCALE: {
+			/* kept aside: a --preset anywhere on the line must not undo them */
+			struct tt_chart_opts given;
+			memset(&given, 0, sizeof given);
+			if (parse_number_opt(id, a, v, &given) != 0)
+				return 2;
+			if (id == O_WIDTH)
+				ca->width = given.width;
+			else if (id == O_HEIGHT)
+				ca->height = given.height;
+			else
+				ca->font_scale = given.font_scale;
+			break;
+		}
 		case O_DPI:
 		case O_CONCURRENCY:
 			if (parse_number_opt(id, a, v, &ca->o) != 0)
 				return 2;
 			break;
+		case O_NO_TITLE:
+			ca->no_title = 1;
+			break;
+		case O_PRESET: {
+			struct tt_chart_opts probe;
+			struct tt_error err;
+			tt_chart_opts_init(&probe);
+			if (tt_failed(tt_chart_preset(v, &probe, &err))) {
+				cli_error("%s: %s", a, err.msg);
+				return 2;
+			}
+			ca->preset = v;
+			break;
+		}
 		case O_SKIP_FIRST:
 			if (cli_duration(a, v, "5s", &ca->skip_first))
 				return 2;
@@ -161,6 +200,19 @@ static int parse_args(int argc, char **argv, struct chart_args *ca)
 		cli_print_help(&chart_cmd, stderr);
 		return 2;
 	}
+	/* the preset first, then what was given one by one */
+	if (ca->preset) {
+		struct tt_error err;
+		(void)tt_chart_preset(ca->preset, &ca->o, &err); /* checked above */
+	}
+	if (ca->width > 0)
+		ca->o.width = ca->width;
+	if (ca->height > 0)
+		ca->o.height = ca->height;
+	if (ca->font_scale > 0)
+		ca->o.font_scale = ca->font_scale;
+	if (ca->no_title)
+		ca->o.no_title = 1;
 	return -1;
 }
 
@@ -248,7 +300,7 @@ static int draw(struct chart_args *ca)
 	}
 	tt_error_clear(&err);
 	if (ca->all) {
-		rc = tt_render_all(rep, run, ca->output, ca->o.format, &err);
+		rc = tt_render_all_sized(rep, run, ca->output, ca->o.format, &ca->o, &err);
 		if (rc == TT_WARN) {
 			cli_warn("%s", err.msg);
 			warned = 1;

@@ -63,6 +63,23 @@ check "pdf output is one PDF page" -- bash -c "pdfinfo '$tmp/t.pdf' | grep -Eq '
 expect 0 '' -- "$tt" chart "$run" heatmap -o "$tmp/h.png" --width 1200 --height 700
 n=$((n + 1)); s=$(png_size "$tmp/h.png")
 [ "$s" = "1200x700" ] || { echo "FAIL: png size $s, want 1200x700"; fail=$((fail + 1)); }
+# sizes for a paper: the presets, and the options given with them win
+expect 0 '' -- "$tt" chart "$run" tradeoff --preset column -o "$tmp/col.png"
+check "--preset column is 480x320" -- test "$(png_size "$tmp/col.png")" = 480x320
+expect 0 '' -- "$tt" chart "$run" tradeoff --width 600 --preset column -o "$tmp/col6.png"
+check "--width before --preset wins" -- test "$(png_size "$tmp/col6.png")" = 600x320
+expect 0 '' -- "$tt" chart "$run" heatmap --preset slide --no-title -o "$tmp/sl.png"
+check "--preset slide is 1280x720" -- test "$(png_size "$tmp/sl.png")" = 1280x720
+expect 0 '' -- "$tt" chart "$run" ttft -o "$tmp/ti.pdf"
+check "a chart has its title" -- bash -c "pdftotext '$tmp/ti.pdf' - | grep -q 'Time to first token vs'"
+expect 0 '' -- "$tt" chart "$run" ttft --font-scale 1.5 --no-title -o "$tmp/fs.pdf"
+check "--no-title leaves the title out" -- bash -c "! pdftotext '$tmp/fs.pdf' - | grep -q 'Time to first token vs'"
+expect 2 "unknown chart preset 'poster' (known: column, page, slide)" -- \
+  "$tt" chart "$run" heatmap --preset poster
+expect 2 "--font-scale" -- "$tt" chart "$run" heatmap --font-scale 9
+expect 0 '' -- "$tt" chart "$run" all --as png --preset column -o "$tmp/allcol"
+check "all --preset column draws its charts at 480x320" -- \
+  test "$(png_size "$tmp/allcol/throughput.png")" = 480x320
 expect 0 '' -- "$tt" chart "$run" heatmap -o "$tmp/h2.png" --width 1920 --height 1200 --dpi 192
 n=$((n + 1)); s=$(png_size "$tmp/h2.png")
 [ "$s" = "1920x1200" ] || { echo "FAIL: png size $s, want 1920x1200"; fail=$((fail + 1)); }

@@ -296,14 +296,28 @@ void tt__canvas_release(struct canvas *c)
 
 struct tstyle tt__tstyle_make(double size, int bold, struct rgb col, double ax, double ay)
 {
-	struct tstyle st = {size, bold, col, ax, ay, 0, 0, 0};
+	struct tstyle st = {size, bold, col, ax, ay, 0, 0, 0, 0};
 	return st;
+}
+
+static tt__text_hook_fn text_hook;
+static void *text_hook_arg;
+
+void tt__chart_set_text_hook(tt__text_hook_fn fn, void *arg)
+{
+	text_hook = fn;
+	text_hook_arg = arg;
+}
+
+static double font_scale(const struct canvas *c)
+{
+	return c->font_scale > 0 ? c->font_scale : 1.0;
 }
 
 static void set_text_family(struct canvas *c, const char *s, double size, int bold, int mono)
 {
 	pango_font_description_set_family_static(c->font, mono ? "DejaVu Sans Mono" : "DejaVu Sans");
-	pango_font_description_set_absolute_size(c->font, size * PANGO_SCALE);
+	pango_font_description_set_absolute_size(c->font, size * font_scale(c) * PANGO_SCALE);
 	pango_font_description_set_weight(c->font, bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL);
 	pango_layout_set_font_description(c->layout, c->font);
 	if (!s)
@@ -331,6 +345,43 @@ static void logical_size(struct canvas *c, double *w, double *h)
 	*h = (double)lr.height / PANGO_SCALE;
 }
 
+/* Report the layout about to be drawn at the current point (the cairo
+ * transformation in force) to the test hook. */
+static void report_text(struct canvas *c, const char *s, double size)
+{
+	struct tt__text_record t;
+	PangoRectangle ink;
+	double cx, cy, xs[4], ys[4];
+
+	if (!text_hook)
+		return;
+	pango_layout_get_extents(c->layout, &ink, NULL);
+	cairo_get_current_point(c->cr, &cx, &cy);
+	xs[0] = xs[3] = cx + (double)ink.x / PANGO_SCALE;
+	xs[1] = xs[2] = xs[0] + (double)ink.width / PANGO_SCALE;
+	ys[0] = ys[1] = cy + (double)ink.y / PANGO_SCALE;
+	ys[2] = ys[3] = ys[0] + (double)ink.height / PANGO_SCALE;
+	memset(&t, 0, sizeof t);
+	t.text = s ? s : "";
+	t.x0 = t.y0 = INFINITY;
+	t.x1 = t.y1 = -INFINITY;
+	for (int i = 0; i < 4; i++) {
+		double dx = xs[i], dy = ys[i];
+		cairo_user_to_device(c->cr, &dx, &dy);
+		t.x0 = fmin(t.x0, dx);
+		t.x1 = fmax(t.x1, dx);
+		t.y0 = fmin(t.y0, dy);
+		t.y1 = fmax(t.y1, dy);
+	}
+	if (ink.width == 0 || ink.height == 0)
+		t.x0 = t.x1 = t.y0 = t.y1 = 0; /* blank: nothing drawn */
+	t.canvas_w = c->w * c->scale;
+	t.canvas_h = c->h * c->scale;
+	t.elided = pango_layout_is_ellipsized(c->layout);
+	t.size = size * font_scale(c);
+	text_hook(&t, text_hook_arg);
+}
+
 void tt__cv_measure(struct canvas *c, const char *s, double size, int bold, double *w, double *h)
 {
 	double tw, th;
@@ -344,20 +395,70 @@ void tt__cv_measure(struct canvas *c, const char *s, double size, int bold, doub
 		*h = th;
 }
 
+/* Put s into the layout as st says; *tw, *th its logical size and *size
+ * the font size used (before the canvas's font scale). */
+static void layout_text(struct canvas *c, const char *s, const struct tstyle *st, double *tw,
+			double *th, double *size)
+{
+	double sz = st->size;
+	pango_layout_set_width(c->layout, -1);
+	pango_layout_set_ellipsize(c->layout, PANGO_ELLIPSIZE_NONE);
+	pango_layout_set_alignment(c->layout, PANGO_ALIGN_LEFT);
+	set_text_family(c, s, sz, st->bold, st->mono);
+	logical_size(c, tw, th);
+	if (st->max_w > 0 && *tw > st->max_w) {
+		if (st->fit) {
+			/* shrink, then wrap what still does not fit */
+			double k = 1;
+			/* glyph positions are rounded, so width is not quite
+			 * linear in size: a few steps */
+			for (int step = 0; step < 4 && *tw > st->max_w && k > TT__TEXT_MIN_SHRINK;
+			     step++) {
+				k *= st->max_w / *tw * 0.998;
+				if (k < TT__TEXT_MIN_SHRINK)
+					k = TT__TEXT_MIN_SHRINK;
+				sz = st->size * k;
+				set_text_family(c, s, sz, st->bold, st->mono);
+				logical_size(c, tw, th);
+			}
+			if (*tw > st->max_w) {
+				pango_layout_set_width(c->layout, (int)(st->max_w * PANGO_SCALE));
+				/* a turned axis title breaks at words only */
+				pango_layout_set_wrap(c->layout, st->angle != 0 ? PANGO_WRAP_WORD
+									: PANGO_WRAP_WORD_CHAR);
+				pango_layout_set_alignment(c->layout,
+							   st->ax < 0.25   ? PANGO_ALIGN_LEFT
+							   : st->ax > 0.75 ? PANGO_ALIGN_RIGHT
+									   : PANGO_ALIGN_CENTER);
+				logical_size(c, tw, th);
+			}
+		} else {
+			pango_layout_set_width(c->layout, (int)(st->max_w * PANGO_SCALE));
+			pango_layout_set_ellipsize(c->layout, PANGO_ELLIPSIZE_END);
+			logical_size(c, tw, th);
+		}
+		if (*tw > st->max_w)
+			*tw = st->max_w;
+	}
+	*size = sz;
+}
+
+void tt__cv_text_size(struct canvas *c, const char *s, const struct tstyle *st, double *w,
+		      double *h)
+{
+	double tw, th, sz;
+	layout_text(c, s, st, &tw, &th, &sz);
+	pango_layout_set_width(c->layout, -1);
+	if (w)
+		*w = tw;
+	if (h)
+		*h = th;
+}
+
 void tt__cv_text(struct canvas *c, double x, double y, const char *s, const struct tstyle *st)
 {
-	double tw, th;
-	if (st->max_w > 0) {
-		pango_layout_set_width(c->layout, (int)(st->max_w * PANGO_SCALE));
-		pango_layout_set_ellipsize(c->layout, PANGO_ELLIPSIZE_END);
-	} else {
-		pango_layout_set_width(c->layout, -1);
-		pango_layout_set_ellipsize(c->layout, PANGO_ELLIPSIZE_NONE);
-	}
-	set_text_family(c, s, st->size, st->bold, st->mono);
-	logical_size(c, &tw, &th);
-	if (st->max_w > 0 && tw > st->max_w)
-		tw = st->max_w;
+	double tw, th, sz;
+	layout_text(c, s, st, &tw, &th, &sz);
 	cairo_save(c->cr);
 	cairo_translate(c->cr, x, y);
 	if (st->angle != 0)
@@ -365,8 +466,10 @@ void tt__cv_text(struct canvas *c, double x, double y, const char *s, const stru
 	cairo_move_to(c->cr, -st->ax * tw, -st->ay * th);
 	cairo_set_source_rgb(c->cr, st->col.r, st->col.g, st->col.b);
 	pango_cairo_update_layout(c->cr, c->layout);
+	report_text(c, s, sz);
 	pango_cairo_show_layout(c->cr, c->layout);
 	cairo_restore(c->cr);
+	pango_layout_set_width(c->layout, -1);
 }
 
 double tt__cv_paragraph(struct canvas *c, double x, double y, double w, const char *s,
@@ -383,6 +486,7 @@ double tt__cv_paragraph(struct canvas *c, double x, double y, double w, const ch
 		cairo_move_to(c->cr, x, y);
 		cairo_set_source_rgb(c->cr, st->col.r, st->col.g, st->col.b);
 		pango_cairo_update_layout(c->cr, c->layout);
+		report_text(c, s, st->size);
 		pango_cairo_show_layout(c->cr, c->layout);
 		cairo_restore(c->cr);
 	}

@@ -94,8 +94,19 @@ static double colour_t(double v, double vmin, double vmax)
 	return (log(v) - log(vmin)) / (log(vmax) - log(vmin));
 }
 
+/* A cell's value: "1,819.2", or "1.82K" when the cells are too narrow
+ * for the full figure (si). */
+static void cell_value(double v, int si, char *buf, size_t len)
+{
+	if (si)
+		tt__fmt_si(v, buf, len);
+	else
+		tt_fmt_rate(v, buf, len);
+}
+
 static void draw_cell(struct canvas *c, const struct tt_cell_figures *f, double cx, double cy,
-		      double cw, double ch, double vmin, double vmax, double fs, int line2_ok)
+		      double cw, double ch, double vmin, double vmax, double fs, int line2_ok,
+		      int si)
 {
 	char v[48], line2[96];
 	struct tstyle st;
@@ -112,28 +123,18 @@ static void draw_cell(struct canvas *c, const struct tt_cell_figures *f, double 
 		if (f->status == TT_STATUS_OVER_CAPACITY)
 			tt__cv_hatch(c, cx, cy, cw, ch, 7, (struct rgb){0.78, 0.78, 0.80});
 		st = tt__tstyle_make(11, 0, tt__chart_muted, 0.5, 0.5);
-		st.max_w = cw - 4;
-		/* "Over capacity" on two lines when the cell is narrow. */
-		{
-			double tw;
-			tt__cv_measure(c, name, 11, 0, &tw, NULL);
-			if (tw > cw - 6 && strchr(name, ' ') && two_lines) {
-				char a[64];
-				const char *sp = strchr(name, ' ');
-				snprintf(a, sizeof a, "%.*s", (int)(sp - name), name);
-				tt__cv_text(c, cx + cw / 2, cy + ch / 2 - 7, a, &st);
-				tt__cv_text(c, cx + cw / 2, cy + ch / 2 + 7, sp + 1, &st);
-			} else {
-				tt__cv_text(c, cx + cw / 2, cy + ch / 2, name, &st);
-			}
-		}
+		/* "Over capacity" shrinks, then takes two lines when the cell is
+		 * narrow: never elided */
+		st.max_w = cw - 6;
+		st.fit = 1;
+		tt__cv_text(c, cx + cw / 2, cy + ch / 2, name, &st);
 		return;
 	}
 	{
 		struct rgb fill = tt__chart_viridis(colour_t(f->total_tok_s, vmin, vmax));
 		struct rgb ink = luminance(fill) > 0.45 ? tt__chart_ink : (struct rgb){1, 1, 1};
 		tt__cv_rect(c, cx, cy, cw, ch, fill);
-		tt_fmt_rate(f->total_tok_s, v, sizeof v);
+		cell_value(f->total_tok_s, si, v, sizeof v);
 		line2[0] = '\0';
 		if (f->errors > 0)
 			snprintf(line2, sizeof line2, "%ld error%s", f->errors,
@@ -150,12 +151,13 @@ static void draw_cell(struct canvas *c, const struct tt_cell_figures *f, double 
 		tt__cv_measure(c, v, fs, 1, NULL, &th1);
 		if (two_lines && line2[0])
 			tt__cv_measure(c, line2, fs * 0.75, 0, NULL, &th2);
+		/* heat_font chose fs so that the value fits */
 		st = tt__tstyle_make(fs, 1, ink, 0.5, 0);
-		st.max_w = cw - 4;
 		tt__cv_text(c, cx + cw / 2, cy + (ch - th1 - th2) / 2, v, &st);
 		if (two_lines && line2[0]) {
 			st = tt__tstyle_make(fs * 0.75, 0, ink, 0.5, 0);
 			st.max_w = cw - 6;
+			st.fit = 1;
 			tt__cv_text(c, cx + cw / 2, cy + (ch - th1 - th2) / 2 + th1, line2, &st);
 		}
 		if (f->status == TT_STATUS_QUEUED)
@@ -178,6 +180,8 @@ struct heat {
 	double bar_x;                  /* the colour bar's left edge */
 	double fs;                     /* font size of the values in the cells */
 	int line2_ok;                  /* 0: too small for the TTFT line */
+	int si;                        /* values as 1.82K: cells too narrow for 1,819.2 */
+	double legend_h;               /* the status legend's height under the grid */
 };
 
 /* The colour scale's range and the status marks the legend will need. */
@@ -222,13 +226,11 @@ static void heat_layout(struct canvas *c, double x, double y, double w, double h
 	hm->gy = y + top + 6 + th + 6 + th + 8;
 	hm->bar_x = x + w - 20 - 70;
 	hm->gw = hm->bar_x - 24 - hm->gx;
-	hm->gh = y + h - 44 - hm->gy;
+	hm->gh = y + h - 30 - hm->legend_h - hm->gy;
 	hm->cw = hm->gw / (double)hm->nc;
+	/* the rows fill the height: a grid of few contexts left half the
+	 * canvas empty when rows stopped at 90 units */
 	hm->ch = hm->gh / (double)hm->nr;
-	if (hm->ch > 90) {
-		hm->ch = 90;
-		hm->gh = hm->ch * (double)hm->nr;
-	}
 }
 
 /* One font size for every cell, small enough that the widest value
@@ -237,12 +239,15 @@ static void heat_font(struct canvas *c, const struct tt_report *r, struct heat *
 {
 	double fs = 14, fs2 = 14, cw = hm->cw;
 	char buf[64];
+	hm->si = 0;
+again:
+	fs = fs2 = 14;
 	for (size_t i = 0; i < r->n_cells; i++) {
 		const struct tt_cell_figures *f = &r->cells[i];
 		double tw;
 		if (f->phase != TT_PHASE_DECODE || !tt__chart_cell_has_value(f))
 			continue;
-		tt_fmt_rate(f->total_tok_s, buf, sizeof buf);
+		cell_value(f->total_tok_s, hm->si, buf, sizeof buf);
 		tt__cv_measure(c, buf, 14, 1, &tw, NULL);
 		if (tw > cw - 8)
 			fs = fmin(fs, 14 * (cw - 8) / tw);
@@ -255,14 +260,17 @@ static void heat_font(struct canvas *c, const struct tt_report *r, struct heat *
 				fs2 = fmin(fs2, 14 * (cw - 8) / tw);
 		}
 	}
+	/* too narrow for the full figure at 8 units: the short form */
+	if (fs < 8 && !hm->si) {
+		hm->si = 1;
+		goto again;
+	}
 	hm->line2_ok = 1;
 	/* the TTFT line goes when it would be too small to read */
 	if (fmin(fs, fs2) * 0.75 >= 8)
 		fs = fmin(fs, fs2);
 	else
 		hm->line2_ok = 0;
-	if (fs < 8)
-		fs = 8;
 	hm->fs = fs;
 }
 
@@ -292,7 +300,7 @@ static void heat_grid(struct canvas *c, double x, double y, double top,
 			const struct tt_cell_figures *f =
 				tt__chart_find_cell(r, TT_PHASE_DECODE, hm->ctx[i], hm->conc[j]);
 			draw_cell(c, f, gx + cw * (double)j, gy + ch * (double)i, cw, ch, hm->vmin,
-				  hm->vmax, hm->fs, hm->line2_ok);
+				  hm->vmax, hm->fs, hm->line2_ok, hm->si);
 		}
 	}
 	/* White gaps between cells drawn over the fills keep cells apart
@@ -345,15 +353,17 @@ static void heat_colour_bar(struct canvas *c, const struct heat *hm)
 }
 
 /* Status legend under the grid: only the marks that appear.  Items flow
- * left to right and wrap, never past the right edge (right). */
-static void heat_legend(struct canvas *c, double right, const struct heat *hm)
+ * left to right and wrap, never past the right edge (right).  Returns the
+ * height of its lines below ly; draws only when draw. */
+static double heat_legend(struct canvas *c, double right, double ly, const struct heat *hm,
+			  int draw)
 {
 	static const char *const texts[] = {
 		"Total output tok/s (median TTFT below).", "Requests queued",
 		"requests failed", "Over capacity: not run (KV cache too small)",
 		"Highest concurrency meeting the SLOs"};
 	int shown[5];
-	double gx = hm->gx, lx = gx, ly = hm->gy + hm->gh + 14;
+	double gx = hm->gx, lx = gx, y0 = ly, th;
 	int line2_ok = hm->line2_ok;
 	struct tstyle st;
 	shown[0] = 1;
@@ -362,33 +372,51 @@ static void heat_legend(struct canvas *c, double right, const struct heat *hm)
 	shown[3] = hm->any_over;
 	shown[4] = hm->any_slo;
 	st = tt__tstyle_make(11.5, 0, tt__chart_muted, 0, 0.5);
+	tt__cv_measure(c, "0", 11.5, 0, NULL, &th);
+	th = fmax(th, 14);
 	for (int k = 0; k < 5; k++) {
 		double tw, iw, tx;
+		const char *text = k == 0 && !line2_ok ? "Total output tok/s." : texts[k];
 		if (!shown[k])
 			continue;
-		tt__cv_measure(c, k == 0 && !line2_ok ? "Total output tok/s." : texts[k], 11.5, 0,
-			   &tw, NULL);
+		tt__cv_measure(c, text, 11.5, 0, &tw, NULL);
 		iw = (k == 0 ? 0 : 24) + tw;
 		if (lx > gx && lx + iw > right) {
 			lx = gx;
-			ly += 18;
+			ly += th + 4;
 		}
 		tx = lx + (k == 0 ? 0 : 24);
-		if (k == 1)
-			queued_mark(c, lx + 14, ly, 12);
-		else if (k == 2)
-			error_mark(c, lx + 8, ly + 6, 6);
-		else if (k == 3) {
-			tt__cv_rect(c, lx, ly, 18, 12, (struct rgb){0.95, 0.95, 0.95});
-			tt__cv_hatch(c, lx, ly, 18, 12, 5, (struct rgb){0.7, 0.7, 0.72});
-		} else if (k == 4) {
-			tt__cv_rect(c, lx, ly - 1, 18, 14, (struct rgb){0.8, 0.85, 0.6});
-			slo_mark(c, lx - 2, ly - 3, 22, 18);
+		/* an item wider than the line wraps within it */
+		st.max_w = right - tx;
+		st.fit = 1;
+		if (draw) {
+			if (k == 1)
+				queued_mark(c, lx + 14, ly, 12);
+			else if (k == 2)
+				error_mark(c, lx + 8, ly + 6, 6);
+			else if (k == 3) {
+				tt__cv_rect(c, lx, ly, 18, 12, (struct rgb){0.95, 0.95, 0.95});
+				tt__cv_hatch(c, lx, ly, 18, 12, 5, (struct rgb){0.7, 0.7, 0.72});
+			} else if (k == 4) {
+				tt__cv_rect(c, lx, ly - 1, 18, 14, (struct rgb){0.8, 0.85, 0.6});
+				slo_mark(c, lx - 2, ly - 3, 22, 18);
+			}
 		}
-		tt__cv_text(c, tx, ly + 6, k == 0 && !line2_ok ? "Total output tok/s." : texts[k],
-			&st);
+		{
+			double ih;
+			tt__cv_text_size(c, text, &st, &tw, &ih);
+			if (draw) {
+				st.ay = 0;
+				tt__cv_text(c, tx, ly + 6 - fmin(ih, th) / 2, text, &st);
+				st.ay = 0.5;
+			}
+			if (ih > th + 1)
+				ly += ih - th;
+			iw = (k == 0 ? 0 : 24) + tw;
+		}
 		lx += iw + 20;
 	}
+	return ly - y0 + th;
 }
 
 enum tt_code tt__chart_draw_heatmap(struct canvas *c, double x, double y, double w, double h,
@@ -412,12 +440,17 @@ enum tt_code tt__chart_draw_heatmap(struct canvas *c, double x, double y, double
 	heat_scan(r, &hm);
 	for (size_t i = 0; i < hm.nr; i++)
 		hm.any_slo |= tt_report_slo_max_concurrency(r, hm.ctx[i]) > 0;
+	/* the legend's lines first (its width is the grid's), then the grid
+	 * above it; the TTFT line is assumed, as heat_font usually keeps it */
+	hm.line2_ok = 1;
+	heat_layout(c, x, y, w, h, top, &hm);
+	hm.legend_h = heat_legend(c, x + w - 20, 0, &hm, 0);
 	heat_layout(c, x, y, w, h, top, &hm);
 	heat_font(c, r, &hm);
 	heat_grid(c, x, y, top, r, &hm);
 	if (isfinite(hm.vmin))
 		heat_colour_bar(c, &hm);
-	heat_legend(c, x + w - 20, &hm);
+	heat_legend(c, x + w - 20, hm.gy + hm.gh + 14, &hm, 1);
 	if (info) {
 		info->plot_x = hm.gx * c->scale;
 		info->plot_y = hm.gy * c->scale;

@@ -39,6 +39,8 @@ struct canvas {
 	struct tt_buf *out; /* where the output goes */
 	size_t out_start;   /* out->len when the canvas opened */
 	int stream_failed;
+	double font_scale;  /* every text size times this; 0 means 1 */
+	int no_title;       /* charts leave out their title and subtitle */
 };
 
 /* Open a canvas of w x h layout units.  PNG: dpi/96 pixels per unit.
@@ -74,13 +76,43 @@ struct tstyle {
 	struct rgb col;
 	double ax, ay;    /* anchor: 0 left/top, 0.5 centre, 1 right/bottom */
 	double angle;     /* radians, counter-clockwise turn is negative (cairo) */
-	double max_w;     /* > 0: ellipsize to this width */
+	double max_w;     /* > 0: ellipsize to this width (fit: see below) */
 	int mono;         /* DejaVu Sans Mono (command lines) */
+	int fit;          /* with max_w: 1 shrinks the text to fit max_w, down
+			   * to TT__TEXT_MIN_SHRINK of its size, then wraps it
+			   * at word boundaries; never elides.  0 ellipsizes. */
 };
+/* The smallest share of its size that fitted text is shrunk to before it
+ * wraps.  0.7 keeps an 18-unit title at 12.6 and a 13-unit axis title at
+ * 9.1 units or more.  Measured with test_chart_fit over every kind at
+ * 480x320, font scale 1: only the open-loop charts' y axis titles ('TTFT
+ * from the due time', 'Goodput (requests/s meeting SLOs)') reach the floor,
+ * and wrap at words there; every title fits on its line shrunk.  The
+ * smallest text of all is the heatmap's values (7.70, sized by the heatmap
+ * to its cells). */
+#define TT__TEXT_MIN_SHRINK 0.7
 struct tstyle tt__tstyle_make(double size, int bold, struct rgb col, double ax, double ay);
 /* Draw s (plain text, never markup; invalid UTF-8 shown as U+FFFD). */
 void tt__cv_text(struct canvas *c, double x, double y, const char *s, const struct tstyle *st);
 void tt__cv_measure(struct canvas *c, const char *s, double size, int bold, double *w, double *h);
+/* The size s takes when drawn with st (fit, shrink and wrap applied):
+ * before a rotation, w along the text. */
+void tt__cv_text_size(struct canvas *c, const char *s, const struct tstyle *st, double *w,
+		      double *h);
+
+/* Test hook: every text the charts draw (tt__cv_text, tt__cv_paragraph)
+ * is reported with its ink extent in device units (output pixels or
+ * points), the canvas size in the same units, and whether pango elided
+ * it.  NULL turns it off.  Not thread-safe: for tests. */
+struct tt__text_record {
+	const char *text;
+	double x0, y0, x1, y1;  /* ink extent, rotation applied */
+	double canvas_w, canvas_h;
+	int elided;
+	double size;            /* font size drawn, units */
+};
+typedef void (*tt__text_hook_fn)(const struct tt__text_record *t, void *arg);
+void tt__chart_set_text_hook(tt__text_hook_fn fn, void *arg);
 /* Wrap s into width w; returns the height used (draws only when draw). */
 double tt__cv_paragraph(struct canvas *c, double x, double y, double w, const char *s,
 		    const struct tstyle *st, int draw);
@@ -144,6 +176,7 @@ struct series {
 	int shape;                    /* marker shape; -1: no markers */
 	double line_w;
 	int step;                     /* draw as steps (CDF) */
+	int dash;                     /* 1: dashed line (told apart without colour) */
 };
 
 struct vband {
@@ -174,10 +207,22 @@ struct legend_item {
 	const char *text;
 	int colour;          /* palette index; -1: ink */
 	int shape;           /* -1: line only */
-	int kind;            /* 0 line+marker, 1 band swatch, 2 hollow marker, 3 flag */
+	int kind;            /* 0 line+marker, 1 band swatch, 2 hollow marker, 3 flag,
+			      * 4 dashed line (+marker) */
 };
 double tt__legend_draw(struct canvas *c, double x, double y, const char *title,
 		   const struct legend_item *items, size_t n, int draw);
+/* The same items in rows across width w (for charts too narrow for a
+ * column at the right); returns the height it needs (draws only when
+ * draw). */
+double tt__legend_flow(struct canvas *c, double x, double y, double w, const char *title,
+		       const struct legend_item *items, size_t n, int draw);
+/* Where a chart's legend goes: a column at the right (*col_w its width,
+ * *row_h 0), or, when that column would take more than 28 % of width w, in
+ * rows across the top (*col_w -24, so the usual 'w - col_w - 24' is the
+ * whole width, and *row_h their height). */
+void tt__legend_place(struct canvas *c, double w, const char *title,
+		      const struct legend_item *items, size_t n, double *col_w, double *row_h);
 void tt__chart_footnote(struct canvas *c, double x, double y, double w, const char *s);
 
 /* The chart's title facts: "LFM2.5-350M on H200 NVL · vllm 0.26.1". */

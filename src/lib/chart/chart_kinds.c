@@ -107,6 +107,38 @@ void tt_chart_opts_init(struct tt_chart_opts *o)
 	o->dpi = 96;
 	o->cell = -1;
 	o->concurrency = 0;
+	o->font_scale = 1;
+	o->no_title = 0;
+}
+
+static const struct {
+	const char *name;
+	double w, h, font_scale;
+	int no_title;
+} presets[] = {
+	{"column", 480, 320, 1.0, 1},
+	{"page", 960, 600, 1.0, 0},
+	{"slide", 1280, 720, 1.5, 0},
+};
+
+const char *tt_chart_preset_list(void)
+{
+	return "column, page, slide";
+}
+
+enum tt_code tt_chart_preset(const char *name, struct tt_chart_opts *o, struct tt_error *err)
+{
+	for (size_t i = 0; name && i < sizeof presets / sizeof presets[0]; i++) {
+		if (strcmp(name, presets[i].name) == 0) {
+			o->width = presets[i].w;
+			o->height = presets[i].h;
+			o->font_scale = presets[i].font_scale;
+			o->no_title = presets[i].no_title;
+			return TT_OK;
+		}
+	}
+	return tt_error_set(err, TT_EARG, "unknown chart preset '%s' (known: %s)",
+			    name ? name : "", tt_chart_preset_list());
 }
 
 void tt_chart_analysis_opts(struct tt_analysis_opts *o)
@@ -209,13 +241,14 @@ static void lines_collect(const struct tt_report *r, enum tt_chart_kind kind,
 			  struct line_data *d)
 {
 	int q10 = tt__chart_quantile_index(r, 10), q90 = tt__chart_quantile_index(r, 90);
-	int any_hollow = 0, any_flag = 0;
+	int any_hollow = 0, any_flag = 0, n_shown = 0;
 
 	d->xmin = d->ymin = INFINITY;
 	d->xmax = d->ymax = -INFINITY;
 	d->n_ctx = tt__chart_decode_contexts(r, d->ctx, MAX_CTX);
 	d->n_conc = tt__chart_decode_concurrency(r, d->conc, MAX_CONC);
 	for (size_t i = 0; i < d->n_ctx; i++) {
+		int has_data = 0, colour;
 		for (size_t j = 0; j < d->n_conc; j++) {
 			const struct tt_cell_figures *f =
 				tt__chart_find_cell(r, TT_PHASE_DECODE, d->ctx[i], d->conc[j]);
@@ -234,6 +267,7 @@ static void lines_collect(const struct tt_report *r, enum tt_chart_kind kind,
 			any_hollow |= d->hollow[i][j];
 			any_flag |= d->flag[i][j];
 			if (isfinite(vy) && isfinite(vx)) {
+				has_data = 1;
 				range_add(vx, &d->xmin, &d->xmax);
 				range_add(vy, &d->ymin, &d->ymax);
 				range_add(d->lo[i][j], &d->ymin, &d->ymax);
@@ -249,17 +283,22 @@ static void lines_collect(const struct tt_report *r, enum tt_chart_kind kind,
 			}
 		}
 		tt__fmt_tokens(d->ctx[i], d->names[i], sizeof d->names[i]);
+		/* colours and shapes in the order of the contexts drawn: a context
+		 * without a point takes neither, nor a legend line */
+		colour = has_data ? n_shown++ : 0;
 		d->s[i] = (struct series){.name = d->names[i], .n = d->n_conc, .x = d->x[i],
 					  .y = d->y[i], .hollow = d->hollow[i],
-					  .flag = d->flag[i], .colour = (int)i,
-					  .shape = (int)i, .line_w = 2.2};
+					  .flag = d->flag[i], .colour = colour,
+					  .shape = colour, .line_w = 2.2};
 		if (kind == TT_CHART_TTFT || kind == TT_CHART_TBT) {
 			d->s[i].lo = d->lo[i];
 			d->s[i].hi = d->hi[i];
 		}
 		if (kind == TT_CHART_TRADEOFF)
 			d->s[i].labels = d->labels[i];
-		d->items[d->n_items++] = (struct legend_item){d->names[i], (int)i, (int)i, 0};
+		if (has_data)
+			d->items[d->n_items++] =
+				(struct legend_item){d->names[i], colour, colour, 0};
 	}
 	if (d->bands)
 		d->items[d->n_items++] = (struct legend_item){"p10–p90 band", 6, -1, 1};
@@ -344,7 +383,7 @@ static enum tt_code draw_lines(struct canvas *c, double x, double y, double w, d
 {
 	struct line_data *d = calloc(1, sizeof *d);
 	struct panel p;
-	double top, legend_w, foot_h;
+	double top, legend_w, flow_h, foot_h;
 	char sub[600], foot[600];
 	enum tt_code rc = TT_OK;
 
@@ -360,7 +399,7 @@ static enum tt_code draw_lines(struct canvas *c, double x, double y, double w, d
 		struct tstyle fs = tt__tstyle_make(11, 0, tt__chart_muted, 0, 0);
 		foot_h = tt__cv_paragraph(c, 0, 0, w - 40, foot, &fs, 0);
 	}
-	legend_w = tt__legend_draw(c, 0, 0, "Context", d->items, d->n_items, 0);
+	tt__legend_place(c, w, "Context", d->items, d->n_items, &legend_w, &flow_h);
 
 	lines_axes(&p, kind, d);
 	if (d->n_ctx == 0 || !isfinite(d->ymin)) {
@@ -368,10 +407,14 @@ static enum tt_code draw_lines(struct canvas *c, double x, double y, double w, d
 		tt__cv_text(c, x + w / 2, y + h / 2, "No decode cells with figures in this run.", &st);
 		goto cleanup;
 	}
-	tt__panel_layout(c, &p, x + 20, y + top + 16, w - 40 - legend_w - 24,
-		     h - top - 16 - foot_h - 20);
+	tt__panel_layout(c, &p, x + 20, y + top + flow_h + 16, w - 40 - legend_w - 24,
+		     h - top - flow_h - 16 - foot_h - 20);
 	tt__panel_draw(c, &p);
-	tt__legend_draw(c, x + w - 20 - legend_w, p.y.p1, "Context", d->items, d->n_items, 1);
+	if (flow_h > 0)
+		tt__legend_flow(c, x + 20, y + top, w - 40, "Context", d->items, d->n_items, 1);
+	else
+		tt__legend_draw(c, x + w - 20 - legend_w, p.y.p1, "Context", d->items,
+				d->n_items, 1);
 	tt__chart_footnote(c, x + 20, y + h - foot_h - 12, w - 40, foot);
 	if (info) {
 		tt__chart_info_from_panel(info, c, &p);
@@ -577,9 +620,16 @@ enum tt_code tt__chart_render(const struct tt_report *r, struct tt_run *run,
 		return tt_error_set(err, TT_EARG,
 				    "the %s chart is drawn from raw traces: it needs the run",
 				    tt_chart_kind_name(def.kind));
+	if (!(def.font_scale > 0))
+		def.font_scale = 1;
+	if (!(def.font_scale >= 0.5 && def.font_scale <= 4))
+		return tt_error_set(err, TT_EARG, "chart font scale %g is out of range (0.5..4)",
+				    def.font_scale);
 	rc = tt__canvas_open(&c, def.format, def.width, def.height, def.dpi, out, err);
 	if (rc != TT_OK)
 		return rc;
+	c.font_scale = def.font_scale;
+	c.no_title = def.no_title;
 	tt__canvas_set_date(&c, tt__chart_pdf_date(&r->manifest));
 	rc = tt__chart_draw(&c, 0, 0, c.w, c.h, r, run, &def, cache, info, err);
 	if (rc == TT_OK)

@@ -64,13 +64,30 @@ static void draw_grid_and_ticks(struct canvas *c, const struct panel *p)
 		double yy = tt__axis_map(&p->y, p->y.minor[i]);
 		tt__cv_line(c, x0, yy, x1, yy, 0.5, (struct rgb){0.95, 0.95, 0.96});
 	}
-	for (size_t i = 0; i < p->y.n_ticks; i++) {
-		double yy = tt__axis_map(&p->y, p->y.ticks[i]);
-		if (yy < y1 - 0.5 || yy > y0 + 0.5)
-			continue;
-		tt__cv_line(c, x0, yy, x1, yy, 1.0, tt__chart_grid);
-		tt__axis_format(p->y.unit, p->y.ticks[i], buf, sizeof buf);
-		tt__cv_text(c, x0 - 7, yy, buf, &tick);
+	/* y labels: every k-th when a short panel would stack them on top of
+	 * each other (grid lines for all) */
+	{
+		size_t k = 1;
+		double th, spacing = 1e9;
+		tt__cv_measure(c, "0", TICK_FONT, 0, NULL, &th);
+		for (size_t i = 1; i < p->y.n_ticks; i++) {
+			double d = fabs(tt__axis_map(&p->y, p->y.ticks[i]) -
+					tt__axis_map(&p->y, p->y.ticks[i - 1]));
+			if (d < spacing)
+				spacing = d;
+		}
+		while (k < p->y.n_ticks && spacing * k < th * 0.8)
+			k++;
+		for (size_t i = 0; i < p->y.n_ticks; i++) {
+			double yy = tt__axis_map(&p->y, p->y.ticks[i]);
+			if (yy < y1 - 0.5 || yy > y0 + 0.5)
+				continue;
+			tt__cv_line(c, x0, yy, x1, yy, 1.0, tt__chart_grid);
+			if (i % k != 0)
+				continue;
+			tt__axis_format(p->y.unit, p->y.ticks[i], buf, sizeof buf);
+			tt__cv_text(c, x0 - 7, yy, buf, &tick);
+		}
 	}
 	/* x labels: keep every k-th so neighbours never touch. */
 	{
@@ -100,8 +117,11 @@ static void draw_grid_and_ticks(struct canvas *c, const struct panel *p)
 			tt__cv_line(c, xx, y0, xx, y1, 1.0, tt__chart_grid);
 			tt__cv_line(c, xx, y0, xx, y0 + 4, 1.0, tt__chart_muted);
 			if (p->show_xticks && i % k == 0) {
+				/* the last label stays inside the panel's right edge */
+				double tw;
 				tt__axis_format(p->x.unit, p->x.ticks[i], buf, sizeof buf);
-				tt__cv_text(c, xx, y0 + 6, buf, &tick);
+				tt__cv_measure(c, buf, TICK_FONT, 0, &tw, NULL);
+				tt__cv_text(c, fmin(xx, x1 + 12 - tw / 2), y0 + 6, buf, &tick);
 			}
 		}
 	}
@@ -114,14 +134,24 @@ static void draw_axis_titles(struct canvas *c, const struct panel *p)
 	double th;
 	tt__cv_measure(c, "0", TICK_FONT, 0, NULL, &th);
 	if (p->xlabel && p->show_xticks) {
+		/* centred under the plot, moved right when it would pass the
+		 * panel's left edge; shrunk to the panel's width */
 		struct tstyle st = tt__tstyle_make(LABEL_FONT, 0, tt__chart_ink, 0.5, 0);
-		tt__cv_text(c, (p->x.p0 + p->x.p1) / 2, p->y.p0 + th + 12, p->xlabel, &st);
+		double left = p->x.p0 - (ylabel_room(c, p) + 10 + (p->ylabel ? th + 8 : 0));
+		double tw, cx = (p->x.p0 + p->x.p1) / 2;
+		st.max_w = p->x.p1 - left;
+		st.fit = 1;
+		tt__cv_text_size(c, p->xlabel, &st, &tw, NULL);
+		if (cx - tw / 2 < left)
+			cx = left + tw / 2;
+		tt__cv_text(c, cx, p->y.p0 + th + 12, p->xlabel, &st);
 	}
 	if (p->ylabel) {
 		struct tstyle st = tt__tstyle_make(LABEL_FONT, 0, tt__chart_ink, 0.5, 0);
 		double left = ylabel_room(c, p) + 10 + th + 8;
 		st.angle = -M_PI / 2;
 		st.max_w = p->y.p0 - p->y.p1;
+		st.fit = 1; /* shrinks, never elided */
 		tt__cv_text(c, p->x.p0 - left, (p->y.p0 + p->y.p1) / 2, p->ylabel, &st);
 	}
 }
@@ -182,9 +212,14 @@ static void draw_line(struct canvas *c, const struct panel *p, const struct seri
 	}
 	cairo_set_line_width(cr, s->line_w > 0 ? s->line_w : 2.2);
 	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-	cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+	cairo_set_line_cap(cr, s->dash ? CAIRO_LINE_CAP_BUTT : CAIRO_LINE_CAP_ROUND);
+	if (s->dash) {
+		static const double dash[] = {6, 3.5};
+		cairo_set_dash(cr, dash, 2, 0);
+	}
 	tt__cv_set(c, tt__chart_palette[s->colour % CHART_N_COLOURS], 1);
 	cairo_stroke(cr);
+	cairo_set_dash(cr, NULL, 0, 0);
 }
 
 void tt__panel_draw(struct canvas *c, const struct panel *p)
@@ -220,6 +255,7 @@ void tt__panel_draw(struct canvas *c, const struct panel *p)
 		if (p->band->label && b > a) {
 			struct tstyle st = tt__tstyle_make(11, 0, tt__chart_muted, 0, 0);
 			st.max_w = b - a - 8;
+			st.fit = 1; /* a narrow band shrinks or wraps its label */
 			if (st.max_w > 20)
 				tt__cv_text(c, a + 4, p->y.p1 + 2, p->band->label, &st);
 		}
@@ -318,23 +354,72 @@ double tt__chart_header(struct canvas *c, double x, double y, double w, const ch
 {
 	double h1 = 0, h2 = 0;
 	struct tstyle st = tt__tstyle_make(18, 1, tt__chart_ink, 0, 0);
+	if (c->no_title)
+		return 0;
+	/* titles shrink, then wrap: never elided */
 	st.max_w = w;
-	tt__cv_measure(c, title, 18, 1, NULL, &h1);
+	st.fit = 1;
+	tt__cv_text_size(c, title, &st, NULL, &h1);
 	tt__cv_text(c, x, y, title, &st);
 	if (subtitle && *subtitle) {
 		st = tt__tstyle_make(13, 0, tt__chart_muted, 0, 0);
 		st.max_w = w;
-		tt__cv_measure(c, subtitle, 13, 0, NULL, &h2);
+		st.fit = 1;
+		tt__cv_text_size(c, subtitle, &st, NULL, &h2);
 		tt__cv_text(c, x, y + h1 + 2, subtitle, &st);
 		h2 += 2;
 	}
 	return h1 + h2 + 20;
 }
 
+/* One item's swatch, 26 units wide, centred on cy. */
+static void legend_swatch(struct canvas *c, double x, double cy, const struct legend_item *it)
+{
+	struct rgb col = it->colour >= 0 ? tt__chart_palette[it->colour % CHART_N_COLOURS]
+					 : tt__chart_ink;
+	switch (it->kind) {
+	case 1:
+		tt__cv_set(c, col, 0.16);
+		cairo_rectangle(c->cr, x, cy - 6, 26, 12);
+		cairo_fill(c->cr);
+		tt__cv_line(c, x, cy, x + 26, cy, 2.2, col);
+		break;
+	case 2:
+		tt__cv_marker(c, it->shape < 0 ? 0 : it->shape, x + 13, cy, 4.2, col, 0);
+		break;
+	case 3:
+		cairo_new_path(c->cr);
+		cairo_arc(c->cr, x + 13, cy, 8, 0, 2 * M_PI);
+		cairo_set_line_width(c->cr, 1.6);
+		tt__cv_set(c, tt__chart_ink, 1);
+		cairo_stroke(c->cr);
+		tt__cv_marker(c, 0, x + 13, cy, 4.2, tt__chart_muted, 1);
+		break;
+	case 4: {
+		static const double dash[] = {6, 3.5};
+		cairo_save(c->cr);
+		cairo_set_dash(c->cr, dash, 2, 0);
+		cairo_set_line_cap(c->cr, CAIRO_LINE_CAP_BUTT);
+		tt__cv_line(c, x, cy, x + 26, cy, 2.2, col);
+		cairo_restore(c->cr);
+		if (it->shape >= 0)
+			tt__cv_marker(c, it->shape, x + 13, cy, 4.2, col, 1);
+		break;
+	}
+	default:
+		tt__cv_line(c, x, cy, x + 26, cy, 2.2, col);
+		if (it->shape >= 0)
+			tt__cv_marker(c, it->shape, x + 13, cy, 4.2, col, 1);
+		break;
+	}
+}
+
 double tt__legend_draw(struct canvas *c, double x, double y, const char *title,
 		   const struct legend_item *items, size_t n, int draw)
 {
-	double wmax = 0, th, line = 20, yy = y;
+	double wmax = 0, th, line, yy = y;
+	tt__cv_measure(c, "0", 12, 0, NULL, &th);
+	line = fmax(20, th + 6); /* 20 at font scale 1 */
 	if (title) {
 		tt__cv_measure(c, title, 12.5, 1, &wmax, &th);
 		if (draw) {
@@ -345,45 +430,65 @@ double tt__legend_draw(struct canvas *c, double x, double y, const char *title,
 	}
 	for (size_t i = 0; i < n; i++) {
 		double tw;
-		struct rgb col = items[i].colour >= 0
-					 ? tt__chart_palette[items[i].colour % CHART_N_COLOURS]
-					 : tt__chart_ink;
 		tt__cv_measure(c, items[i].text, 12, 0, &tw, &th);
 		if (tw + 34 > wmax)
 			wmax = tw + 34;
 		if (draw) {
 			struct tstyle st = tt__tstyle_make(12, 0, tt__chart_ink, 0, 0.5);
 			double cy = yy + line / 2;
-			switch (items[i].kind) {
-			case 1:
-				tt__cv_set(c, col, 0.16);
-				cairo_rectangle(c->cr, x, cy - 6, 26, 12);
-				cairo_fill(c->cr);
-				tt__cv_line(c, x, cy, x + 26, cy, 2.2, col);
-				break;
-			case 2:
-				tt__cv_marker(c, items[i].shape < 0 ? 0 : items[i].shape, x + 13, cy,
-					  4.2, col, 0);
-				break;
-			case 3:
-				cairo_new_path(c->cr);
-				cairo_arc(c->cr, x + 13, cy, 8, 0, 2 * M_PI);
-				cairo_set_line_width(c->cr, 1.6);
-				tt__cv_set(c, tt__chart_ink, 1);
-				cairo_stroke(c->cr);
-				tt__cv_marker(c, 0, x + 13, cy, 4.2, tt__chart_muted, 1);
-				break;
-			default:
-				tt__cv_line(c, x, cy, x + 26, cy, 2.2, col);
-				if (items[i].shape >= 0)
-					tt__cv_marker(c, items[i].shape, x + 13, cy, 4.2, col, 1);
-				break;
-			}
+			legend_swatch(c, x, cy, &items[i]);
 			tt__cv_text(c, x + 34, cy, items[i].text, &st);
 		}
 		yy += line;
 	}
 	return wmax;
+}
+
+double tt__legend_flow(struct canvas *c, double x, double y, double w, const char *title,
+		       const struct legend_item *items, size_t n, int draw)
+{
+	double th, line, lx = x, yy = y;
+	tt__cv_measure(c, "0", 12, 0, NULL, &th);
+	line = fmax(20, th + 6);
+	if (title) {
+		double tw;
+		struct tstyle st = tt__tstyle_make(12.5, 1, tt__chart_ink, 0, 0.5);
+		tt__cv_measure(c, title, 12.5, 1, &tw, NULL);
+		if (draw)
+			tt__cv_text(c, lx, yy + line / 2, title, &st);
+		lx += tw + 12;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double tw, iw;
+		struct tstyle st = tt__tstyle_make(12, 0, tt__chart_ink, 0, 0.5);
+		tt__cv_measure(c, items[i].text, 12, 0, &tw, NULL);
+		iw = 34 + tw;
+		if (lx > x && lx + iw > x + w) {
+			lx = x;
+			yy += line;
+		}
+		/* an item wider than the whole width shrinks or wraps */
+		st.max_w = x + w - lx - 34;
+		st.fit = 1;
+		if (draw) {
+			legend_swatch(c, lx, yy + line / 2, &items[i]);
+			tt__cv_text(c, lx + 34, yy + line / 2, items[i].text, &st);
+		}
+		lx += iw + 16;
+	}
+	return n ? yy - y + line : 0;
+}
+
+void tt__legend_place(struct canvas *c, double w, const char *title,
+		      const struct legend_item *items, size_t n, double *col_w, double *row_h)
+{
+	*col_w = tt__legend_draw(c, 0, 0, title, items, n, 0);
+	*row_h = 0;
+	/* at 480 units a 150-unit column left the plot 250 */
+	if (*col_w > 0.28 * w) {
+		*row_h = tt__legend_flow(c, 0, 0, w - 40, title, items, n, 0) + 8;
+		*col_w = -24;
+	}
 }
 
 void tt__chart_footnote(struct canvas *c, double x, double y, double w, const char *s)

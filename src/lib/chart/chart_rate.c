@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tokentrace/render.h"
+
 #include "chart/chart_impl.h"
 
 #define MAX_CTX 24
@@ -101,7 +103,7 @@ static void collect(const struct tt_report *r, enum tt_chart_kind kind, struct r
 {
 	int q90 = tt__chart_quantile_index(r, 90), q99 = tt__chart_quantile_index(r, 99);
 	const struct tt_cell_figures *cells[MAX_RATES];
-	int any_hollow = 0;
+	int any_hollow = 0, n_shown = 0;
 
 	d->xmin = d->ymin = INFINITY;
 	d->xmax = d->ymax = -INFINITY;
@@ -117,6 +119,7 @@ static void collect(const struct tt_report *r, enum tt_chart_kind kind, struct r
 	}
 	for (size_t i = 0; i < d->n_ctx; i++) {
 		size_t n = 0;
+		int has_data = 0, colour;
 		for (size_t j = 0; j < r->n_cells && n < MAX_RATES; j++)
 			if (r->cells[j].phase == TT_PHASE_RATE && r->cells[j].context == d->ctx[i] &&
 			    r->cells[j].open_loop.due > 0)
@@ -147,6 +150,7 @@ static void collect(const struct tt_report *r, enum tt_chart_kind kind, struct r
 			d->hollow[i][j] = isfinite(y) && cells[j]->status != TT_STATUS_VALID;
 			any_hollow |= d->hollow[i][j];
 			if (isfinite(y)) {
+				has_data = 1;
 				grow(cells[j]->rate, &d->xmin, &d->xmax);
 				grow(y, &d->ymin, &d->ymax);
 				grow(lo, &d->ymin, &d->ymax);
@@ -156,14 +160,19 @@ static void collect(const struct tt_report *r, enum tt_chart_kind kind, struct r
 		}
 		d->n[i] = n;
 		tt__fmt_tokens(d->ctx[i], d->names[i], sizeof d->names[i]);
+		/* colours in the order of the contexts drawn; one without a
+		 * point has no legend line */
+		colour = has_data ? n_shown++ : 0;
 		d->s[i] = (struct series){.name = d->names[i], .n = n, .x = d->x[i], .y = d->y[i],
-					  .hollow = d->hollow[i], .colour = (int)i,
-					  .shape = (int)i, .line_w = 2.2};
+					  .hollow = d->hollow[i], .colour = colour,
+					  .shape = colour, .line_w = 2.2};
 		if (kind == TT_CHART_RATE_LATENCY) {
 			d->s[i].lo = d->lo[i];
 			d->s[i].hi = d->hi[i];
 		}
-		d->items[d->n_items++] = (struct legend_item){d->names[i], (int)i, (int)i, 0};
+		if (has_data)
+			d->items[d->n_items++] =
+				(struct legend_item){d->names[i], colour, colour, 0};
 	}
 	d->n_series = d->n_ctx;
 	if (kind == TT_CHART_RATE_THROUGHPUT && isfinite(d->xmin)) {
@@ -178,8 +187,42 @@ static void collect(const struct tt_report *r, enum tt_chart_kind kind, struct r
 	}
 	if (d->bands)
 		d->items[d->n_items++] = (struct legend_item){"p90–p99 band", 6, -1, 1};
+	if (kind == TT_CHART_RATE_LATENCY && r->opts.slo.ttft_ms > 0 && isfinite(d->xmin)) {
+		/* the TTFT SLO as a dashed line; the axis reaches it */
+		grow(r->opts.slo.ttft_ms, &d->ymin, &d->ymax);
+		d->items[d->n_items++] = (struct legend_item){"TTFT SLO", 3, -1, 4};
+	}
 	if (any_hollow)
 		d->items[d->n_items++] = (struct legend_item){"not Valid (not sustained, …)", 6, 0, 2};
+}
+
+/* The TTFT SLO across the plot, dashed, named at its right end. */
+static void slo_line(struct canvas *c, const struct panel *p, double ttft_ms)
+{
+	double yy = tt__axis_map(&p->y, ttft_ms), th;
+	char ms[32], label[64];
+	struct tstyle st = tt__tstyle_make(11, 1, tt__chart_palette[3], 1, 1);
+	static const double dash[] = {6, 3.5};
+
+	if (!(yy >= p->y.p1 - 0.5 && yy <= p->y.p0 + 0.5))
+		return;
+	cairo_save(c->cr);
+	cairo_set_dash(c->cr, dash, 2, 0);
+	tt__cv_line(c, p->x.p0, yy, p->x.p1, yy, 2.0, tt__chart_palette[3]);
+	cairo_restore(c->cr);
+	tt_fmt_ms(ttft_ms, ms, sizeof ms);
+	snprintf(label, sizeof label, "SLO %s", ms);
+	tt__cv_measure(c, label, 11, 1, NULL, &th);
+	/* above the line, or below it when the line is at the top */
+	if (yy - th - 2 < p->y.p1)
+		st.ay = 0;
+	{
+		/* named when the plot is wide enough; the legend names it too */
+		double tw;
+		tt__cv_measure(c, label, 11, 1, &tw, NULL);
+		if (tw <= p->x.p1 - p->x.p0 - 8)
+			tt__cv_text(c, p->x.p1 - 4, st.ay > 0 ? yy - 2 : yy + 2, label, &st);
+	}
 }
 
 enum tt_code tt__chart_draw_rate(struct canvas *c, double x, double y, double w, double h,
@@ -189,7 +232,7 @@ enum tt_code tt__chart_draw_rate(struct canvas *c, double x, double y, double w,
 	struct rate_data *d = calloc(1, sizeof *d);
 	struct panel p;
 	struct vband band;
-	double top, legend_w, foot_h, lo = NAN, hi = NAN;
+	double top, legend_w, flow_h, foot_h, lo = NAN, hi = NAN;
 	char sub[600], foot[600], label[96];
 	const char *title = tt__chart_rate_title(kind);
 
@@ -211,11 +254,17 @@ enum tt_code tt__chart_draw_rate(struct canvas *c, double x, double y, double w,
 			   "offered rate: a server that keeps up stays on it."
 			 : "Requests per second meeting every SLO, judged from the due time.",
 		 isfinite(lo) ? " Shaded: the SLO limit lies in this interval." : "");
+	if (kind == TT_CHART_RATE_LATENCY && r->opts.slo.ttft_ms > 0) {
+		size_t l = strlen(foot);
+		snprintf(foot + l, sizeof foot - l,
+			 " Dashed: the TTFT SLO, to be met by %g %% of requests.",
+			 r->opts.slo.attain * 100);
+	}
 	{
 		struct tstyle fs = tt__tstyle_make(11, 0, tt__chart_muted, 0, 0);
 		foot_h = tt__cv_paragraph(c, 0, 0, w - 40, foot, &fs, 0);
 	}
-	legend_w = tt__legend_draw(c, 0, 0, "Context", d->items, d->n_items, 0);
+	tt__legend_place(c, w, "Context", d->items, d->n_items, &legend_w, &flow_h);
 	if (d->n_ctx == 0 || !isfinite(d->ymin)) {
 		struct tstyle st = tt__tstyle_make(15, 0, tt__chart_muted, 0.5, 0.5);
 		tt__cv_text(c, x + w / 2, y + h / 2,
@@ -244,10 +293,16 @@ enum tt_code tt__chart_draw_rate(struct canvas *c, double x, double y, double w,
 		band = (struct vband){lo, hi, label};
 		p.band = &band;
 	}
-	tt__panel_layout(c, &p, x + 20, y + top + 16, w - 40 - legend_w - 24,
-			 h - top - 16 - foot_h - 20);
+	tt__panel_layout(c, &p, x + 20, y + top + flow_h + 16, w - 40 - legend_w - 24,
+			 h - top - flow_h - 16 - foot_h - 20);
 	tt__panel_draw(c, &p);
-	tt__legend_draw(c, x + w - 20 - legend_w, p.y.p1, "Context", d->items, d->n_items, 1);
+	if (kind == TT_CHART_RATE_LATENCY && r->opts.slo.ttft_ms > 0)
+		slo_line(c, &p, r->opts.slo.ttft_ms);
+	if (flow_h > 0)
+		tt__legend_flow(c, x + 20, y + top, w - 40, "Context", d->items, d->n_items, 1);
+	else
+		tt__legend_draw(c, x + w - 20 - legend_w, p.y.p1, "Context", d->items,
+				d->n_items, 1);
 	tt__chart_footnote(c, x + 20, y + h - foot_h - 12, w - 40, foot);
 	if (info) {
 		tt__chart_info_from_panel(info, c, &p);

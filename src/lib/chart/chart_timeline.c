@@ -137,10 +137,13 @@ static void tl_series(struct tl_plot *tp)
 		tp->items[tp->n_items++] = (struct legend_item){"running (server)", 1, -1, 0};
 	}
 	if (tp->have_wait) {
+		/* reddish purple and dashed: the orange of running and the
+		 * vermillion it had were one colour to red-green colour blindness */
 		tp->sb[tp->nsb++] = (struct series){.name = "waiting (server)", .n = ns,
-						    .x = tp->sx, .y = tp->swait, .colour = 3,
-						    .shape = -1, .line_w = 1.8, .step = 1};
-		tp->items[tp->n_items++] = (struct legend_item){"waiting (server)", 3, -1, 0};
+						    .x = tp->sx, .y = tp->swait, .colour = 4,
+						    .shape = -1, .line_w = 1.8, .step = 1,
+						    .dash = 1};
+		tp->items[tp->n_items++] = (struct legend_item){"waiting (server)", 4, -1, 4};
 	}
 	tp->sc[0] = (struct series){.name = "KV cache usage", .n = ns, .x = tp->sx, .y = tp->skv,
 				    .colour = 2, .shape = -1, .line_w = 1.8, .step = 1};
@@ -256,7 +259,8 @@ enum tt_code tt__chart_draw_timeline(struct canvas *c, double x, double y, doubl
 	struct tl_panels pn;
 	struct vband band;
 	enum tt_code rc, read_rc;
-	double top, foot_h, legend_w;
+	double top, foot_h, legend_w, flow_h = 0;
+	int flow;
 	char foot[1024];
 
 	memset(&local, 0, sizeof local);
@@ -288,7 +292,8 @@ enum tt_code tt__chart_draw_timeline(struct canvas *c, double x, double y, doubl
 		foot_h = tt__cv_paragraph(c, 0, 0, w - 40, foot, &fs, 0);
 	}
 	tl_series(&tp);
-	legend_w = tt__legend_draw(c, 0, 0, NULL, tp.items, tp.n_items, 0);
+	tt__legend_place(c, w, NULL, tp.items, tp.n_items, &legend_w, &flow_h);
+	flow = flow_h > 0;
 
 	{
 		/* the window the figures used (moved or capped by the options) */
@@ -300,9 +305,13 @@ enum tt_code tt__chart_draw_timeline(struct canvas *c, double x, double y, doubl
 	band.label = "measurement window";
 
 	tl_axes(&pn, &tp, &band);
-	tl_stack(c, &pn, x + 20, y + top + 14, w - 40 - legend_w - 24, h - top - 14 - foot_h - 20,
-		 &band);
-	tt__legend_draw(c, x + w - 20 - legend_w, pn.a.y.p1, NULL, tp.items, tp.n_items, 1);
+	tl_stack(c, &pn, x + 20, y + top + flow_h + 14, w - 40 - legend_w - 24,
+		 h - top - flow_h - 14 - foot_h - 20, &band);
+	if (flow)
+		tt__legend_flow(c, x + 20, y + top, w - 40, NULL, tp.items, tp.n_items, 1);
+	else
+		tt__legend_draw(c, x + w - 20 - legend_w, pn.a.y.p1, NULL, tp.items, tp.n_items,
+				1);
 	tt__chart_footnote(c, x + 20, y + h - foot_h - 12, w - 40, foot);
 	if (info) {
 		tt__chart_info_from_panel(info, c, &pn.a);

@@ -105,6 +105,7 @@ enum tt_code tt__chart_draw_ttft_parts(struct canvas *c, double x, double y, dou
 	if (n == 0) {
 		struct tstyle st = tt__tstyle_make(14, 0, tt__chart_muted, 0.5, 0.5);
 		st.max_w = w - 60;
+		st.fit = 1;
 		tt__cv_text(c, x + w / 2, y + h / 2,
 			    "No server queue and prefill timings in this run (vLLM's "
 			    "request_queue_time_seconds and request_prefill_time_seconds).",

@@ -295,11 +295,26 @@ static enum tt_code draw_heatmap(struct canvas *c, double x, double y, double w,
 struct curves {
 	struct series s[2 * MAX_CTX];
 	double xs[2 * MAX_CTX][MAX_CONC], ys[2 * MAX_CTX][MAX_CONC];
+	double lo[2 * MAX_CTX][MAX_CONC], hi[2 * MAX_CTX][MAX_CONC]; /* D-side-interval */
 	char names[2 * MAX_CTX][48];
-	struct legend_item items[MAX_CTX + 2];
+	struct legend_item items[MAX_CTX + 3];
 	size_t n_series, n_items;
 	double xmin, xmax, ymin, ymax;
+	int bands;
 };
+
+/* A side's figure with its interval (docs/diff.md D-side-interval): the
+ * figure times exp(+-critical x the side's standard error of the log
+ * figure); NaN ends when the side has no standard error. */
+static void side_interval(const struct tt_diff_value *v, int side, double *lo, double *hi)
+{
+	double f = side ? v->cand : v->base, se = side ? v->se_cand : v->se_base;
+	*lo = *hi = NAN;
+	if (!(f > 0) || !isfinite(se) || !(se >= 0) || !isfinite(v->crit))
+		return;
+	*lo = f * exp(-v->crit * se);
+	*hi = f * exp(v->crit * se);
+}
 
 static void grow(double v, double *mn, double *mx)
 {
@@ -350,6 +365,14 @@ static enum tt_code draw_curves(struct canvas *c, double x, double y, double w, 
 					continue;
 				cv->xs[k][n] = xv;
 				cv->ys[k][n] = yv;
+				cv->lo[k][n] = cv->hi[k][n] = NAN;
+				if (kind != TT_DIFF_CHART_TRADEOFF) {
+					side_interval(&dc->v[fy], side, &cv->lo[k][n],
+						      &cv->hi[k][n]);
+					grow(cv->lo[k][n], &cv->ymin, &cv->ymax);
+					grow(cv->hi[k][n], &cv->ymin, &cv->ymax);
+					cv->bands |= isfinite(cv->lo[k][n]);
+				}
 				grow(xv, &cv->xmin, &cv->xmax);
 				grow(yv, &cv->ymin, &cv->ymax);
 				n++;
@@ -359,9 +382,15 @@ static enum tt_code draw_curves(struct canvas *c, double x, double y, double w, 
 			s->n = n;
 			s->x = cv->xs[k];
 			s->y = cv->ys[k];
+			/* each context its colour; the base dashed without markers,
+			 * the candidate solid with them: told apart without colour
+			 * and without comparing widths (they differed only by width) */
 			s->colour = (int)i;
 			s->shape = side ? (int)i % 6 : -1;
-			s->line_w = side ? 2.4 : 1.0;
+			s->line_w = side ? 2.4 : 1.8;
+			s->dash = !side;
+			s->lo = cv->lo[k];
+			s->hi = cv->hi[k];
 			cv->n_series++;
 			if (side) {
 				cv->items[cv->n_items].text = cv->names[k];
@@ -370,13 +399,18 @@ static enum tt_code draw_curves(struct canvas *c, double x, double y, double w, 
 				cv->n_items++;
 			}
 		}
-	cv->items[cv->n_items++] = (struct legend_item){"thin: base", -1, -1, 0};
-	cv->items[cv->n_items++] = (struct legend_item){"thick: candidate", -1, 0, 0};
+	cv->items[cv->n_items++] = (struct legend_item){"base", -1, -1, 4};
+	cv->items[cv->n_items++] = (struct legend_item){"candidate", -1, 0, 0};
+	if (cv->bands)
+		cv->items[cv->n_items++] =
+			(struct legend_item){"interval of each side", 6, -1, 1};
 	subtitle(d, sub, sizeof sub);
 	top = tt__chart_header(c, x + 20, y + 16, w - 40, tt__diff_chart_title(kind), sub);
 	snprintf(foot, sizeof foot,
-		 "Thin lines: the base; thick lines with markers: the candidate; one colour per "
-		 "context. %s",
+		 "Dashed lines: the base; solid lines with markers: the candidate; one colour "
+		 "per context.%s %s",
+		 cv->bands ? " Bands: each side's interval at the diff's level (D-side-interval)."
+			   : "",
 		 kind == TT_DIFF_CHART_TRADEOFF ? "Up and right is better." :
 		 kind == TT_DIFF_CHART_TTFT ? "Lower is better; log scales." :
 					      "Higher is better; concurrency on a log2 scale.");

@@ -24,6 +24,13 @@ static enum tt_code write_file(const char *dir, const char *name, const struct t
 enum tt_code tt_render_all(const struct tt_report *r, struct tt_run *run, const char *dir,
 			   enum tt_chart_format f, struct tt_error *err)
 {
+	return tt_render_all_sized(r, run, dir, f, NULL, err);
+}
+
+enum tt_code tt_render_all_sized(const struct tt_report *r, struct tt_run *run, const char *dir,
+				 enum tt_chart_format f, const struct tt_chart_opts *size,
+				 struct tt_error *err)
+{
 	static const char *const ext[] = {"png", "svg", "pdf"};
 	struct chart_cache *cache = NULL;
 	struct tt_buf charts[TT__CHART_SLOTS], out; /* by tt__chart_kind_slot */
@@ -59,6 +66,13 @@ enum tt_code tt_render_all(const struct tt_report *r, struct tt_run *run, const 
 			continue; /* not a kind: nothing the list makes */
 		b = &charts[slot];
 		list[i].format = f;
+		if (size) {
+			list[i].width = size->width;
+			list[i].height = size->height;
+			list[i].dpi = size->dpi;
+			list[i].font_scale = size->font_scale;
+			list[i].no_title = size->no_title;
+		}
 		tt_error_clear(&cerr);
 		crc = tt__chart_render(r, run, &list[i], cache, b, NULL, &cerr);
 		if (crc > TT_WARN && (cerr.kind == TT_ENOMEM || cerr.kind == TT_EIO)) {
