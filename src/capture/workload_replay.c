@@ -203,6 +203,7 @@ enum tt_code workload_manifest(struct cap *c, struct tt_manifest *m)
 	free(m->concurrency);
 	m->concurrency = NULL;
 	m->n_concurrency = 0;
+	free(m->rates); /* --shared-prefix: the settings' own --rates copy */
 	m->contexts = malloc(sizeof *m->contexts);
 	m->rates = malloc(sizeof *m->rates);
 	if (!m->contexts || !m->rates)
