@@ -378,7 +378,10 @@ static void test_endpoint_from_file(void **state)
 		{"{\"endpoint\":\"v1/chat/completions\",\"experiments\":[{\"experiment\":"
 		 "{\"mode\":\"concurrency\",\"value\":1},\"requests\":[]}]}", "chat"},
 		{"{\"args\":{\"request_format\":\"/v1/chat/completions\"},\"benchmarks\":[{"
-		 "\"config\":{\"strategy\":{\"type_\":\"synchronous\"}},\"requests\":{}}]}",
+		 "\"config\":{\"strategy\":{\"type_\":\"synchronous\"}},\"requests\":{"
+		 "\"successful\":[{\"prompt_tokens\":8,\"output_tokens\":4,\"info\":{\"timings\":{"
+		 "\"request_start\":100.0,\"first_token_iteration\":100.05,"
+		 "\"last_token_iteration\":100.1,\"request_end\":100.1}}}]}}]}",
 		 "chat"},
 		{"{\"backend\":\"openai-chat\",\"mean_ttft_ms\":5,\"completed\":1,\"max_concurrency\":1}", "chat"},
 		{"{\"backend\":\"vllm\",\"mean_ttft_ms\":5,\"completed\":1,\"max_concurrency\":1}", "completions"},

@@ -286,6 +286,11 @@ static enum tt_code benchmark(struct tt__imp *im, const cJSON *b, size_t k, stru
 				break;
 		}
 	}
+	if (!tt_failed(rc) && s.i == 0) {
+		/* a cell with an empty trace reads as damaged: refuse it here */
+		snprintf(w, sizeof w, "%s.requests", where);
+		rc = tt__imp_fail_err(im, err, w, "no request in successful, incomplete or errored");
+	}
 	if (tt_failed(rc)) {
 		tt_trace_writer_close(s.tw, NULL);
 		return rc;
