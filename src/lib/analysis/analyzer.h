@@ -18,6 +18,9 @@ struct dvec {
 	size_t n, cap;
 };
 
+/* Append x, doubling the array (64 first); -1 out of memory (figures.c). */
+int tt__dvec_push(struct dvec *d, double x);
+
 /* Counters and histogram sums read as deltas over the window (vLLM's
  * names; M-ttft-parts, M-spec). */
 enum counter {

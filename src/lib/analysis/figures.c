@@ -53,7 +53,7 @@ double tt_percentile_sorted(const double *v, size_t n, double p)
 
 /* ---- per-cell analyzer -------------------------------------------------- */
 
-static int dvec_push(struct dvec *d, double x)
+int tt__dvec_push(struct dvec *d, double x)
 {
 	if (d->n == d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 64;
@@ -176,9 +176,9 @@ static void scout_request(struct tt_cell_analyzer *a, const struct tt_request *r
 		int64_t prompt = r->prompt_tokens >= 0 ? r->prompt_tokens : a->cell->context;
 		if (ttft_s <= 0)
 			return;
-		if (dvec_push(&a->scout_ttft, ttft_s * 1e3) ||
-		    dvec_push(&a->scout_rate, (double)prompt / ttft_s) ||
-		    dvec_push(&a->scout_prompt, (double)prompt))
+		if (tt__dvec_push(&a->scout_ttft, ttft_s * 1e3) ||
+		    tt__dvec_push(&a->scout_rate, (double)prompt / ttft_s) ||
+		    tt__dvec_push(&a->scout_prompt, (double)prompt))
 			a->oom = 1;
 		if (a->opts.hook && a->opts.hook->prefill)
 			a->opts.hook->prefill(a->opts.hook->ctx, a->index, (double)prompt / ttft_s);
@@ -224,10 +224,10 @@ static void reasoning_request(struct tt_cell_analyzer *a, const struct tt_reques
 	}
 	/* the population of M-ttft: first token before the window ended */
 	if (fr >= 0 && fr < we && fr > r->t_send_ns &&
-	    dvec_push(&a->ttfr, (double)(fr - r->t_send_ns) / 1e6))
+	    tt__dvec_push(&a->ttfr, (double)(fr - r->t_send_ns) / 1e6))
 		a->oom = 1;
 	if (fa >= 0 && fa < we && fa > r->t_send_ns &&
-	    dvec_push(&a->ttfa, (double)(fa - r->t_send_ns) / 1e6))
+	    tt__dvec_push(&a->ttfa, (double)(fa - r->t_send_ns) / 1e6))
 		a->oom = 1;
 }
 
@@ -528,7 +528,7 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 	 * the window ended (the ramp's requests included: with long requests they
 	 * are the only ones). */
 	if (first >= 0 && first < we && first > r->t_send_ns) {
-		if (dvec_push(&a->ttft, (double)(first - r->t_send_ns) / 1e6))
+		if (tt__dvec_push(&a->ttft, (double)(first - r->t_send_ns) / 1e6))
 			a->oom = 1;
 		if (a->opts.hook && a->opts.hook->ttft)
 			a->opts.hook->ttft(a->opts.hook->ctx, a->index, first,
@@ -538,14 +538,14 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 	 * the end with the span of the server's histogram scrapes. */
 	if (first > r->t_send_ns &&
 	    (r->finish == TT_FINISH_LENGTH || r->finish == TT_FINISH_STOP) &&
-	    (dvec_push(&a->end_ttft, (double)r->t_end_ns) ||
-	     dvec_push(&a->end_ttft, (double)(first - r->t_send_ns) / 1e6)))
+	    (tt__dvec_push(&a->end_ttft, (double)r->t_end_ns) ||
+	     tt__dvec_push(&a->end_ttft, (double)(first - r->t_send_ns) / 1e6)))
 		a->oom = 1;
 	/* M-per-request: (tokens after the first chunk) / (last - first chunk). */
 	if (first >= 0 && last > first && first < we && last >= ws &&
 	    total_tokens - first_tokens > 0) {
 		double tok_s = (double)(total_tokens - first_tokens) / ((double)(last - first) / 1e9);
-		if (dvec_push(&a->rate, tok_s))
+		if (tt__dvec_push(&a->rate, tok_s))
 			a->oom = 1;
 		if (a->opts.hook && a->opts.hook->rate)
 			a->opts.hook->rate(a->opts.hook->ctx, a->index, first, tok_s);
@@ -556,7 +556,7 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 		a->completed++; /* M-completed */
 		/* M-e2e: the same requests, send to end */
 		if (r->t_end_ns > r->t_send_ns &&
-		    dvec_push(&a->e2e, (double)(r->t_end_ns - r->t_send_ns) / 1e6))
+		    tt__dvec_push(&a->e2e, (double)(r->t_end_ns - r->t_send_ns) / 1e6))
 			a->oom = 1;
 	}
 	if (judge) {
@@ -585,7 +585,7 @@ void tt_cell_analyzer_request(struct tt_cell_analyzer *a, const struct tt_reques
 		a->sent_in_window++;
 	/* kept only where a slot count makes them evidence (queue_figures) */
 	if (a->slots > 0 && r->t_send_ns < we && r->t_end_ns >= ws &&
-	    (dvec_push(&a->spans, (double)r->t_send_ns) || dvec_push(&a->spans, (double)r->t_end_ns)))
+	    (tt__dvec_push(&a->spans, (double)r->t_send_ns) || tt__dvec_push(&a->spans, (double)r->t_end_ns)))
 		a->oom = 1;
 	/* M-active (client): time-averages over the window. */
 	a->inflight_ns += (double)overlap(r->t_send_ns, r->t_end_ns, ws, we);

@@ -28,20 +28,6 @@ struct tt__timing_acc {
 #define WAIT_DOUBTFUL_NS 1000000 /* M-timing: 1 ms */
 #define UNBOUNDED 1e300
 
-static int push(struct dvec *v, double x)
-{
-	if (v->n == v->cap) {
-		size_t nc = v->cap ? v->cap * 2 : 64;
-		double *nv = realloc(v->v, nc * sizeof *nv);
-		if (!nv)
-			return -1;
-		v->v = nv;
-		v->cap = nc;
-	}
-	v->v[v->n++] = x;
-	return 0;
-}
-
 void tt__timing_request(struct tt_cell_analyzer *a, const struct tt_request *r, int64_t first,
 			int64_t last, long first_tokens, long total_tokens)
 {
@@ -65,13 +51,13 @@ void tt__timing_request(struct tt_cell_analyzer *a, const struct tt_request *r, 
 	}
 	if (!r->timing_recorded) {
 		/* a request of an older capture in the same cell: as taken */
-		if ((in_ttft && (push(&t->ttft, (double)(first - r->t_send_ns) / 1e6) ||
-				 push(&t->ttft_lo, (double)(first - r->t_send_ns) / 1e6))))
+		if ((in_ttft && (tt__dvec_push(&t->ttft, (double)(first - r->t_send_ns) / 1e6) ||
+				 tt__dvec_push(&t->ttft_lo, (double)(first - r->t_send_ns) / 1e6))))
 			a->oom = 1;
 		if (in_rate) {
 			double x = (double)(total_tokens - first_tokens) / ((double)(last - first) / 1e9);
-			if (push(&t->rate, x) || push(&t->rate_lo, x) || push(&t->rate_hi, x) ||
-			    push(&t->span, (double)(last - first) / 1e6))
+			if (tt__dvec_push(&t->rate, x) || tt__dvec_push(&t->rate_lo, x) || tt__dvec_push(&t->rate_hi, x) ||
+			    tt__dvec_push(&t->span, (double)(last - first) / 1e6))
 				a->oom = 1;
 		}
 		return;
@@ -105,7 +91,7 @@ void tt__timing_request(struct tt_cell_analyzer *a, const struct tt_request *r, 
 		t->timed_ttft++;
 		if (r->cpu_wait_first_ns < 0 || r->cpu_wait_first_ns >= WAIT_DOUBTFUL_NS)
 			t->doubtful++;
-		if (push(&t->ttft, ttft / 1e6) || push(&t->ttft_lo, lo / 1e6))
+		if (tt__dvec_push(&t->ttft, ttft / 1e6) || tt__dvec_push(&t->ttft_lo, lo / 1e6))
 			a->oom = 1;
 	}
 	if (in_rate) {
@@ -116,8 +102,8 @@ void tt__timing_request(struct tt_cell_analyzer *a, const struct tt_request *r, 
 		 * wait since the read before the last chunk's */
 		double lo = tok / ((span + w1) / 1e9);
 		double hi = span - w2 > 0 ? tok / ((span - w2) / 1e9) : UNBOUNDED;
-		if (push(&t->rate, tok / (span / 1e9)) || push(&t->rate_lo, lo) ||
-		    push(&t->rate_hi, hi) || push(&t->span, span / 1e6))
+		if (tt__dvec_push(&t->rate, tok / (span / 1e9)) || tt__dvec_push(&t->rate_lo, lo) ||
+		    tt__dvec_push(&t->rate_hi, hi) || tt__dvec_push(&t->span, span / 1e6))
 			a->oom = 1;
 	}
 }
