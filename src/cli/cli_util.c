@@ -1,5 +1,6 @@
 /* Helpers shared by the tokentrace subcommands. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
@@ -165,4 +166,21 @@ int cli_slo(const char *v, struct tt_slo *slo)
 		return -1;
 	}
 	return 0;
+}
+
+/* "5%", "5", "2.5 %" -> 5, 2.5; -1 when not a percentage >= 0. */
+double cli_pct(const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || !(v >= 0) || !isfinite(v))
+		return -1;
+	while (*end == ' ')
+		end++;
+	if (*end == '%')
+		end++;
+	return *end ? -1 : v;
 }

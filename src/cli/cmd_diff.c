@@ -89,23 +89,6 @@ static const struct cli_cmd diff_cmd = {
 	"compared on their intact part.\n",
 	25, options, sizeof options / sizeof *options};
 
-/* "5%", "5", "2.5 %" -> 5, 2.5; -1 when not a percentage >= 0. */
-static double parse_pct(const char *s)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || !(v >= 0) || !isfinite(v))
-		return -1;
-	while (*end == ' ')
-		end++;
-	if (*end == '%')
-		end++;
-	return *end ? -1 : v;
-}
-
 static int parse_num(const char *s, double *out)
 {
 	char *end;
@@ -342,7 +325,7 @@ int cmd_diff(int argc, char **argv)
 			out = v;
 			break;
 		case O_FAIL_IF_SLOWER:
-			if ((gate.threshold_pct = parse_pct(v)) < 0) {
+			if ((gate.threshold_pct = cli_pct(v)) < 0) {
 				cli_error("--fail-if-slower: '%s' is not a percentage (e.g. 5%%)", v);
 				goto cleanup;
 			}
@@ -391,13 +374,13 @@ int cmd_diff(int argc, char **argv)
 			dopts.alpha = x;
 			break;
 		case O_MIN_CHANGE:
-			if ((dopts.min_change = parse_pct(v)) < 0) {
+			if ((dopts.min_change = cli_pct(v)) < 0) {
 				cli_error("--min-change: '%s' is not a percentage (e.g. 2%%)", v);
 				goto cleanup;
 			}
 			break;
 		case O_RUN_ALLOWANCE:
-			if ((x = parse_pct(v)) < 0 || x > 100) {
+			if ((x = cli_pct(v)) < 0 || x > 100) {
 				cli_error("--run-allowance: '%s' is not a percentage in 0..100 "
 					  "(e.g. 2%%; 0 turns it off)", v);
 				goto cleanup;
@@ -406,7 +389,7 @@ int cmd_diff(int argc, char **argv)
 				dopts.run_allowance[k] = x;
 			break;
 		case O_TOLERANCE:
-			if ((dopts.tolerance = parse_pct(v)) < 0) {
+			if ((dopts.tolerance = cli_pct(v)) < 0) {
 				cli_error("--tolerance: '%s' is not a percentage (e.g. 5%%)", v);
 				goto cleanup;
 			}

@@ -74,22 +74,6 @@ static const struct cli_cmd trend_cmd = {
 	"standard error; the rest is used, the answer is the same).\n",
 	25, options, sizeof options / sizeof *options};
 
-static double parse_pct(const char *s)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || !(v >= 0) || !isfinite(v))
-		return -1;
-	while (*end == ' ')
-		end++;
-	if (*end == '%')
-		end++;
-	return *end ? -1 : v;
-}
-
 static int parse_whole(const char *s, double lo, double hi, double *out)
 {
 	char *end;
@@ -286,7 +270,7 @@ int cmd_trend(int argc, char **argv)
 			to.min_size = (unsigned)x;
 			break;
 		case O_MIN_CHANGE:
-			if ((to.min_change = parse_pct(v)) < 0) {
+			if ((to.min_change = cli_pct(v)) < 0) {
 				cli_error("--min-change: '%s' is not a percentage (e.g. 2%%)", v);
 				goto cleanup;
 			}
@@ -301,7 +285,7 @@ int cmd_trend(int argc, char **argv)
 			to.tail = x;
 			break;
 		case O_FAIL_IF_REGRESSED:
-			if ((gate = parse_pct(v)) < 0) {
+			if ((gate = cli_pct(v)) < 0) {
 				cli_error("--fail-if-regressed: '%s' is not a percentage (e.g. 5%%)", v);
 				goto cleanup;
 			}

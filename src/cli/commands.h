@@ -30,6 +30,8 @@ int cli_write_out(const char *path, const char *data, size_t len);
 /* Option values: -1 with the error printed (naming opt) when v is not a
  * number in [lo, hi], a duration (example: "5s"), or an SLO list. */
 int cli_number(const char *opt, const char *v, double lo, double hi, double *out);
+/* "5%", "5", "2.5 %" -> 5, 2.5; -1 when not a percentage >= 0. */
+double cli_pct(const char *s);
 int cli_duration(const char *opt, const char *v, const char *example, double *out);
 struct tt_slo;
 int cli_slo(const char *v, struct tt_slo *slo);
